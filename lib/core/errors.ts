@@ -1,0 +1,60 @@
+/**
+ * runlog's error family. Every error says what kind of failure it is, because the
+ * state machine's Retry and Catch match on these four category names
+ * (see lib/workflow/errors.ts) and callers decide by kind, not by message.
+ */
+export class RunlogError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Transient: throttling, a 5xx, a timeout or a dropped connection. Trying again may work. */
+export class RetryableError extends RunlogError {}
+
+/** Bad input, an unknown run or agent, a rejected credential: trying again will not help. */
+export class PermanentError extends RunlogError {}
+
+/** Someone else already wrote that sequence number or holds that resource. */
+export class ConflictError extends RunlogError {}
+
+/** A newer generation owns the run (or it was cancelled): this writer must stop. */
+export class StaleError extends RunlogError {}
+
+export class InvalidInputError extends PermanentError {}
+export class NotFoundError extends PermanentError {}
+
+/** A stored event that cannot be decoded: unknown schema version, invalid JSON, wrong shape. */
+export class CorruptEventError extends PermanentError {
+  constructor(
+    readonly runId: string,
+    readonly seq: number,
+    detail: string,
+  ) {
+    super(`run ${runId}: stored event at seq ${seq} is corrupt: ${detail}`);
+  }
+}
+
+/** The run is being executed by a live holder; a second executor must not start. */
+export class LeaseHeldError extends ConflictError {}
+
+/** A model call failed in a way that retrying may fix (connection, 429, 5xx, timeout). */
+export class ModelUnavailableError extends RetryableError {}
+
+/** A model call that will fail again the same way (bad key, unknown model, bad request). */
+export class ModelRejectedError extends PermanentError {}
+
+export type ErrorCategory = "RetryableError" | "PermanentError" | "ConflictError" | "StaleError";
+
+/** The category of any thrown value; unknown errors count as permanent so they are never retried blindly. */
+export function errorCategory(error: unknown): ErrorCategory {
+  if (error instanceof RetryableError) return "RetryableError";
+  if (error instanceof ConflictError) return "ConflictError";
+  if (error instanceof StaleError) return "StaleError";
+  return "PermanentError";
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

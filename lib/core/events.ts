@@ -1,0 +1,160 @@
+import { z } from "zod";
+
+/**
+ * The persisted event log of a run. Every event carries the schema version `v`,
+ * its position `seq` (1, 2, 3 … with no gaps) and the time it was written.
+ * Changing a shape means a new version and a decoder for the old one: stored
+ * logs are never rewritten.
+ */
+export const SCHEMA_VERSION = 1;
+
+const base = {
+  v: z.literal(SCHEMA_VERSION),
+  seq: z.number().int().min(1),
+  at: z.string().min(1),
+};
+
+export const ToolCallSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  /** The arguments exactly as the model sent them (JSON text, possibly invalid). */
+  arguments: z.string(),
+});
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+/** Why a response ended. Known values drive the resume table; any other string is an unknown stop. */
+export const KNOWN_STOPS = [
+  "stop",
+  "tool_calls",
+  "max_output",
+  "interrupted",
+  "refusal",
+  "context_full",
+] as const;
+export type KnownStop = (typeof KNOWN_STOPS)[number];
+
+export const UsageSchema = z.object({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const ResumeKindSchema = z.enum([
+  "call_model",
+  "run_tools",
+  "recover_tools",
+  "retry_response",
+  "continue_response",
+]);
+export type ResumeKind = z.infer<typeof ResumeKindSchema>;
+
+export const RunStartedSchema = z.object({
+  ...base,
+  type: z.literal("run_started"),
+  runId: z.string().min(1),
+  agent: z.string().min(1),
+  /** Model spec, e.g. `scripted:demo` or `openai:gpt-4.1-mini`. */
+  model: z.string().min(1),
+  /** The user's first message; part of this event so a run never exists without its input. */
+  input: z.string(),
+});
+
+export const UserMessageSchema = z.object({
+  ...base,
+  type: z.literal("user_message"),
+  text: z.string(),
+});
+
+export const ModelResponseSchema = z.object({
+  ...base,
+  type: z.literal("model_response"),
+  text: z.string(),
+  toolCalls: z.array(ToolCallSchema),
+  stop: z.string().min(1),
+  model: z.string().optional(),
+  usage: UsageSchema.optional(),
+  ms: z.number().min(0).optional(),
+});
+
+export const ModelFailedSchema = z.object({
+  ...base,
+  type: z.literal("model_failed"),
+  error: z.object({ name: z.string(), message: z.string() }),
+  retryable: z.boolean(),
+});
+
+export const ToolStartedSchema = z.object({
+  ...base,
+  type: z.literal("tool_started"),
+  callId: z.string().min(1),
+  name: z.string().min(1),
+});
+
+export const ToolResultSchema = z.object({
+  ...base,
+  type: z.literal("tool_result"),
+  callId: z.string().min(1),
+  name: z.string().min(1),
+  content: z.string(),
+  isError: z.boolean(),
+  /** Set when runlog answered the call because its run was interrupted, not the tool. */
+  interrupted: z.boolean().optional(),
+  ms: z.number().min(0).optional(),
+});
+
+export const ResumedSchema = z.object({
+  ...base,
+  type: z.literal("resumed"),
+  generation: z.number().int().min(2),
+  kind: ResumeKindSchema,
+  description: z.string(),
+  /** A model spec that replaces the run's model from here on. */
+  model: z.string().optional(),
+});
+
+export const EventSchema = z.discriminatedUnion("type", [
+  RunStartedSchema,
+  UserMessageSchema,
+  ModelResponseSchema,
+  ModelFailedSchema,
+  ToolStartedSchema,
+  ToolResultSchema,
+  ResumedSchema,
+]);
+
+export type RunEvent = z.infer<typeof EventSchema>;
+export type EventType = RunEvent["type"];
+export type EventOf<T extends EventType> = Extract<RunEvent, { type: T }>;
+export type RunStarted = EventOf<"run_started">;
+export type ModelResponse = EventOf<"model_response">;
+export type ToolResult = EventOf<"tool_result">;
+
+/** An event before the store gives it a position: what steps build. */
+export type NewEvent = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, "v" | "seq" | "at">
+    : never
+  : never;
+
+/** Result of decoding one stored record. */
+export type Decoded = { ok: true; event: RunEvent } | { ok: false; problem: string };
+
+/** Decode one stored record (already JSON-parsed), naming what is wrong when it does not fit. */
+export function decodeEvent(raw: unknown): Decoded {
+  if (typeof raw === "object" && raw !== null && "v" in raw && raw.v !== SCHEMA_VERSION) {
+    return {
+      ok: false,
+      problem: `unknown schema version ${JSON.stringify(raw.v)} (this runlog reads v${SCHEMA_VERSION})`,
+    };
+  }
+  const parsed = EventSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, event: parsed.data };
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join(".") : "event";
+  return { ok: false, problem: `${where}: ${issue?.message ?? "invalid"}` };
+}
+
+/** Give a new event its position and time. */
+export function stamp(event: NewEvent, seq: number, at: Date): RunEvent {
+  return { ...event, v: SCHEMA_VERSION, seq, at: at.toISOString() } as RunEvent;
+}

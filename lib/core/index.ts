@@ -1,0 +1,6 @@
+export * from "./classify.ts";
+export * from "./errors.ts";
+export * from "./events.ts";
+export * from "./log.ts";
+export * from "./messages.ts";
+export * from "./status.ts";

@@ -1,0 +1,37 @@
+import type { Classification } from "./classify.ts";
+import type { RunEvent } from "./events.ts";
+import { readLog } from "./log.ts";
+
+/**
+ * A run's status. `running` comes from a live lease; every other status is
+ * derived from the log: `failed` ends in a recorded model failure and
+ * `interrupted` stopped anywhere else that resume can continue from.
+ */
+export type RunStatus =
+  | "running"
+  | "completed"
+  | "failed"
+  | "interrupted"
+  | "refused"
+  | "context_full"
+  | "unknown_stop"
+  | "malformed"
+  | "empty";
+
+export const RUN_STATUSES: readonly RunStatus[] = [
+  "running",
+  "completed",
+  "failed",
+  "interrupted",
+  "refused",
+  "context_full",
+  "unknown_stop",
+  "malformed",
+  "empty",
+];
+
+/** The status a log implies when nobody is executing the run. */
+export function restingStatus(events: readonly RunEvent[], classification: Classification): RunStatus {
+  if (!classification.resumable) return classification.reason;
+  return readLog(events).last?.type === "model_failed" ? "failed" : "interrupted";
+}

@@ -1,0 +1,41 @@
+import type { ToolCall, Usage } from "../core/events.ts";
+import type { ChatMessage } from "../core/messages.ts";
+
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  runId: string;
+  /** How many model turns the log already records (responses and failures): 0 for the first call. */
+  turn: number;
+  instructions: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  signal?: AbortSignal;
+}
+
+export interface ModelReply {
+  text: string;
+  toolCalls: ToolCall[];
+  /** One of KNOWN_STOPS, or the provider's own word for an ending runlog does not know. */
+  stop: string;
+  usage?: Usage;
+}
+
+/**
+ * A chat model. Throws ModelUnavailableError when trying again may help and
+ * ModelRejectedError when it will not; a response cut off after some output is
+ * a reply with stop `interrupted`, not an error, so its text is kept.
+ */
+export interface Model {
+  readonly spec: string;
+  call(request: ModelRequest): Promise<ModelReply>;
+}
+
+/** Builds the model named by a spec such as `scripted:FILE` or `openai:gpt-4.1-mini`. */
+export type ModelResolver = (spec: string) => Model;

@@ -1,0 +1,35 @@
+import type { z } from "zod";
+
+export interface ToolContext {
+  runId: string;
+  callId: string;
+  /** Aborted when the tool's timeout passes or the run is stopped. */
+  signal: AbortSignal;
+}
+
+/** A tool an agent can call. Create one with `defineTool`. */
+export interface Tool<Args = unknown> {
+  name: string;
+  description: string;
+  parameters: z.ZodType<Args>;
+  /** Safe to run again after an interruption: re-run instead of answered as interrupted. */
+  idempotent: boolean;
+  timeoutMs: number;
+  run(args: Args, context: ToolContext): Promise<unknown>;
+}
+
+/** An agent: its instructions, its tools and the model it uses unless told otherwise. */
+export interface Agent {
+  name: string;
+  instructions: string;
+  tools: readonly Tool<never>[];
+  defaultModel: string;
+}
+
+export interface AgentContext {
+  /** The data directory, for tools that keep files locally. */
+  dataDir: string;
+}
+
+/** Finds an agent by name; throws NotFoundError for an unknown name. */
+export type AgentRegistry = (name: string) => Agent;
