@@ -54,5 +54,6 @@ export interface EventStore {
   renewLease(runId: string, lease: Lease): Promise<boolean>;
   /** Drop the lease if this owner holds it, recording the status the run rests in. */
   releaseLease(runId: string, owner: string, status: RunStatus): Promise<void>;
-  listRuns(options?: { limit?: number; cursor?: string }): Promise<RunPage>;
+  /** Heads by most recent update (newest first where the store can); `status` lists only runs in that status. */
+  listRuns(options?: { limit?: number; cursor?: string; status?: RunStatus }): Promise<RunPage>;
 }

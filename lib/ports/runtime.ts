@@ -7,14 +7,16 @@ export interface ExecutionInput {
   runId: string;
   generation: number;
   next: NextAction;
+  /** The lease owner this execution runs under. */
+  owner: string;
 }
 
 /** Starts executions of the run state machine (in-process, or Step Functions). */
 export interface Orchestrator {
   /** Run (or start) one execution of the state machine for this generation. */
   execute(input: ExecutionInput): Promise<void>;
-  /** The lease owner name this orchestrator's executions hold. */
-  readonly leaseOwner: string;
+  /** The lease owner name an execution of this generation will hold. */
+  leaseOwnerFor(run: { runId: string; generation: number }): string;
   /** Whether a lease owner (a process, an execution) is still alive. */
   isAlive(owner: string): Promise<boolean>;
 }

@@ -22,7 +22,7 @@ export interface Tool<Args = unknown> {
 export interface Agent {
   name: string;
   instructions: string;
-  tools: readonly Tool<never>[];
+  tools: readonly Tool<unknown>[];
   defaultModel: string;
 }
 

@@ -1,0 +1,40 @@
+import { InvalidInputError } from "../../core/errors.ts";
+import type { CrashPoint, Faults } from "../../ports/runtime.ts";
+
+export const CRASH_POINTS: readonly CrashPoint[] = [
+  "model:before",
+  "model:after-call",
+  "model:after-append",
+  "tool:after-start",
+  "tool:after-run",
+  "tool:after-append",
+];
+
+/** The exit code of an injected crash: what a shell reports for a process killed by SIGKILL. */
+export const CRASH_EXIT_CODE = 137;
+
+/**
+ * Fault injection from `RUNLOG_CRASH_AT=<point>[@<n>]`: the n-th time (default
+ * the first) execution passes that point, the process exits at once, as a kill would.
+ */
+export function faultsFromEnv(
+  value: string | undefined,
+  exit: (code: number) => never = process.exit,
+): Faults {
+  if (value === undefined || value === "") return { reached: () => {} };
+  const match = /^([a-z]+:[a-z-]+)(?:@(\d+))?$/.exec(value);
+  const point = match?.[1] as CrashPoint | undefined;
+  if (!match || !point || !CRASH_POINTS.includes(point)) {
+    throw new InvalidInputError(
+      `RUNLOG_CRASH_AT=${JSON.stringify(value)} is not <point>[@<n>] with a point among: ${CRASH_POINTS.join(", ")}`,
+    );
+  }
+  const nth = match[2] === undefined ? 1 : Number(match[2]);
+  if (nth < 1) throw new InvalidInputError(`RUNLOG_CRASH_AT: n must be 1 or more, got ${match[2]}`);
+  let seen = 0;
+  return {
+    reached: (at) => {
+      if (at === point && ++seen === nth) exit(CRASH_EXIT_CODE);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { z } from "zod";
+import { InvalidInputError } from "../core/errors.ts";
+import type { Tool, ToolContext } from "../ports/tool.ts";
+
+/** How long a tool may run before its call is answered with a timeout error. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export interface ToolDefinition<Schema extends z.ZodType> {
+  name: string;
+  description: string;
+  /** Arguments are validated against this before `run` sees them. */
+  parameters: Schema;
+  /** Safe to run again after an interruption. @default false */
+  idempotent?: boolean;
+  /** @default 60000 */
+  timeoutMs?: number;
+  run(args: z.output<Schema>, context: ToolContext): Promise<unknown> | unknown;
+}
+
+/** Declare a tool: its name, what it does, its argument schema and what it runs. */
+export function defineTool<Schema extends z.ZodType>(
+  definition: ToolDefinition<Schema>,
+): Tool<z.output<Schema>> {
+  if (!NAME.test(definition.name)) {
+    throw new InvalidInputError(
+      `tool name ${JSON.stringify(definition.name)} must be 1-64 letters, digits, "_" or "-"`,
+    );
+  }
+  const timeoutMs = definition.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+    throw new InvalidInputError(
+      `tool ${definition.name}: timeoutMs must be a positive integer, got ${timeoutMs}`,
+    );
+  }
+  return {
+    name: definition.name,
+    description: definition.description,
+    parameters: definition.parameters as z.ZodType<z.output<Schema>>,
+    idempotent: definition.idempotent ?? false,
+    timeoutMs,
+    run: async (args, context) => definition.run(args, context),
+  };
+}

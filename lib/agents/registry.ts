@@ -1,0 +1,29 @@
+import { NotFoundError } from "../core/errors.ts";
+import type { Agent, AgentContext, AgentRegistry } from "../ports/tool.ts";
+import { demoAgent } from "./demo.ts";
+
+export type AgentFactory = (context: AgentContext) => Agent;
+
+/** The agents this build knows, by name. */
+export const BUILT_IN_AGENTS: Readonly<Record<string, AgentFactory>> = { demo: demoAgent };
+
+/** A registry over named factories; an unknown name is a NotFoundError listing the known ones. */
+export function agentRegistry(
+  context: AgentContext,
+  factories: Readonly<Record<string, AgentFactory>> = BUILT_IN_AGENTS,
+): AgentRegistry {
+  const cache = new Map<string, Agent>();
+  return (name) => {
+    const known = cache.get(name);
+    if (known) return known;
+    const factory = Object.hasOwn(factories, name) ? factories[name] : undefined;
+    if (!factory) {
+      throw new NotFoundError(
+        `unknown agent ${JSON.stringify(name)}; known agents: ${Object.keys(factories).join(", ")}`,
+      );
+    }
+    const agent = factory(context);
+    cache.set(name, agent);
+    return agent;
+  };
+}

@@ -1,0 +1,29 @@
+import type { EventStore } from "../ports/eventStore.ts";
+import type { ModelResolver } from "../ports/model.ts";
+import type { Clock, Faults, Observer, Orchestrator } from "../ports/runtime.ts";
+import type { AgentRegistry } from "../ports/tool.ts";
+import type { LogCache } from "./logCache.ts";
+
+/** Everything a step needs, passed in: steps create no clients and read no globals. */
+export interface StepDeps {
+  store: EventStore;
+  logs: LogCache;
+  agents: AgentRegistry;
+  models: ModelResolver;
+  clock: Clock;
+  faults: Faults;
+  observer?: Observer;
+}
+
+/** Deps of the operations that start executions (start, resume). */
+export interface ControlDeps extends StepDeps {
+  orchestrator: Orchestrator;
+  /** How long a lease holds without renewal. */
+  leaseMs: number;
+}
+
+/** Input of the steps that run inside an execution. */
+export interface StepInput {
+  runId: string;
+  generation: number;
+}

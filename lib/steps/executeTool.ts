@@ -1,0 +1,75 @@
+import { errorMessage } from "../core/errors.ts";
+import type { ToolCall } from "../core/events.ts";
+import type { Agent, Tool } from "../ports/tool.ts";
+
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+}
+
+/** Find the tool a call names; undefined when the agent has no such tool. */
+export function findTool(agent: Agent, name: string): Tool<unknown> | undefined {
+  return agent.tools.find((tool) => tool.name === name);
+}
+
+/**
+ * Check a call's arguments against the tool's schema. Returns the parsed
+ * arguments, or an error result naming the problem for the model to read.
+ */
+export function parseArguments(
+  tool: Tool<unknown>,
+  call: ToolCall,
+): { args: unknown } | { error: ToolOutcome } {
+  let raw: unknown;
+  try {
+    raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch (error) {
+    return { error: fail(`arguments for ${tool.name} are not valid JSON: ${errorMessage(error)}`) };
+  }
+  const parsed = tool.parameters.safeParse(raw);
+  if (parsed.success) return { args: parsed.data };
+  const problems = parsed.error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.join(".") : "arguments";
+    return `${where}: ${issue.message}`;
+  });
+  return { error: fail(`invalid arguments for ${tool.name}: ${problems.join("; ")}`) };
+}
+
+/** Run a tool under its timeout. A throw or a timeout becomes an error result; the run goes on. */
+export async function runWithTimeout(
+  tool: Tool<unknown>,
+  args: unknown,
+  context: { runId: string; callId: string },
+): Promise<ToolOutcome> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ToolOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error(`timed out after ${tool.timeoutMs} ms`));
+      resolve(fail(`${tool.name} timed out after ${tool.timeoutMs} ms`));
+    }, tool.timeoutMs);
+  });
+  const run = (async (): Promise<ToolOutcome> => {
+    try {
+      return {
+        content: render(await tool.run(args, { ...context, signal: controller.signal })),
+        isError: false,
+      };
+    } catch (error) {
+      return fail(`${tool.name} failed: ${errorMessage(error)}`);
+    }
+  })();
+  try {
+    return await Promise.race([run, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function render(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "";
+  return JSON.stringify(value);
+}
+
+const fail = (content: string): ToolOutcome => ({ content, isError: true });

@@ -1,0 +1,24 @@
+import { LeaseHeldError } from "../core/errors.ts";
+import type { Lease, RunHead } from "../ports/eventStore.ts";
+import type { ControlDeps } from "./deps.ts";
+
+/** A fresh lease for this owner, valid for the configured time from now. */
+export function leaseFor(deps: ControlDeps, owner: string): Lease {
+  return { owner, until: deps.clock.now().getTime() + deps.leaseMs };
+}
+
+/**
+ * Refuse to start a second executor while the current one is alive. A lease
+ * whose time ran out, or whose holder is gone (a killed process, an execution
+ * that is no longer running), is free to take over.
+ */
+export async function assertLeaseFree(deps: ControlDeps, head: RunHead): Promise<void> {
+  const lease = head.lease;
+  if (!lease) return;
+  if (lease.until <= deps.clock.now().getTime()) return;
+  if (!(await deps.orchestrator.isAlive(lease.owner))) return;
+  throw new LeaseHeldError(
+    `run ${head.runId} is being executed by ${lease.owner} (lease valid until ${new Date(lease.until).toISOString()}); ` +
+      "not resuming it twice",
+  );
+}

@@ -1,0 +1,24 @@
+import type { Classification } from "../core/classify.ts";
+import { assertNever } from "../core/log.ts";
+import type { NextAction } from "../ports/runtime.ts";
+
+/**
+ * What an execution does next, from the classification of its log. A response
+ * that was cut off or hit the output limit ends the execution: the run rests
+ * as `interrupted` and a resume continues it, so one bad response cannot loop.
+ */
+export function nextAction(classification: Classification, atStart: boolean): NextAction {
+  if (!classification.resumable) return { action: "done" };
+  switch (classification.kind) {
+    case "run_tools":
+    case "recover_tools":
+      return { action: "tools", callIds: classification.unansweredToolCalls.map((call) => call.id) };
+    case "call_model":
+      return { action: "model" };
+    case "retry_response":
+    case "continue_response":
+      return atStart ? { action: "model" } : { action: "done" };
+    default:
+      return assertNever(classification.kind);
+  }
+}

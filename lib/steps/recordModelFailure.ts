@@ -1,0 +1,43 @@
+import { classify } from "../core/classify.ts";
+import type { StepDeps, StepInput } from "./deps.ts";
+import { nextAction } from "./nextAction.ts";
+import { writeNext } from "./writeNext.ts";
+
+export interface RecordFailureInput extends StepInput {
+  /** The error as Step Functions hands it to a Catch: category name, and "OriginalName: message". */
+  error: { Error: string; Cause?: string };
+}
+
+/**
+ * After the workflow's retries of CallModel are spent: append `model_failed`
+ * so the log ends at the input that led to the failure and resume can call the
+ * model again in place. A retried record does not write twice.
+ */
+export async function recordModelFailure(
+  deps: StepDeps,
+  input: RecordFailureInput,
+): Promise<{ recorded: boolean }> {
+  const { name, message } = parseCause(input.error);
+  return writeNext<{ recorded: boolean }>(deps, input.runId, input.generation, (events) => {
+    const last = events.at(-1);
+    const waitingForModel = nextAction(classify(events), true).action === "model";
+    if (!waitingForModel || last?.type === "model_failed") return { done: { recorded: false } };
+    return {
+      append: {
+        type: "model_failed",
+        error: { name, message },
+        retryable: input.error.Error === "RetryableError",
+      },
+      result: () => ({ recorded: true }),
+    };
+  });
+}
+
+/** Split "ModelRejectedError: bad key" back into the original error's name and message. */
+function parseCause(error: RecordFailureInput["error"]): { name: string; message: string } {
+  const cause = error.Cause ?? "";
+  const match = /^([A-Za-z][\w.]*): ([\s\S]*)$/.exec(cause);
+  return match
+    ? { name: match[1]!, message: match[2]! }
+    : { name: error.Error, message: cause || error.Error };
+}

@@ -1,0 +1,63 @@
+import { InvalidInputError } from "../core/errors.ts";
+import { stamp } from "../core/events.ts";
+import type { Ids } from "../ports/runtime.ts";
+import type { ControlDeps } from "./deps.ts";
+import { leaseFor } from "./lease.ts";
+
+export interface StartRequest {
+  agent: string;
+  input: string;
+  /** A model spec; the agent's default when absent. */
+  model?: string;
+  /** A caller-chosen id makes the start idempotent. */
+  runId?: string;
+}
+
+export interface StartResult {
+  runId: string;
+  /** False when a run with this id and the same start already existed (nothing was executed). */
+  created: boolean;
+}
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Reject ids that could escape a path or a key: letters, digits, ".", "_" and "-", at most 128. */
+export function validateRunId(runId: string, what = "run id"): string {
+  if (!RUN_ID.test(runId)) {
+    throw new InvalidInputError(
+      `${what} ${JSON.stringify(runId.slice(0, 140))} is invalid: use 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+    );
+  }
+  return runId;
+}
+
+/**
+ * Start a run: check the agent and model exist before anything is written,
+ * write `run_started` (holding the lease), then execute generation 1.
+ */
+export async function startRun(
+  deps: ControlDeps & { ids: Ids },
+  request: StartRequest,
+): Promise<StartResult> {
+  if (typeof request.input !== "string" || request.input.trim() === "") {
+    throw new InvalidInputError("input must be a non-empty string");
+  }
+  const agent = deps.agents(request.agent);
+  const modelSpec = request.model ?? agent.defaultModel;
+  deps.models(modelSpec);
+  const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
+
+  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation: 1 });
+  const first = stamp(
+    { type: "run_started", runId, agent: agent.name, model: modelSpec, input: request.input },
+    1,
+    deps.clock.now(),
+  );
+  if (first.type !== "run_started") throw new Error("unreachable");
+  const { created } = await deps.store.createRun(first, leaseFor(deps, owner));
+  if (!created) return { runId, created: false };
+  deps.logs.appended(runId, first);
+  deps.observer?.appended(runId, first);
+  await deps.orchestrator.execute({ runId, generation: 1, next: { action: "model" }, owner });
+  return { runId, created: true };
+}

@@ -1,0 +1,124 @@
+import { RETRY_ON, SUPERSEDED_ON } from "./errors.ts";
+
+/** The Task states, and the placeholder each one's Resource is substituted from. */
+export const TASKS = {
+  CallModel: "CallModelFunctionArn",
+  RunTool: "RunToolFunctionArn",
+  RecordModelFailure: "RecordModelFailureFunctionArn",
+  Finish: "FinishFunctionArn",
+} as const;
+export type TaskName = keyof typeof TASKS;
+
+/** Seconds a single task may take before Step Functions gives up on it. */
+export const TASK_TIMEOUT_SECONDS = {
+  CallModel: 900,
+  RunTool: 900,
+  RecordModelFailure: 60,
+  Finish: 60,
+} as const;
+
+const resource = (task: TaskName) => `\${${TASKS[task]}}`;
+const ids = { "runId.$": "$.runId", "generation.$": "$.generation" };
+const retry = (maxAttempts: number) => [
+  {
+    ErrorEquals: [...RETRY_ON],
+    IntervalSeconds: 2,
+    MaxAttempts: maxAttempts,
+    BackoffRate: 2,
+    JitterStrategy: "FULL",
+  },
+];
+const superseded = { ErrorEquals: [...SUPERSEDED_ON], ResultPath: "$.error", Next: "Superseded" };
+
+/**
+ * One execution of a run's step loop, in JSONPath ASL: the one definition the
+ * CDK stack deploys and the local orchestrator runs. State carries ids and the
+ * next action only, never the conversation.
+ */
+export const RUN_DEFINITION = {
+  Comment: "runlog: execute one generation of a run, one Lambda per model or tool step",
+  StartAt: "Route",
+  States: {
+    Route: {
+      Type: "Choice",
+      Choices: [
+        { Variable: "$.next.action", StringEquals: "model", Next: "CallModel" },
+        { Variable: "$.next.action", StringEquals: "tools", Next: "RunTools" },
+      ],
+      Default: "Finish",
+    },
+    CallModel: {
+      Type: "Task",
+      Resource: resource("CallModel"),
+      Parameters: ids,
+      ResultPath: "$.next",
+      TimeoutSeconds: TASK_TIMEOUT_SECONDS.CallModel,
+      Retry: retry(2),
+      Catch: [superseded, { ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordModelFailure" }],
+      Next: "Route",
+    },
+    RunTools: {
+      Type: "Map",
+      ItemsPath: "$.next.callIds",
+      ItemSelector: { "runId.$": "$.runId", "generation.$": "$.generation", "callId.$": "$$.Map.Item.Value" },
+      ItemProcessor: {
+        ProcessorConfig: { Mode: "INLINE" },
+        StartAt: "RunTool",
+        States: {
+          RunTool: {
+            Type: "Task",
+            Resource: resource("RunTool"),
+            TimeoutSeconds: TASK_TIMEOUT_SECONDS.RunTool,
+            Retry: retry(3),
+            End: true,
+          },
+        },
+      },
+      ResultPath: null,
+      Catch: [superseded, { ErrorEquals: ["States.ALL"], ResultPath: "$.failure", Next: "Finish" }],
+      Next: "CallModel",
+    },
+    RecordModelFailure: {
+      Type: "Task",
+      Resource: resource("RecordModelFailure"),
+      Parameters: { ...ids, "error.$": "$.error" },
+      ResultPath: null,
+      TimeoutSeconds: TASK_TIMEOUT_SECONDS.RecordModelFailure,
+      Retry: retry(3),
+      Catch: [superseded, { ErrorEquals: ["States.ALL"], ResultPath: "$.failure", Next: "Finish" }],
+      Next: "Finish",
+    },
+    Finish: {
+      Type: "Task",
+      Resource: resource("Finish"),
+      Parameters: { ...ids, "owner.$": "$.owner" },
+      ResultPath: "$.outcome",
+      TimeoutSeconds: TASK_TIMEOUT_SECONDS.Finish,
+      Retry: retry(3),
+      Catch: [superseded],
+      Next: "Ended",
+    },
+    Ended: {
+      Type: "Choice",
+      Choices: [{ Variable: "$.failure", IsPresent: true, Next: "Failed" }],
+      Default: "Succeeded",
+    },
+    // A recorded model failure ends quietly (the run rests as `failed`); a step that could not do its work fails.
+    Failed: {
+      Type: "Fail",
+      Error: "RunStepFailed",
+      Cause: "a step failed after its retries; the run can be resumed",
+    },
+    Succeeded: { Type: "Succeed" },
+    Superseded: { Type: "Succeed", Comment: "a newer generation owns the run; this execution stops writing" },
+  },
+} as const;
+
+/** The definition with each task's Resource replaced, as Step Functions' DefinitionSubstitutions would. */
+export function renderDefinition(arns: Readonly<Record<TaskName, string>>): Record<string, unknown> {
+  let text = JSON.stringify(RUN_DEFINITION);
+  for (const [task, placeholder] of Object.entries(TASKS)) {
+    text = text.replaceAll(`\${${placeholder}}`, arns[task as TaskName]);
+  }
+  return JSON.parse(text) as Record<string, unknown>;
+}

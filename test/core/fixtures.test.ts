@@ -1,0 +1,78 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { classify } from "../../lib/core/classify.ts";
+import type { RunEvent } from "../../lib/core/events.ts";
+import { decodeEvent } from "../../lib/core/events.ts";
+import { finalOutput, toMessages } from "../../lib/core/messages.ts";
+
+// Frozen logs as stored by schema v1. Never edit them: a change that breaks one breaks stored runs.
+const V1 = new URL("../fixtures/events/v1/", import.meta.url);
+const BROKEN = new URL("../fixtures/events/broken/", import.meta.url);
+
+const readJson = (dir: URL, file: string): unknown => JSON.parse(readFileSync(new URL(file, dir), "utf8"));
+
+function decodeLog(file: string): RunEvent[] {
+  const records = readJson(V1, file) as unknown[];
+  return records.map((record, i) => {
+    const decoded = decodeEvent(record);
+    if (!decoded.ok) throw new Error(`${file} record ${i}: ${decoded.problem}`);
+    return decoded.event;
+  });
+}
+
+describe("schema v1 fixtures", () => {
+  it.each(readdirSync(V1).filter((file) => file.endsWith(".json")))(
+    "%s decodes to exactly what is stored",
+    (file) => {
+      expect(decodeLog(file)).toEqual(readJson(V1, file));
+    },
+  );
+
+  it("a completed demo run is completed, with its final answer", () => {
+    const events = decodeLog("completed-demo.json");
+    expect(classify(events)).toMatchObject({ resumable: false, reason: "completed", seq: 10 });
+    expect(finalOutput(events)).toBe(
+      "I checked the weather in Lisbon and saved two notes for your afternoon.",
+    );
+    expect(toMessages(events).map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "tool",
+      "assistant",
+    ]);
+  });
+
+  it("a crashed tool batch recovers the started call and runs the one never started", () => {
+    const c = classify(decodeLog("crashed-tool-batch.json"));
+    expect(c.resumable && c.kind).toBe("recover_tools");
+    expect(c.resumable && c.unansweredToolCalls.map((call) => call.id)).toEqual(["call_1_1", "call_1_2"]);
+    expect(c.resumable && c.interruptedToolCalls.map((call) => call.id)).toEqual(["call_1_1"]);
+  });
+
+  it("a recovered run that hit the output limit continues its response", () => {
+    const events = decodeLog("recovered-and-continued.json");
+    expect(classify(events)).toMatchObject({ resumable: true, kind: "continue_response" });
+    expect(toMessages(events)[2]).toMatchObject({ role: "tool", content: "interrupted", isError: true });
+  });
+});
+
+describe("broken fixtures", () => {
+  it.each([
+    { file: "unknown-version.json", names: "unknown schema version 99" },
+    { file: "missing-version.json", names: "v:" },
+    { file: "missing-field.json", names: "callId:" },
+    { file: "wrong-type.json", names: "isError:" },
+    { file: "unknown-type.json", names: "type:" },
+  ])("$file is rejected with a problem naming $names", ({ file, names }) => {
+    const decoded = decodeEvent(readJson(BROKEN, file));
+    expect(decoded.ok).toBe(false);
+    expect(!decoded.ok && decoded.problem).toContain(names);
+  });
+
+  it("a record that is not an object is rejected, not thrown on", () => {
+    for (const raw of [null, "text", 42, []]) expect(decodeEvent(raw).ok).toBe(false);
+  });
+});

@@ -1,0 +1,80 @@
+import type { NewEvent, ResumeKind, RunEvent, ToolCall } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/events.ts";
+
+const AT = new Date("2025-01-01T00:00:00.000Z");
+
+/** A tool call as tests write it: `call("a")` is call id `a` of the `echo` tool. */
+export const call = (id: string, name = "echo", args = "{}"): ToolCall => ({ id, name, arguments: args });
+
+/** Builds a valid stamped log (seq 1, 2, 3 …), one event per method; `build()` returns a copy. */
+export class LogBuilder {
+  private readonly events: RunEvent[] = [];
+
+  /** Append any event, stamped with the next seq. */
+  add(event: NewEvent): this {
+    this.events.push(stamp(event, this.events.length + 1, AT));
+    return this;
+  }
+
+  /** `run_started` with the user's first message. */
+  start(input = "hello"): this {
+    return this.add({ type: "run_started", runId: "run-1", agent: "demo", model: "scripted:demo", input });
+  }
+
+  user(text = "and then?"): this {
+    return this.add({ type: "user_message", text });
+  }
+
+  /** A response asking for tools; each id becomes a call of the `echo` tool. */
+  calls(...ids: string[]): this {
+    return this.add({
+      type: "model_response",
+      text: "",
+      toolCalls: ids.map((id) => call(id)),
+      stop: "tool_calls",
+    });
+  }
+
+  /** A response without tool calls. */
+  respond(text: string, stop = "stop"): this {
+    return this.add({ type: "model_response", text, toolCalls: [], stop });
+  }
+
+  failed(message = "connection reset"): this {
+    return this.add({
+      type: "model_failed",
+      error: { name: "ModelUnavailableError", message },
+      retryable: true,
+    });
+  }
+
+  started(callId: string): this {
+    return this.add({ type: "tool_started", callId, name: "echo" });
+  }
+
+  result(callId: string, content = `result of ${callId}`, isError = false): this {
+    return this.add({ type: "tool_result", callId, name: "echo", content, isError });
+  }
+
+  /** `tool_started` then `tool_result` for each call, one after the other. */
+  ran(...callIds: string[]): this {
+    for (const id of callIds) this.started(id).result(id);
+    return this;
+  }
+
+  resumed(generation: number, kind: ResumeKind = "call_model"): this {
+    return this.add({ type: "resumed", generation, kind, description: "resumed by a test" });
+  }
+
+  build(): RunEvent[] {
+    return [...this.events];
+  }
+}
+
+/** A new builder with nothing in it; most logs begin with `.start()`. */
+export const log = (): LogBuilder => new LogBuilder();
+
+/** The same events with their seqs replaced, to make gaps and duplicates. */
+export function withSeqs(events: readonly RunEvent[], seqs: readonly number[]): RunEvent[] {
+  return events.map((event, i) => ({ ...event, seq: seqs[i] ?? event.seq }));
+}
