@@ -1,0 +1,77 @@
+import OpenAI from "openai";
+import type { Stream } from "openai/core/streaming";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { errorMessage, ModelRejectedError } from "../../core/errors.ts";
+import type { Model, ModelReply, ModelRequest } from "../../ports/model.ts";
+import { ReplyAssembler } from "./assemble.ts";
+import { isContextLengthError, toModelError } from "./errors.ts";
+import { contextFull, readReply } from "./read.ts";
+import { toChatRequest } from "./request.ts";
+import { OPENAI_SPEC_PREFIX } from "./spec.ts";
+
+export interface OpenAIModelOptions {
+  /** The provider's model name, e.g. `gpt-4.1-mini` or `llama3.1:8b`. */
+  model: string;
+  /** @default the `OPENAI_API_KEY` environment variable (read by the SDK) */
+  apiKey?: string;
+  /** Any OpenAI-compatible endpoint. @default `OPENAI_BASE_URL`, else https://api.openai.com/v1 */
+  baseURL?: string;
+  /** Retries the SDK makes itself (429, 408, 409, 5xx, connection errors) before runlog sees a failure. @default 2 */
+  maxRetries?: number;
+  /** Time allowed per attempt for the response to start, and between two chunks of it. @default 600000 */
+  timeoutMs?: number;
+  /** A client built elsewhere (Azure, a proxy, custom fetch); `apiKey` and `baseURL` are then not used. */
+  client?: OpenAI;
+}
+
+/**
+ * The production model: any OpenAI-compatible Chat Completions endpoint, streamed.
+ * Its spec is `openai:<model>`. A caller's abort rethrows `signal.reason` (an AbortError
+ * unless the caller gave another reason), the way `fetch` does, so it is never mistaken for
+ * a provider failure and never retried as one.
+ */
+export function createOpenAIModel(options: OpenAIModelOptions): Model {
+  const spec = `${OPENAI_SPEC_PREFIX}${options.model}`;
+  const client = options.client ?? buildClient(spec, options);
+  const idleMs = options.timeoutMs ?? client.timeout;
+  const perRequest = {
+    ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+    ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+  };
+
+  async function call(request: ModelRequest): Promise<ModelReply> {
+    const { signal } = request;
+    let stream: Stream<ChatCompletionChunk>;
+    try {
+      stream = await client.chat.completions.create(toChatRequest(options.model, request), {
+        ...perRequest,
+        ...(signal && { signal }),
+      });
+    } catch (error) {
+      signal?.throwIfAborted();
+      if (isContextLengthError(error)) return contextFull();
+      throw toModelError(error, spec);
+    }
+    const assembler = new ReplyAssembler((position) => `call_${request.turn}_${position}`);
+    return readReply(stream, assembler, { spec, idleMs, signal });
+  }
+
+  return { spec, call };
+}
+
+function buildClient(spec: string, options: OpenAIModelOptions): OpenAI {
+  try {
+    return new OpenAI({
+      ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
+      ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
+      maxRetries: options.maxRetries ?? 2,
+      ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+    });
+  } catch (error) {
+    // The SDK refuses to start without a key; local servers accept any non-empty one.
+    throw new ModelRejectedError(
+      `${spec}: cannot create the client: ${errorMessage(error)} (servers that need no key accept any value)`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,67 @@
+import { APIError } from "openai";
+import type { Stream } from "openai/core/streaming";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { errorMessage, ModelUnavailableError } from "../../core/errors.ts";
+import type { ModelReply } from "../../ports/model.ts";
+import type { ReplyAssembler } from "./assemble.ts";
+import { isContextLengthError, toModelError } from "./errors.ts";
+
+/** The reply to a prompt that does not fit the context window: not an error, an ending. */
+export const contextFull = (): ModelReply => ({ text: "", toolCalls: [], stop: "context_full" });
+
+export interface ReadOptions {
+  spec: string;
+  /** Longest wait for the next chunk; the SDK's own timeout stops once the response has started. */
+  idleMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Read a streamed response into a reply. A stream that breaks after some text
+ * (dropped connection, premature close, stall, an error event) gives a reply with
+ * stop `interrupted` that keeps the text; one that breaks before any text throws
+ * ModelUnavailableError. A caller's abort rethrows the signal's reason.
+ */
+export async function readReply(
+  stream: Stream<ChatCompletionChunk>,
+  assembler: ReplyAssembler,
+  { spec, idleMs, signal }: ReadOptions,
+): Promise<ModelReply> {
+  let failure: unknown;
+  let stalled = false;
+  let timer: NodeJS.Timeout | undefined;
+  const watch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      stalled = true;
+      // The SDK ends the iteration quietly on its own abort; `stalled` says why.
+      stream.controller.abort();
+    }, idleMs);
+    timer.unref();
+  };
+  try {
+    watch();
+    for await (const chunk of stream) {
+      watch();
+      assembler.add(chunk);
+    }
+  } catch (error) {
+    failure = error;
+  } finally {
+    clearTimeout(timer);
+  }
+
+  signal?.throwIfAborted();
+  // A break after the finish reason only loses the usage chunk: the response itself is whole.
+  if (assembler.finished) return assembler.reply();
+  if (isContextLengthError(failure)) return contextFull();
+  if (assembler.partialText.length > 0) return assembler.interrupted();
+  if (failure instanceof APIError) throw toModelError(failure, spec);
+  const why = stalled
+    ? `no data for ${idleMs} ms`
+    : failure === undefined
+      ? "it ended before the model finished"
+      : errorMessage(failure);
+  const message = `${spec} is unavailable: the response stream broke before any text: ${why}`;
+  throw new ModelUnavailableError(message, { cause: failure });
+}

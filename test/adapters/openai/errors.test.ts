@@ -1,0 +1,169 @@
+import OpenAI, { type APIError } from "openai";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createOpenAIModel, type OpenAIModelOptions } from "../../../lib/adapters/openai/index.ts";
+import { errorCategory, ModelRejectedError, ModelUnavailableError } from "../../../lib/core/errors.ts";
+import type { ModelRequest } from "../../../lib/ports/model.ts";
+import {
+  createFakeOpenAI,
+  errorReply,
+  type FakeOpenAI,
+  hangup,
+  rateLimited,
+  serverError,
+  silent,
+  stalledStream,
+  streamError,
+  textReply,
+  unauthorized,
+} from "../../helpers/fakeOpenAI.ts";
+
+let fake: FakeOpenAI;
+let server: { baseURL: string; close: () => Promise<void> };
+
+beforeEach(async () => {
+  fake = createFakeOpenAI();
+  server = await fake.start();
+});
+afterEach(() => server.close());
+
+const model = (options: Partial<OpenAIModelOptions> = {}) =>
+  createOpenAIModel({ model: "gpt-test", apiKey: "sk-test", baseURL: server.baseURL, ...options });
+
+const request: ModelRequest = {
+  runId: "run-1",
+  turn: 0,
+  instructions: "",
+  messages: [{ role: "user", content: "hi" }],
+  tools: [],
+};
+
+/** The error a call rejects with (fails the test if it resolves). */
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  const outcome = await promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!("error" in outcome)) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
+  expect(outcome.error).toBeInstanceOf(Error);
+  return outcome.error as Error;
+}
+
+describe("OpenAI model: failures", () => {
+  it("lets the SDK retry a 429 (Retry-After: 0), then replies once", async () => {
+    fake.enqueue(rateLimited("0"), textReply(["Hello"]));
+    const reply = await model().call(request);
+    expect(reply).toMatchObject({ text: "Hello", stop: "stop" });
+    expect(fake.requestCount).toBe(2);
+  });
+
+  it("turns a 429 left after the SDK's retries into ModelUnavailableError carrying Retry-After", async () => {
+    fake.enqueue(rateLimited("20"));
+    const error = await failure(model({ maxRetries: 0 }).call(request));
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    expect(errorCategory(error)).toBe("RetryableError");
+    expect(error.message).toContain("429 Rate limit reached for requests");
+    expect(error.message).toContain("Retry-After: 20");
+  });
+
+  it("gives up on a repeated 500 after the SDK's retries with ModelUnavailableError", async () => {
+    fake.enqueue(serverError(), serverError(), serverError(), serverError());
+    const error = await failure(model().call(request));
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    expect(error.message).toContain("500 The server had an error while processing your request.");
+    expect(fake.requestCount).toBe(3); // the first try and maxRetries (2) more
+    expect((error.cause as APIError).status).toBe(500);
+  });
+
+  it("turns a 401 into ModelRejectedError with the provider's message, without retrying", async () => {
+    fake.enqueue(unauthorized(), textReply(["never served"]));
+    const error = await failure(model().call(request));
+    expect(error).toBeInstanceOf(ModelRejectedError);
+    expect(errorCategory(error)).toBe("PermanentError");
+    expect(error.message).toContain("401 Incorrect API key provided: sk-bad.");
+    expect((error.cause as APIError).status).toBe(401);
+    expect(fake.requestCount).toBe(1);
+  });
+
+  it.each([
+    [400, "Invalid value for 'tools[0].function.name'"],
+    [403, "Project does not have access to model gpt-test"],
+    [404, "The model `gpt-test` does not exist or you do not have access to it."],
+    [422, "Unprocessable request"],
+  ])("turns a %i into ModelRejectedError", async (status, message) => {
+    fake.enqueue(errorReply(status, message), textReply(["never served"]));
+    const error = await failure(model().call(request));
+    expect(error).toBeInstanceOf(ModelRejectedError);
+    expect(error.message).toContain(`${status} ${message}`);
+    expect(fake.requestCount).toBe(1);
+  });
+
+  it("does not read a rate limit that mentions tokens as a full context", async () => {
+    fake.enqueue(
+      errorReply(429, "Too many tokens, please wait before trying again.", { type: "throttling" }),
+    );
+    const error = await failure(model({ maxRetries: 0 }).call(request));
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+  });
+
+  it("lets the SDK retry a connection dropped before any response", async () => {
+    fake.enqueue(hangup(), textReply(["back"]));
+    const reply = await model({ maxRetries: 1 }).call(request);
+    expect(reply.text).toBe("back");
+    expect(fake.requestCount).toBe(2);
+  });
+
+  it("turns a connection failure left after the retries into ModelUnavailableError", async () => {
+    fake.enqueue(hangup());
+    const error = await failure(model({ maxRetries: 0 }).call(request));
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    expect(error.message).toContain("Connection error.");
+  });
+
+  it("turns a request that gets no response within timeoutMs into ModelUnavailableError", async () => {
+    fake.enqueue(silent());
+    const error = await failure(model({ maxRetries: 0, timeoutMs: 200 }).call(request));
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    expect(error.message).toContain("timed out");
+  });
+
+  it("turns a stream that breaks before any text into ModelUnavailableError", async () => {
+    fake.enqueue(streamError([], "The server had an error while processing your request."));
+    const error = await failure(model().call(request));
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    expect(error.message).toContain("The server had an error while processing your request.");
+    expect(fake.requestCount).toBe(1); // the SDK never retries a response that has started
+  });
+});
+
+describe("OpenAI model: the caller's abort", () => {
+  it("rethrows the signal's reason when aborted before the call", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const error = await failure(model().call({ ...request, signal: controller.signal }));
+    expect(error.name).toBe("AbortError");
+    expect(fake.requestCount).toBe(0);
+  });
+
+  it("rethrows the signal's reason, not an interrupted reply, when aborted mid-stream", async () => {
+    const controller = new AbortController();
+    const reason = new Error("cancelled by the test");
+    // Abort once the client has read the first bytes of the body, so some text has arrived.
+    const abortAfterFirstRead: typeof fetch = async (url, init) => {
+      const response = await fetch(url, init);
+      const reader = response.body!.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(stream) {
+          const { value, done } = await reader.read();
+          if (done) return stream.close();
+          stream.enqueue(value);
+          controller.abort(reason);
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const client = new OpenAI({ apiKey: "sk-test", baseURL: server.baseURL, fetch: abortAfterFirstRead });
+    fake.enqueue(stalledStream(["Partial "]));
+    const error = await failure(model({ client }).call({ ...request, signal: controller.signal }));
+    expect(error).toBe(reason);
+  });
+});
