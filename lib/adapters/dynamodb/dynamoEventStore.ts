@@ -1,0 +1,152 @@
+import { type DynamoDBClient, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { ConflictError, InvalidInputError } from "../../core/errors.ts";
+import type { RunEvent, RunStarted } from "../../core/events.ts";
+import type { RunStatus } from "../../core/status.ts";
+import type { EventStore, Lease, RunHead, RunPage } from "../../ports/eventStore.ts";
+import { attempt, attemptConditional, type StoreContext } from "./context.ts";
+import { advanceHead, getHead, getItem, setStatus } from "./heads.ts";
+import { decodeEventItem, encodeEvent, encodeHead, type Item, num, str } from "./items.ts";
+import { claimLease, releaseLease, renewLease } from "./leases.ts";
+import { type ListOptions, listRuns } from "./listing.ts";
+
+export interface DynamoEventStoreOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  /** @default the system clock */
+  clock?: { now(): Date };
+}
+
+function checkPosition(runId: string, seq: number): void {
+  if (runId.length === 0) throw new InvalidInputError("runId: expected a non-empty string");
+  if (!Number.isInteger(seq) || seq < 1) {
+    throw new InvalidInputError(`seq: expected an integer >= 1 for run ${runId}, got ${seq}`);
+  }
+}
+
+/** The run log on one DynamoDB table: events at seq >= 1, the run-head at seq 0 of the same partition. */
+export class DynamoEventStore implements EventStore {
+  private readonly ctx: StoreContext;
+
+  constructor(options: DynamoEventStoreOptions) {
+    const clock = options.clock ?? { now: () => new Date() };
+    this.ctx = { client: options.client, tableName: options.tableName, now: () => clock.now() };
+  }
+
+  /** Conditional put of one event: never overwrites; false when the seq is taken. */
+  private putEvent(runId: string, event: RunEvent, what: string): Promise<boolean> {
+    return attemptConditional(this.ctx, what, () =>
+      this.ctx.client.send(
+        new PutItemCommand({
+          TableName: this.ctx.tableName,
+          Item: encodeEvent(runId, event),
+          ConditionExpression: "attribute_not_exists(runId)",
+        }),
+      ),
+    );
+  }
+
+  async createRun(first: RunStarted, lease?: Lease): Promise<{ created: boolean }> {
+    const runId = first.runId;
+    if (first.type !== "run_started" || first.seq !== 1) {
+      throw new InvalidInputError(`createRun(${runId}): expected a run_started event at seq 1`);
+    }
+    checkPosition(runId, first.seq);
+    if (!(await this.putEvent(runId, first, `create run ${runId}`))) {
+      const storedItem = await getItem(this.ctx, runId, 1);
+      const stored = storedItem ? decodeEventItem(runId, storedItem) : undefined;
+      const same =
+        stored?.type === "run_started" &&
+        stored.agent === first.agent &&
+        stored.model === first.model &&
+        stored.input === first.input;
+      if (!same) {
+        throw new ConflictError(
+          `create run ${runId}: the run id is taken by a different run` +
+            (stored?.type === "run_started" ? ` (agent ${stored.agent}, model ${stored.model})` : ""),
+        );
+      }
+      await getHead(this.ctx, runId); // a repeat after a crash between the two writes still leaves a head
+      return { created: false };
+    }
+    const head: RunHead = {
+      runId,
+      agent: first.agent,
+      status: lease ? "running" : "interrupted",
+      lastSeq: 1,
+      createdAt: first.at,
+      updatedAt: this.ctx.now().toISOString(),
+      leaseVersion: lease ? 1 : 0,
+      ...(lease ? { lease } : {}),
+    };
+    const headWritten = await attemptConditional(this.ctx, `create the head of run ${runId}`, () =>
+      this.ctx.client.send(
+        new PutItemCommand({
+          TableName: this.ctx.tableName,
+          Item: encodeHead(head),
+          ConditionExpression: "attribute_not_exists(runId)",
+        }),
+      ),
+    );
+    // A reader repaired the head in between (at lease version 0): claim the lease on it instead.
+    if (!headWritten && lease) await claimLease(this.ctx, runId, lease, 0);
+    return { created: true };
+  }
+
+  async append(runId: string, event: RunEvent, status?: RunStatus): Promise<void> {
+    checkPosition(runId, event.seq);
+    if (!(await this.putEvent(runId, event, `append seq ${event.seq} to run ${runId}`))) {
+      throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`);
+    }
+    await advanceHead(this.ctx, runId, event.seq, status);
+  }
+
+  async read(runId: string, afterSeq = 0): Promise<RunEvent[]> {
+    if (!Number.isInteger(afterSeq)) {
+      throw new InvalidInputError(`afterSeq: expected an integer for run ${runId}, got ${afterSeq}`);
+    }
+    const events: RunEvent[] = [];
+    let startKey: Item | undefined;
+    do {
+      const page = await attempt(this.ctx, `read run ${runId} after seq ${afterSeq}`, () =>
+        this.ctx.client.send(
+          new QueryCommand({
+            TableName: this.ctx.tableName,
+            KeyConditionExpression: "runId = :runId AND #seq > :after",
+            ExpressionAttributeNames: { "#seq": "seq" },
+            // Never below 0: seq 0 is the head, not an event.
+            ExpressionAttributeValues: { ":runId": str(runId), ":after": num(Math.max(0, afterSeq)) },
+            ConsistentRead: true,
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) events.push(decodeEventItem(runId, item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return events;
+  }
+
+  getHead(runId: string): Promise<RunHead | undefined> {
+    return getHead(this.ctx, runId);
+  }
+
+  setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void> {
+    return setStatus(this.ctx, runId, status, lastSeq);
+  }
+
+  claimLease(runId: string, lease: Lease, expectVersion: number): Promise<void> {
+    return claimLease(this.ctx, runId, lease, expectVersion);
+  }
+
+  renewLease(runId: string, lease: Lease): Promise<boolean> {
+    return renewLease(this.ctx, runId, lease);
+  }
+
+  releaseLease(runId: string, owner: string, status: RunStatus): Promise<void> {
+    return releaseLease(this.ctx, runId, owner, status);
+  }
+
+  listRuns(options?: ListOptions): Promise<RunPage> {
+    return listRuns(this.ctx, options);
+  }
+}

@@ -1,0 +1,135 @@
+import { GetItemCommand, QueryCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { NotFoundError, PermanentError } from "../../core/errors.ts";
+import type { RunStatus } from "../../core/status.ts";
+import type { RunHead } from "../../ports/eventStore.ts";
+import { attempt, attemptConditional, type StoreContext } from "./context.ts";
+import { decodeEventItem, decodeHead, HEAD_SEQ, type Item, key, num, readNumber, str } from "./items.ts";
+
+/** Read one item with a strongly consistent read: heads and seq 1 decide what happens next. */
+export async function getItem(ctx: StoreContext, runId: string, seq: number): Promise<Item | undefined> {
+  const what = `read seq ${seq} of run ${runId}`;
+  const out = await attempt(ctx, what, () =>
+    ctx.client.send(
+      new GetItemCommand({ TableName: ctx.tableName, Key: key(runId, seq), ConsistentRead: true }),
+    ),
+  );
+  return out.Item;
+}
+
+/** The highest event seq stored for a run, undefined when it has no events. */
+export async function lastEventSeq(ctx: StoreContext, runId: string): Promise<number | undefined> {
+  const out = await attempt(ctx, `find the last event of run ${runId}`, () =>
+    ctx.client.send(
+      new QueryCommand({
+        TableName: ctx.tableName,
+        KeyConditionExpression: "runId = :runId AND #seq > :head",
+        ExpressionAttributeNames: { "#seq": "seq" },
+        ExpressionAttributeValues: { ":runId": str(runId), ":head": num(HEAD_SEQ) },
+        ProjectionExpression: "#seq",
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    ),
+  );
+  const item = out.Items?.[0];
+  return item ? readNumber(item, "seq") : undefined;
+}
+
+/** Move the head forward after an append; a head already at or past `seq` (or none yet) is left alone. */
+export async function advanceHead(ctx: StoreContext, runId: string, seq: number, status?: RunStatus) {
+  const values: Item = { ":seq": num(seq), ":now": str(ctx.now().toISOString()) };
+  if (status) values[":status"] = str(status);
+  await attemptConditional(ctx, `update the head of run ${runId} to seq ${seq}`, () =>
+    ctx.client.send(
+      new UpdateItemCommand({
+        TableName: ctx.tableName,
+        Key: key(runId, HEAD_SEQ),
+        UpdateExpression: `SET lastSeq = :seq, updatedAt = :now${status ? ", #status = :status" : ""}`,
+        // Requiring the head keeps appends from creating a head with no agent; getHead repairs a missing one.
+        ConditionExpression: "attribute_exists(runId) AND (attribute_not_exists(lastSeq) OR lastSeq < :seq)",
+        ...(status ? { ExpressionAttributeNames: { "#status": "status" } } : {}),
+        ExpressionAttributeValues: values,
+      }),
+    ),
+  );
+}
+
+/** Bring a missing, partial or lagging head up to the log; identity fields come from seq 1. */
+async function repairHead(ctx: StoreContext, runId: string, last: number, known: RunHead | undefined) {
+  let agent = known?.agent;
+  let createdAt = known?.createdAt;
+  const now = ctx.now().toISOString();
+  if (agent === undefined || createdAt === undefined) {
+    const firstItem = await getItem(ctx, runId, 1);
+    const first = firstItem ? decodeEventItem(runId, firstItem) : undefined;
+    agent = first?.type === "run_started" ? first.agent : "unknown";
+    createdAt = first?.at ?? now;
+  }
+  await attemptConditional(ctx, `repair the head of run ${runId}`, () =>
+    ctx.client.send(
+      new UpdateItemCommand({
+        TableName: ctx.tableName,
+        Key: key(runId, HEAD_SEQ),
+        UpdateExpression:
+          "SET lastSeq = :last, updatedAt = :now, #agent = if_not_exists(#agent, :agent), " +
+          "createdAt = if_not_exists(createdAt, :createdAt), #status = if_not_exists(#status, :status), " +
+          "leaseVersion = if_not_exists(leaseVersion, :zero)",
+        ConditionExpression: "attribute_not_exists(lastSeq) OR lastSeq <= :last",
+        // `agent` and `status` are DynamoDB reserved words.
+        ExpressionAttributeNames: { "#status": "status", "#agent": "agent" },
+        ExpressionAttributeValues: {
+          ":last": num(last),
+          ":now": str(now),
+          ":agent": str(agent),
+          ":createdAt": str(createdAt),
+          ":status": str("interrupted"),
+          ":zero": num(0),
+        },
+      }),
+    ),
+  );
+}
+
+/** The head as the log says it should be, repairing the stored one when it is missing or lags. */
+export async function getHead(ctx: StoreContext, runId: string): Promise<RunHead | undefined> {
+  const [item, last] = await Promise.all([getItem(ctx, runId, HEAD_SEQ), lastEventSeq(ctx, runId)]);
+  const head = item ? decodeHead(item) : undefined;
+  if (last === undefined) return head;
+  if (head && head.lastSeq >= last) return head;
+  await repairHead(ctx, runId, last, head);
+  const repaired = await getItem(ctx, runId, HEAD_SEQ);
+  const decoded = repaired ? decodeHead(repaired) : undefined;
+  if (!decoded) throw new PermanentError(`run ${runId}: the head could not be repaired from the log`);
+  return decoded;
+}
+
+/** Record the status a run rests in, moving lastSeq forward too when the head lags behind it. */
+export async function setStatus(ctx: StoreContext, runId: string, status: RunStatus, lastSeq: number) {
+  const what = `set the status of run ${runId} to ${status}`;
+  const update = (withSeq: boolean) =>
+    attemptConditional(ctx, what, () =>
+      ctx.client.send(
+        new UpdateItemCommand({
+          TableName: ctx.tableName,
+          Key: key(runId, HEAD_SEQ),
+          UpdateExpression: `SET #status = :status, updatedAt = :now${withSeq ? ", lastSeq = :seq" : ""}`,
+          ConditionExpression: withSeq
+            ? "attribute_exists(runId) AND lastSeq <= :seq"
+            : "attribute_exists(runId)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":status": str(status),
+            ":now": str(ctx.now().toISOString()),
+            ...(withSeq ? { ":seq": num(lastSeq) } : {}),
+          },
+        }),
+      ),
+    );
+  for (let tries = 0; tries < 2; tries++) {
+    if ((await update(true)) || (await update(false))) return;
+    // No head: rebuild it from the log (or learn the run does not exist), then try once more.
+    if (!(await getHead(ctx, runId))) throw new NotFoundError(`${what}: run ${runId} does not exist`);
+  }
+  throw new PermanentError(`${what}: the head could not be updated`);
+}

@@ -1,0 +1,83 @@
+import { QueryCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
+import { InvalidInputError } from "../../core/errors.ts";
+import type { RunStatus } from "../../core/status.ts";
+import type { RunHead, RunPage } from "../../ports/eventStore.ts";
+import { attempt, type StoreContext } from "./context.ts";
+import { decodeHead, type Item, str } from "./items.ts";
+import { STATUS_INDEX } from "./table.ts";
+
+export interface ListOptions {
+  /** @default 50 */
+  limit?: number;
+  cursor?: string;
+  status?: RunStatus;
+}
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1_000;
+
+/** Callers must treat the cursor as opaque, so its encoding can change with the index. */
+export function encodeCursor(lastKey: Item): string {
+  return Buffer.from(JSON.stringify(lastKey)).toString("base64url");
+}
+
+/** A cursor back into an ExclusiveStartKey, refusing anything listRuns did not issue. */
+export function decodeCursor(cursor: string): Item {
+  const invalid = () => new InvalidInputError("cursor: expected a cursor returned by listRuns");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw invalid();
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid();
+  const item: Item = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    const s = (value as { S?: unknown }).S;
+    const n = (value as { N?: unknown }).N;
+    if (typeof s === "string") item[name] = { S: s };
+    else if (typeof n === "string" && Number.isFinite(Number(n))) item[name] = { N: n };
+    else throw invalid();
+  }
+  return item;
+}
+
+function checkedLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new InvalidInputError(`limit: expected a positive integer, got ${limit}`);
+  }
+  return Math.min(limit, MAX_LIMIT);
+}
+
+/**
+ * A page of run-heads from the sparse status index. With a status, newest
+ * update first across pages; without one the index is scanned, so only each
+ * page is sorted (newest first).
+ */
+export async function listRuns(ctx: StoreContext, options: ListOptions = {}): Promise<RunPage> {
+  const limit = checkedLimit(options.limit);
+  const start = options.cursor === undefined ? {} : { ExclusiveStartKey: decodeCursor(options.cursor) };
+  const status = options.status;
+  const out = await attempt(ctx, status ? `list ${status} runs` : "list runs", () =>
+    status
+      ? ctx.client.send(
+          new QueryCommand({
+            TableName: ctx.tableName,
+            IndexName: STATUS_INDEX,
+            KeyConditionExpression: "#status = :status",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: { ":status": str(status) },
+            ScanIndexForward: false,
+            Limit: limit,
+            ...start,
+          }),
+        )
+      : ctx.client.send(
+          new ScanCommand({ TableName: ctx.tableName, IndexName: STATUS_INDEX, Limit: limit, ...start }),
+        ),
+  );
+  const runs = (out.Items ?? []).map(decodeHead).filter((head): head is RunHead => head !== undefined);
+  if (!status) runs.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+  return out.LastEvaluatedKey ? { runs, cursor: encodeCursor(out.LastEvaluatedKey) } : { runs };
+}

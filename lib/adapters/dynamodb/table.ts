@@ -1,0 +1,102 @@
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  type TableDescription,
+} from "@aws-sdk/client-dynamodb";
+import { PermanentError, RetryableError } from "../../core/errors.ts";
+import { toRunlogError } from "./errors.ts";
+
+/** The table name used when nothing says otherwise (embedded server, `RUNLOG_DYNAMODB_ENDPOINT`). */
+export const DEFAULT_TABLE_NAME = "runlog";
+
+/** Sparse index over run-heads only (events carry no `status`), for listing and finding stale runs. */
+export const STATUS_INDEX = "byStatus";
+
+/** The one table layout every runlog store uses; cdk/ must declare the same keys and index. */
+export function tableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: [
+      { AttributeName: "runId", AttributeType: "S" },
+      { AttributeName: "seq", AttributeType: "N" },
+      { AttributeName: "status", AttributeType: "S" },
+      { AttributeName: "updatedAt", AttributeType: "S" },
+    ],
+    KeySchema: [
+      { AttributeName: "runId", KeyType: "HASH" },
+      { AttributeName: "seq", KeyType: "RANGE" },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: STATUS_INDEX,
+        KeySchema: [
+          { AttributeName: "status", KeyType: "HASH" },
+          { AttributeName: "updatedAt", KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "ALL" },
+      },
+    ],
+  };
+}
+
+const isActive = (table: TableDescription) =>
+  table.TableStatus === "ACTIVE" &&
+  (table.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === "ACTIVE");
+
+/** Refuse a table of another shape up front, rather than failing later on the first query. */
+function checkShape(table: TableDescription, tableName: string): void {
+  const keys = (table.KeySchema ?? []).map((key) => `${key.AttributeName}:${key.KeyType}`).join(",");
+  if (keys !== "runId:HASH,seq:RANGE") {
+    throw new PermanentError(
+      `table ${tableName} exists with key schema [${keys}], expected runId (HASH) and seq (RANGE)`,
+    );
+  }
+  if (!(table.GlobalSecondaryIndexes ?? []).some((index) => index.IndexName === STATUS_INDEX)) {
+    throw new PermanentError(`table ${tableName} has no global secondary index ${STATUS_INDEX}`);
+  }
+}
+
+async function describe(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
+  try {
+    return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+  } catch (error) {
+    if ((error as { name?: unknown }).name === "ResourceNotFoundException") return undefined;
+    throw toRunlogError(error, `describe table ${tableName}`);
+  }
+}
+
+/** Create the table if it is missing and wait until it and its index are ACTIVE; safe to race. */
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  let table = await describe(client, tableName);
+  if (!table) {
+    try {
+      await client.send(new CreateTableCommand(tableDefinition(tableName)));
+    } catch (error) {
+      // Another process created it first: fine, wait for it like our own.
+      if ((error as { name?: unknown }).name !== "ResourceInUseException") {
+        throw toRunlogError(error, `create table ${tableName}`);
+      }
+    }
+  }
+  for (let delay = 25; ; delay = Math.min(delay * 2, 1_000)) {
+    table = await describe(client, tableName);
+    if (table) {
+      checkShape(table, tableName);
+      if (isActive(table)) return;
+    }
+    if (Date.now() > deadline) {
+      throw new RetryableError(
+        `table ${tableName} is not ACTIVE yet (status ${table?.TableStatus ?? "missing"})`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}

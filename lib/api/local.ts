@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
+import { connectStore } from "../adapters/dynamodb/connect.ts";
+import { faultsFromEnv } from "../adapters/local/envFaults.ts";
+import { LocalOrchestrator } from "../adapters/local/localOrchestrator.ts";
+import { modelResolver } from "../adapters/models.ts";
+import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
+import type { Observer } from "../ports/runtime.ts";
+import type { StepDeps } from "../steps/deps.ts";
+import { LogCache } from "../steps/logCache.ts";
+import { Runlog } from "./runlog.ts";
+
+export interface LocalOptions {
+  /** Where runs, notes and the embedded store live. @default "./.runlog" or $RUNLOG_DIR */
+  dataDir?: string;
+  env?: NodeJS.ProcessEnv;
+  observer?: Observer;
+  /** Agents by name. @default the built-in demo agent */
+  agents?: Readonly<Record<string, AgentFactory>>;
+  /** How long a lease holds without renewal. @default 30000 */
+  leaseMs?: number;
+}
+
+export interface LocalRunlog {
+  runlog: Runlog;
+  dataDir: string;
+  /** Where the events are stored, in words. */
+  where: string;
+  close(): Promise<void>;
+}
+
+/** A new time-ordered run id: `run_` + milliseconds in base 36 + 40 random bits. */
+export function newRunId(): string {
+  return `run_${Date.now().toString(36)}${randomBytes(5).toString("hex")}`;
+}
+
+/** The composition root for one machine: embedded (or configured) DynamoDB, in-process state machine. */
+export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog> {
+  const env = options.env ?? process.env;
+  const dataDir = resolve(options.dataDir ?? env.RUNLOG_DIR ?? ".runlog");
+  const faults = faultsFromEnv(env.RUNLOG_CRASH_AT);
+  const leaseMs = options.leaseMs ?? 30_000;
+  const { store, where, close } = await connectStore({ dataDir, env });
+  const retry = env.RUNLOG_RETRY_INTERVAL_MS;
+  const deps: StepDeps = {
+    store,
+    logs: new LogCache(store),
+    agents: agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS),
+    models: modelResolver(),
+    clock: { now: () => new Date() },
+    faults,
+    ...(options.observer ? { observer: options.observer } : {}),
+  };
+  const orchestrator = new LocalOrchestrator({
+    deps: () => deps,
+    store,
+    leaseMs,
+    ...(retry === undefined ? {} : { retryIntervalMs: Number(retry) }),
+  });
+  const runlog = new Runlog({ ...deps, orchestrator, leaseMs, ids: { runId: newRunId } });
+  return { runlog, dataDir, where, close };
+}

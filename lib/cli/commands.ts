@@ -1,0 +1,107 @@
+import type { LocalRunlog } from "../api/local.ts";
+import type { RunOutcome } from "../steps/finish.ts";
+import { describeEvent } from "./format.ts";
+import type { Io } from "./io.ts";
+import { EXIT } from "./usage.ts";
+
+export interface CommandContext {
+  local: LocalRunlog;
+  io: Io;
+  json: boolean;
+}
+
+/** Print a run's outcome and return the exit code it implies. */
+export function reportOutcome({ io, json }: CommandContext, outcome: RunOutcome, note?: string): number {
+  if (json) io.out(JSON.stringify({ runId: outcome.runId, status: outcome.status, output: outcome.output }));
+  else {
+    if (note) io.out(note);
+    io.out(`run ${outcome.runId}: ${outcome.status}`);
+    if (outcome.output !== null) io.out(outcome.output);
+    if (outcome.status !== "completed") io.out(`see where it stopped: runlog resume-point ${outcome.runId}`);
+  }
+  return outcome.status === "completed" ? EXIT.completed : EXIT.failed;
+}
+
+export async function runCommand(
+  context: CommandContext,
+  request: { agent: string; input: string; model?: string; runId?: string },
+): Promise<number> {
+  const outcome = await context.local.runlog.start(request);
+  const note = outcome.created
+    ? undefined
+    : `run ${outcome.runId} already exists with this input; not started again`;
+  return reportOutcome(context, outcome, note);
+}
+
+export async function resumeCommand(context: CommandContext, request: { runId: string; model?: string }) {
+  const outcome = await context.local.runlog.resume(request);
+  const result = outcome.resume;
+  const note = result.resumed ? undefined : `nothing to resume: ${result.classification.description}`;
+  return reportOutcome(context, outcome, note);
+}
+
+export async function resumePointCommand(
+  { local, io, json }: CommandContext,
+  runId: string,
+): Promise<number> {
+  const point = await local.runlog.resumePoint(runId);
+  if (json) {
+    const brief = (calls: { id: string; name: string; arguments: string }[]) =>
+      calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
+    io.out(
+      JSON.stringify(
+        point.resumable
+          ? {
+              resumable: true,
+              kind: point.kind,
+              description: point.description,
+              unansweredToolCalls: brief(point.unansweredToolCalls),
+              interruptedToolCalls: brief(point.interruptedToolCalls),
+            }
+          : {
+              resumable: false,
+              reason: point.reason,
+              description: point.description,
+              ...("seq" in point ? { seq: point.seq } : {}),
+            },
+      ),
+    );
+  } else if (point.resumable) {
+    io.out(`resumable: ${point.kind}`);
+    io.out(point.description);
+  } else {
+    io.out(`not resumable: ${point.reason}`);
+    io.out(point.description);
+  }
+  return EXIT.completed;
+}
+
+export async function showCommand({ local, io, json }: CommandContext, runId: string): Promise<number> {
+  const events = await local.runlog.events(runId);
+  if (json) io.out(JSON.stringify({ runId, events }));
+  else
+    for (const event of events)
+      io.out(`#${String(event.seq).padStart(4)}  ${event.at}  ${describeEvent(event)}`);
+  return EXIT.completed;
+}
+
+export async function listCommand({ local, io, json }: CommandContext): Promise<number> {
+  const runs = [];
+  let cursor: string | undefined;
+  do {
+    const page = await local.runlog.list(cursor === undefined ? {} : { cursor });
+    runs.push(...page.runs);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  if (json) {
+    io.out(JSON.stringify({ runs: runs.map(({ lease: _, leaseVersion: __, ...head }) => head) }));
+    return EXIT.completed;
+  }
+  if (runs.length === 0) io.out(`no runs in ${local.dataDir}`);
+  for (const run of runs) {
+    io.out(
+      `${run.runId.padEnd(30)} ${run.status.padEnd(12)} ${run.agent.padEnd(10)} ${String(run.lastSeq).padStart(5)} events  ${run.updatedAt}`,
+    );
+  }
+  return EXIT.completed;
+}

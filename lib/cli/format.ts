@@ -1,0 +1,49 @@
+import type { RunEvent } from "../core/events.ts";
+import { assertNever } from "../core/log.ts";
+
+const clip = (text: string, max = 100) => {
+  const line = text.replaceAll(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+const took = (ms: number | undefined) => (ms === undefined ? "" : ` (${Math.round(ms)} ms)`);
+
+/** One human line for an event: what happened, with its timing. */
+export function describeEvent(event: RunEvent): string {
+  switch (event.type) {
+    case "run_started":
+      return `run started: agent ${event.agent}, model ${event.model}, input "${clip(event.input, 60)}"`;
+    case "user_message":
+      return `user: "${clip(event.text, 80)}"`;
+    case "model_response": {
+      const usage = event.usage ? `, ${event.usage.inputTokens}→${event.usage.outputTokens} tokens` : "";
+      const calls = event.toolCalls.map((call) => `${call.name}(${clip(call.arguments, 40)})`).join(", ");
+      const what =
+        event.stop === "tool_calls" ? `asks for ${calls}` : `[${event.stop}] "${clip(event.text, 70)}"`;
+      return `model ${what}${took(event.ms).replace(")", `${usage})`)}`;
+    }
+    case "model_failed":
+      return `model failed: ${event.error.name}: ${clip(event.error.message, 80)}${event.retryable ? " (retryable)" : ""}`;
+    case "tool_started":
+      return `tool ${event.name} started (${event.callId})`;
+    case "tool_result": {
+      const how = event.interrupted ? "answered as interrupted" : event.isError ? "failed" : "finished";
+      return `tool ${event.name} ${how}${took(event.ms)}: ${clip(event.content, 70)}`;
+    }
+    case "resumed":
+      return event.input === undefined
+        ? `resumed as generation ${event.generation}: ${event.kind}${event.model ? `, model ${event.model}` : ""}`
+        : `user (generation ${event.generation}): "${clip(event.input, 70)}"`;
+    case "tool_decided":
+      return `${event.approved ? "approved" : "rejected"} ${event.callId} by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
+    case "cancelled":
+      return `cancelled by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
+    default:
+      return assertNever(event);
+  }
+}
+
+/** The line printed as an event happens: clock time, run, seq, description. */
+export function progressLine(runId: string, event: RunEvent): string {
+  const time = event.at.slice(11, 23);
+  return `${time}  ${runId}  #${String(event.seq).padStart(3)}  ${describeEvent(event)}`;
+}

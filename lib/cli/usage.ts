@@ -1,0 +1,56 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { InvalidInputError, NotFoundError } from "../core/errors.ts";
+
+/** Bad command-line usage: exit code 2, with the message saying what was wrong. */
+export class UsageError extends InvalidInputError {}
+
+export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
+
+/** Exit code for an error: 2 when the caller asked for something wrong, 1 when the work failed. */
+export function exitCodeFor(error: unknown): number {
+  return error instanceof InvalidInputError || error instanceof NotFoundError ? EXIT.usage : EXIT.failed;
+}
+
+/** Flags every command takes. */
+export const COMMON = {
+  dir: { type: "string" },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/**
+ * Parse one command's flags strictly (an unknown flag or a missing value is a
+ * UsageError) and check how many positional arguments it got.
+ */
+export function parseCommand<T extends ParseArgsConfig>(
+  command: string,
+  config: T,
+  positionals: { min: number; max: number; names: string },
+): ReturnType<typeof parseArgs<T>> {
+  let parsed: ReturnType<typeof parseArgs<T>>;
+  try {
+    parsed = parseArgs(config);
+  } catch (error) {
+    throw new UsageError(`runlog ${command}: ${(error as Error).message.split("\n")[0]}`);
+  }
+  const count = parsed.positionals.length;
+  const help = (parsed.values as { help?: boolean }).help === true;
+  if (!help && (count < positionals.min || count > positionals.max)) {
+    throw new UsageError(`runlog ${command}: expected ${positionals.names}, got ${count} argument(s)`);
+  }
+  return parsed;
+}
+
+export const HELP = `runlog — durable, resumable AI-agent runs
+
+Usage:
+  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--json] "prompt"
+  runlog resume <runId> [--model SPEC] [--json]
+  runlog resume-point <runId> [--json]
+  runlog show <runId> [--json]
+  runlog ls [--json]
+  runlog demo                      run the offline demo (what npm start does)
+
+Every command takes --dir DIR (default $RUNLOG_DIR or ./.runlog).
+Models: scripted:demo, scripted:FILE (a JSON script), openai:MODEL.
+Exit codes: 0 completed, 1 not completed or failed, 2 bad usage or input, 137 injected crash.`;

@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { InvalidInputError, LeaseHeldError, RunlogError } from "../../lib/core/errors.ts";
+import type { RunHead } from "../../lib/ports/eventStore.ts";
+import { type ContractStore, message, race, rawDelete, rawGet, rawSetLastSeq, started } from "./fixtures.ts";
+
+const lease = (owner: string) => ({ owner, until: Date.now() + 60_000 });
+
+/** The head half of the contract: repair from the log, status, leases and listing. */
+export function headContract(get: () => ContractStore, id: (label: string) => string): void {
+  async function runWithEvents(label: string, lastSeq: number, holder?: string) {
+    const runId = id(label);
+    const first = started(runId);
+    await get().store.createRun(first, holder ? lease(holder) : undefined);
+    for (let seq = 2; seq <= lastSeq; seq++) await get().store.append(runId, message(seq));
+    return { runId, first };
+  }
+
+  describe("getHead", () => {
+    it("is undefined for an unknown run", async () => {
+      expect(await get().store.getHead(id("nobody"))).toBeUndefined();
+    });
+
+    it("rebuilds a missing head from the log and stores it", async () => {
+      const s = get();
+      const { runId, first } = await runWithEvents("head-missing", 3, "gone");
+      await rawDelete(s, runId, 0);
+      const head = await s.store.getHead(runId);
+      expect(head).toMatchObject({
+        runId,
+        agent: "demo",
+        lastSeq: 3,
+        createdAt: first.at,
+        status: "interrupted",
+      });
+      expect(head?.lease).toBeUndefined();
+      expect(head?.leaseVersion).toBe(0);
+      expect(await rawGet(s, runId, 0)).toMatchObject({ lastSeq: { N: "3" }, status: { S: "interrupted" } });
+    });
+
+    it("catches a lagging head up with the log, keeping its status and lease", async () => {
+      const s = get();
+      const { runId } = await runWithEvents("head-lagging", 4, "holder");
+      await rawSetLastSeq(s, runId, 2);
+      const head = await s.store.getHead(runId);
+      expect(head).toMatchObject({
+        lastSeq: 4,
+        status: "running",
+        leaseVersion: 1,
+        lease: { owner: "holder" },
+      });
+      expect((await rawGet(s, runId, 0))?.lastSeq).toEqual({ N: "4" });
+    });
+  });
+
+  describe("status", () => {
+    it("append with a status and setStatus record it; lastSeq moves forward, never back", async () => {
+      const s = get();
+      const { runId } = await runWithEvents("status", 3, "holder");
+      await s.store.append(runId, message(4), "failed");
+      expect(await s.store.getHead(runId)).toMatchObject({ status: "failed", lastSeq: 4 });
+      await rawSetLastSeq(s, runId, 1);
+      await s.store.setStatus(runId, "interrupted", 4);
+      expect(await rawGet(s, runId, 0)).toMatchObject({ status: { S: "interrupted" }, lastSeq: { N: "4" } });
+      await s.store.setStatus(runId, "completed", 2);
+      expect(await rawGet(s, runId, 0)).toMatchObject({ status: { S: "completed" }, lastSeq: { N: "4" } });
+      expect((await s.store.getHead(runId))?.lease?.owner).toBe("holder");
+    });
+  });
+
+  describe("leases", () => {
+    it("lets exactly one of concurrent claimers at the same version win", async () => {
+      const { store } = get();
+      const { runId } = await runWithEvents("claim-race", 1);
+      const owners = Array.from({ length: 10 }, (_, i) => `claimer-${i}`);
+      const { won, lost } = await race(owners.map((owner) => () => store.claimLease(runId, lease(owner), 0)));
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(9);
+      for (const error of lost) expect(error).toBeInstanceOf(LeaseHeldError);
+      const head = await store.getHead(runId);
+      expect(head).toMatchObject({ status: "running", leaseVersion: 1, lease: { owner: owners[won[0]!] } });
+      await expect(store.claimLease(runId, lease("late"), 0)).rejects.toThrow(/version/);
+      await store.claimLease(runId, lease("next"), 1);
+      expect(await store.getHead(runId)).toMatchObject({ leaseVersion: 2, lease: { owner: "next" } });
+    });
+
+    it("refuses a claim on an unknown run without creating a head", async () => {
+      const s = get();
+      const runId = id("claim-unknown");
+      await expect(s.store.claimLease(runId, lease("x"), 0)).rejects.toBeInstanceOf(RunlogError);
+      expect(await rawGet(s, runId, 0)).toBeUndefined();
+    });
+
+    it("renews and releases only for the holder", async () => {
+      const { store } = get();
+      const { runId } = await runWithEvents("renew", 1, "holder");
+      const before = (await store.getHead(runId))?.lease;
+      expect(await store.renewLease(runId, { owner: "intruder", until: Date.now() + 999_999 })).toBe(false);
+      await store.releaseLease(runId, "intruder", "completed");
+      expect(await store.getHead(runId)).toMatchObject({ status: "running", lease: before });
+      const renewed = { owner: "holder", until: Date.now() + 120_000 };
+      expect(await store.renewLease(runId, renewed)).toBe(true);
+      expect((await store.getHead(runId))?.lease).toEqual(renewed);
+      await store.releaseLease(runId, "holder", "completed");
+      const head = await store.getHead(runId);
+      expect(head).toMatchObject({ status: "completed", leaseVersion: 1 });
+      expect(head?.lease).toBeUndefined();
+      expect(await store.renewLease(runId, renewed)).toBe(false);
+    });
+  });
+
+  describe("listRuns", () => {
+    async function all(status?: RunHead["status"]) {
+      const pages: RunHead[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await get().store.listRuns({
+          limit: 2,
+          ...(cursor ? { cursor } : {}),
+          ...(status ? { status } : {}),
+        });
+        pages.push(page.runs);
+        cursor = page.cursor;
+      } while (cursor);
+      return pages;
+    }
+
+    it("pages through every run once, and filters by status newest first", async () => {
+      const { store } = get();
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) ids.push((await runWithEvents(`list-${i}`, 1)).runId);
+      const refused = [ids[1]!, ids[4]!, ids[6]!];
+      for (const runId of refused) {
+        await store.setStatus(runId, "refused", 1);
+        await new Promise((resolve) => setTimeout(resolve, 5)); // distinct updatedAt, so the order is defined
+      }
+
+      const pages = await all();
+      for (const page of pages) expect(page.length).toBeLessThanOrEqual(2);
+      const listed = pages.flat().map((head) => head.runId);
+      expect(new Set(listed).size).toBe(listed.length);
+      expect(listed).toEqual(expect.arrayContaining(ids));
+
+      const filtered = (await all("refused")).flat();
+      expect(filtered.every((head) => head.status === "refused")).toBe(true);
+      const mine = filtered.map((head) => head.runId).filter((runId) => ids.includes(runId));
+      expect(mine).toEqual([...refused].reverse());
+      const times = filtered.map((head) => head.updatedAt);
+      expect(times).toEqual([...times].sort().reverse());
+    });
+
+    it("rejects a cursor it did not issue", async () => {
+      await expect(get().store.listRuns({ cursor: "not-a-cursor" })).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+    });
+  });
+}

@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest";
+import { ConflictError, CorruptEventError, InvalidInputError } from "../../lib/core/errors.ts";
+import type { RunEvent } from "../../lib/core/events.ts";
+import { type ContractStore, message, race, rawDelete, rawGet, rawPutEvent, started } from "./fixtures.ts";
+
+const texts = (events: RunEvent[]) => events.map((e) => (e.type === "user_message" ? e.text : e.type));
+
+/** The log half of the contract: creating runs, appending, reading, and refusing what is corrupt. */
+export function logContract(get: () => ContractStore, id: (label: string) => string): void {
+  describe("createRun", () => {
+    it("writes seq 1 and a running head holding the lease", async () => {
+      const { store } = get();
+      const runId = id("create");
+      const first = started(runId);
+      const lease = { owner: "worker-1", until: Date.now() + 60_000 };
+      expect(await store.createRun(first, lease)).toEqual({ created: true });
+      expect(await store.read(runId)).toEqual([first]);
+      expect(await store.getHead(runId)).toMatchObject({
+        runId,
+        agent: "demo",
+        status: "running",
+        lastSeq: 1,
+        createdAt: first.at,
+        leaseVersion: 1,
+        lease,
+      });
+    });
+
+    it("without a lease leaves the run unleased at version 0", async () => {
+      const { store } = get();
+      const runId = id("create-unleased");
+      await store.createRun(started(runId));
+      const head = await store.getHead(runId);
+      expect(head).toMatchObject({ status: "interrupted", leaseVersion: 0, lastSeq: 1 });
+      expect(head?.lease).toBeUndefined();
+    });
+
+    it("is idempotent for the same first event and refuses a different run under the same id", async () => {
+      const { store } = get();
+      const runId = id("create-twice");
+      const first = started(runId, "the input");
+      await store.createRun(first);
+      expect(await store.createRun(started(runId, "the input"))).toEqual({ created: false });
+      const clash = store.createRun(started(runId, "another input"));
+      await expect(clash).rejects.toBeInstanceOf(ConflictError);
+      await expect(clash).rejects.toThrow(runId);
+      expect(await store.read(runId)).toEqual([first]);
+    });
+
+    it("repeated after a crash between its two writes, still leaves a head", async () => {
+      const s = get();
+      const runId = id("create-headless");
+      await s.store.createRun(started(runId));
+      await rawDelete(s, runId, 0);
+      expect(await s.store.createRun(started(runId))).toEqual({ created: false });
+      expect(await rawGet(s, runId, 0)).toMatchObject({ agent: { S: "demo" }, lastSeq: { N: "1" } });
+    });
+  });
+
+  describe("append", () => {
+    it("lets exactly one of 20 concurrent writers of one seq win, and stores the winner's event", async () => {
+      const { store } = get();
+      const runId = id("race");
+      await store.createRun(started(runId));
+      const candidates = Array.from({ length: 20 }, (_, i) => message(2, `writer ${i}`));
+      const { won, lost } = await race(candidates.map((event) => () => store.append(runId, event)));
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(19);
+      for (const error of lost) {
+        expect(error).toBeInstanceOf(ConflictError);
+        expect((error as Error).message).toContain(runId);
+        expect((error as Error).message).toContain("seq 2");
+      }
+      expect(await store.read(runId, 1)).toEqual([candidates[won[0]!]]);
+    });
+
+    it("never overwrites, and a late lower seq does not move the head back", async () => {
+      const { store } = get();
+      const runId = id("no-overwrite");
+      await store.createRun(started(runId));
+      await store.append(runId, message(3, "three"));
+      await store.append(runId, message(2, "two"));
+      await expect(store.append(runId, message(3, "impostor"))).rejects.toBeInstanceOf(ConflictError);
+      expect(texts(await store.read(runId))).toEqual(["run_started", "two", "three"]);
+      expect((await store.getHead(runId))?.lastSeq).toBe(3);
+    });
+
+    it("rejects a seq below 1 as invalid input and writes nothing", async () => {
+      const { store } = get();
+      const runId = id("bad-seq");
+      await store.createRun(started(runId));
+      await expect(store.append(runId, { ...message(2), seq: 0 })).rejects.toBeInstanceOf(InvalidInputError);
+      expect(await store.read(runId)).toHaveLength(1);
+    });
+  });
+
+  describe("read", () => {
+    it("returns the events after afterSeq in order, and nothing for an unknown run", async () => {
+      const { store } = get();
+      const runId = id("read");
+      await store.createRun(started(runId));
+      for (let seq = 2; seq <= 5; seq++) await store.append(runId, message(seq));
+      expect((await store.read(runId)).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+      expect((await store.read(runId, 3)).map((e) => e.seq)).toEqual([4, 5]);
+      expect(await store.read(runId, 5)).toEqual([]);
+      expect(await store.read(id("never-created"))).toEqual([]);
+    });
+
+    it("follows pages past 1 MB and returns every event in order", async () => {
+      const { store } = get();
+      const runId = id("big");
+      await store.createRun(started(runId));
+      const filler = "x".repeat(5_000);
+      for (let from = 2; from <= 301; from += 25) {
+        const batch = Array.from({ length: 25 }, (_, i) => message(from + i, `${from + i} ${filler}`));
+        await Promise.all(batch.map((event) => store.append(runId, event)));
+      }
+      const events = await store.read(runId);
+      expect(events).toHaveLength(301);
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 301 }, (_, i) => i + 1));
+      expect(texts(events)[300]).toBe(`301 ${filler}`);
+    });
+  });
+
+  describe("corrupt items", () => {
+    it.each([
+      ["invalid JSON", "{not json", /not valid JSON/],
+      ["an unknown schema version", JSON.stringify({ ...message(2), v: 99 }), /schema version 99/],
+      ["a body for another seq", JSON.stringify(message(7)), /seq 7/],
+    ])(
+      "fail read with CorruptEventError naming the seq for %s, and are never overwritten",
+      async (name, body, detail) => {
+        const s = get();
+        const runId = id(`corrupt-${name.replace(/\W+/g, "-")}`);
+        await s.store.createRun(started(runId));
+        await rawPutEvent(s, runId, 2, body);
+        await s.store.append(runId, message(3));
+        const error = await s.store.read(runId).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(CorruptEventError);
+        expect(error).toMatchObject({ runId, seq: 2 });
+        expect((error as Error).message).toMatch(detail);
+        expect((await s.store.read(runId, 2)).map((e) => e.seq)).toEqual([3]);
+        await expect(s.store.append(runId, message(2, "repair attempt"))).rejects.toBeInstanceOf(
+          ConflictError,
+        );
+        expect((await rawGet(s, runId, 2))?.body).toEqual({ S: body });
+      },
+    );
+  });
+}

@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+const BIN = join(ROOT, "bin", "runlog.js");
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fresh data directory for one test file. */
+export function tempDataDir(label = "runlog"): string {
+  return mkdtempSync(join(tmpdir(), `${label}-`));
+}
+
+/** Env every CLI test runs with: fast workflow retries, no inherited crash point or provider key. */
+export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const {
+    RUNLOG_CRASH_AT: _,
+    OPENAI_API_KEY: __,
+    RUNLOG_DYNAMODB_ENDPOINT: ___,
+    RUNLOG_TABLE: ____,
+    ...env
+  } = process.env;
+  return { ...env, RUNLOG_RETRY_INTERVAL_MS: "5", ...extra };
+}
+
+/** Run the real `runlog` binary in a child process. */
+export function runlog(dir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args, "--dir", dir], {
+      env: testEnv(env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+  });
+}
+
+/** Run a `--json` command and parse its one JSON object. */
+export async function runlogJson<T = Record<string, unknown>>(
+  dir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliResult & { json: T }> {
+  const result = await runlog(dir, [...args, "--json"], env);
+  try {
+    return { ...result, json: JSON.parse(result.stdout) as T };
+  } catch {
+    throw new Error(
+      `runlog ${args.join(" ")} printed no JSON (exit ${result.code}):\n${result.stdout}\n${result.stderr}`,
+    );
+  }
+}
+
+/** Write a model script into the data dir and return its `scripted:` spec. */
+export function script(dir: string, name: string, turns: unknown[]): string {
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, JSON.stringify({ turns }));
+  return `scripted:${path}`;
+}
+
+/** The lines of notes.txt (the demo's side effect). */
+export function notes(dir: string): string[] {
+  try {
+    return readFileSync(join(dir, "notes.txt"), "utf8").split("\n").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+export interface ShownEvent {
+  seq: number;
+  type: string;
+  [key: string]: unknown;
+}
+
+export async function events(dir: string, runId: string): Promise<ShownEvent[]> {
+  const { json } = await runlogJson<{ events: ShownEvent[] }>(dir, ["show", runId]);
+  return json.events;
+}
