@@ -1,8 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
-import { events, runlog, runlogJson, type ShownEvent, script, tempDataDir } from "../support/cli.ts";
+import { cleanup, events, runlog, runlogJson, type ShownEvent, script, tempDataDir } from "../support/cli.ts";
 
 const dir = tempDataDir("bad-input");
 let stored: ShownEvent[];
@@ -12,7 +11,7 @@ beforeAll(async () => {
   expect(done.json).toMatchObject({ status: "completed" });
   stored = await events(dir, "kept");
 });
-afterAll(() => stopEmbeddedServer(dir));
+afterAll(() => cleanup(dir));
 
 describe("bad input gets a clear error, exit 2, and leaves stored runs untouched", () => {
   writeFileSync(join(dir, "broken.json"), "{ not json");

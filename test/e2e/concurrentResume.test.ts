@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
-import { events, runlog, script, tempDataDir } from "../support/cli.ts";
+import { cleanup, events, runlog, script, tempDataDir } from "../support/cli.ts";
 
 const dir = tempDataDir("concurrent-resume");
-afterAll(() => stopEmbeddedServer(dir));
+afterAll(() => cleanup(dir));
 
 describe("two runlog resume processes on one interrupted run", () => {
   it("exactly one resumes; the other exits non-zero, says why, and writes nothing", async () => {

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
-import { events, notes, runlog, runlogJson, type ShownEvent, tempDataDir } from "../support/cli.ts";
+import { cleanup, events, notes, runlog, runlogJson, type ShownEvent, tempDataDir } from "../support/cli.ts";
 
 type Point = { resumable: boolean; kind?: string; interruptedToolCalls?: { id: string; name: string }[] };
 
@@ -26,7 +25,7 @@ const CASES: [string, string[]][] = [
 
 describe.each(CASES)("crash at %s on the demo agent", (crashAt, kinds) => {
   const dir = tempDataDir(`crash-${crashAt.replace(/\W/g, "-")}`);
-  afterAll(() => stopEmbeddedServer(dir));
+  afterAll(() => cleanup(dir));
 
   it("resumes to completion without running any side effect twice", async () => {
     const crashed = await runlog(dir, ["run", "--run-id", "r", "Plan my afternoon"], {

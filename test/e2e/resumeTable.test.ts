@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
-import { events, runlog, runlogJson, script, tempDataDir } from "../support/cli.ts";
+import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
+import { stamp } from "../../lib/core/events.ts";
+import { cleanup, events, runlog, runlogJson, script, tempDataDir, testEnv } from "../support/cli.ts";
 
 const dir = tempDataDir("resume-table");
-afterAll(() => stopEmbeddedServer(dir));
+afterAll(() => cleanup(dir));
 
 type Point = { resumable: boolean; kind?: string; reason?: string; seq?: number };
 const point = async (runId: string) => (await runlogJson<Point>(dir, ["resume-point", runId])).json;
@@ -101,6 +102,26 @@ describe("the resume table end to end through the CLI", () => {
     expect(resumed.code).toBe(exit);
     expect(resumed.json).toMatchObject({ status: reason });
     expect(await events(dir, runId)).toHaveLength(2);
+  });
+
+  it("a tool result that answers no call is malformed, named by its seq, and left as it is", async () => {
+    const runId = "row-malformed";
+    await runlogJson(dir, ["run", "--run-id", runId, "--model", script(dir, runId, [DONE]), "go"]);
+    const { store, close } = await connectStore({ dataDir: dir, env: testEnv() });
+    const ghost = {
+      type: "tool_result",
+      callId: "ghost",
+      name: "get_weather",
+      content: "?",
+      isError: false,
+    } as const;
+    await store.append(runId, stamp(ghost, 3, new Date()));
+    await close();
+    expect(await point(runId)).toMatchObject({ resumable: false, reason: "malformed", seq: 3 });
+    const resumed = await runlogJson(dir, ["resume", runId]);
+    expect(resumed.code).toBe(1);
+    expect(resumed.json).toMatchObject({ status: "malformed" });
+    expect(await events(dir, runId)).toHaveLength(3);
   });
 
   it("no events: an unknown run is a clear error with exit 2", async () => {

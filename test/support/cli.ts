@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
+import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 const BIN = join(ROOT, "bin", "runlog.js");
@@ -87,7 +89,27 @@ export interface ShownEvent {
   [key: string]: unknown;
 }
 
+const libraries = new Map<string, Promise<LocalRunlog>>();
+
+/** The library API on a data dir, in this process (sharing the embedded server the CLI uses). */
+export function library(dir: string): Promise<LocalRunlog> {
+  let opened = libraries.get(dir);
+  if (!opened) {
+    opened = openLocal({ dataDir: dir, env: testEnv() });
+    libraries.set(dir, opened);
+  }
+  return opened;
+}
+
+/** A run's log, read through the library (the CLI's `show --json` prints the same events). */
 export async function events(dir: string, runId: string): Promise<ShownEvent[]> {
-  const { json } = await runlogJson<{ events: ShownEvent[] }>(dir, ["show", runId]);
-  return json.events;
+  return (await (await library(dir)).runlog.events(runId)) as unknown as ShownEvent[];
+}
+
+/** Close the in-process library and stop the data dir's embedded server. */
+export async function cleanup(dir: string): Promise<void> {
+  const opened = libraries.get(dir);
+  libraries.delete(dir);
+  await (await opened)?.close();
+  await stopEmbeddedServer(dir);
 }
