@@ -37,7 +37,9 @@ export async function demoCommand(options: {
 
     io.out("1. A whole run of the demo agent: a weather lookup, two notes written in parallel, an answer.");
     const first = await local.runlog.start({ agent: "demo", input: PROMPT, model });
-    io.out(`   → ${first.status}: ${first.output ?? ""}\n`);
+    io.out(`   → ${first.status}: ${first.output ?? ""}`);
+    io.out(`   notes.txt: ${(await readNotes(dataDir)).join(" / ")}\n`);
+    await rm(join(dataDir, "notes.txt"), { force: true });
 
     const runId = `demo-crash-${Date.now().toString(36)}`;
     io.out(`2. The same run in a child process that is killed (exit 137) right after a note is written,`);
@@ -62,20 +64,26 @@ export async function demoCommand(options: {
     const resumed = await local.runlog.resume({ runId });
     io.out(`   → ${resumed.status}: ${resumed.output ?? ""}\n`);
 
-    const notes = (await readFile(join(dataDir, "notes.txt"), "utf8")).split("\n").filter(Boolean);
+    const notes = await readNotes(dataDir);
     const twice = notes.filter((note, i) => notes.indexOf(note) !== i);
-    io.out(`5. notes.txt holds ${notes.length} lines for the two runs:`);
+    io.out(`5. notes.txt after the crash and the resume (${notes.length} lines):`);
     for (const note of notes) io.out(`   ${note}`);
     io.out(
-      twice.length === 0 && notes.length <= 4
-        ? "   no note was written twice by one run."
-        : `   DUPLICATE NOTES: ${twice.join(", ")}`,
+      twice.length === 0
+        ? "   no note was written twice."
+        : `   A NOTE WAS WRITTEN TWICE: ${twice.join(", ")}`,
     );
+    if (twice.length > 0) return EXIT.failed;
     io.out(`\nTry: runlog show ${runId} --dir ${dataDir}`);
     return resumed.status === "completed" ? EXIT.completed : EXIT.failed;
   } finally {
     await local.close();
   }
+}
+
+async function readNotes(dataDir: string): Promise<string[]> {
+  const text = await readFile(join(dataDir, "notes.txt"), "utf8").catch(() => "");
+  return text.split("\n").filter(Boolean);
 }
 
 function runChild(io: Io, dataDir: string, env: NodeJS.ProcessEnv, args: string[]): Promise<number> {
