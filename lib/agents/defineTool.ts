@@ -16,6 +16,8 @@ export interface ToolDefinition<Schema extends z.ZodType> {
   idempotent?: boolean;
   /** @default 60000 */
   timeoutMs?: number;
+  /** A person must approve each call (or each call for which this returns true) before it runs. @default false */
+  needsApproval?: boolean | ((args: z.output<Schema>) => boolean);
   run(args: z.output<Schema>, context: ToolContext): Promise<unknown> | unknown;
 }
 
@@ -40,6 +42,10 @@ export function defineTool<Schema extends z.ZodType>(
     parameters: definition.parameters as z.ZodType<z.output<Schema>>,
     idempotent: definition.idempotent ?? false,
     timeoutMs,
+    needsApproval: (args) => {
+      const rule = definition.needsApproval ?? false;
+      return typeof rule === "function" ? rule(args) : rule;
+    },
     run: async (args, context) => definition.run(args, context),
   };
 }

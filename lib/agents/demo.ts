@@ -32,13 +32,50 @@ export function writeNote(dataDir: string) {
   });
 }
 
-/** The demo agent: plans a day out with a weather lookup and notes. */
+/** A tool a person must approve: one line `to|subject` appended to outbox.txt in the data dir. */
+export function sendEmail(dataDir: string) {
+  return defineTool({
+    name: "send_email",
+    description: "Send an email. A person approves every email before it is sent.",
+    parameters: z.object({
+      to: z.string().min(3).max(200).describe("The recipient's address"),
+      subject: z.string().min(1).max(200).describe("The subject line"),
+    }),
+    needsApproval: true,
+    run: async ({ to, subject }) => {
+      await mkdir(dataDir, { recursive: true });
+      await appendFile(join(dataDir, "outbox.txt"), `${oneLine(to)}|${oneLine(subject)}\n`);
+      return `sent to ${to}: ${subject}`;
+    },
+  });
+}
+
+/** A slow tool: sleeps the given milliseconds, and stops early when the run is cancelled. */
+export const wait = defineTool({
+  name: "wait",
+  description: "Wait for the given number of milliseconds.",
+  parameters: z.object({ ms: z.number().int().min(0).max(600_000).describe("How long to wait, in ms") }),
+  idempotent: true,
+  timeoutMs: 610_000,
+  run: ({ ms }, { signal }) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => resolve(`waited ${ms} ms`), ms);
+      signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(new Error("stopped"));
+      });
+    }),
+});
+
+const oneLine = (text: string) => text.replaceAll(/[\n|]/g, " ");
+
+/** The demo agent: plans a day out with a weather lookup, notes, emails (approved first) and waits. */
 export function demoAgent(context: AgentContext): Agent {
   return {
     name: "demo",
     instructions:
       "You help plan a day out. Check the weather, write down what to remember, then answer briefly.",
-    tools: [getWeather, writeNote(context.dataDir)],
+    tools: [getWeather, writeNote(context.dataDir), sendEmail(context.dataDir), wait],
     defaultModel: "scripted:demo",
   };
 }

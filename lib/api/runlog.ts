@@ -1,12 +1,21 @@
 import { type Classification, classify } from "../core/classify.ts";
-import { CorruptEventError, NotFoundError } from "../core/errors.ts";
+import { ConflictError, CorruptEventError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
+import { cancelRun } from "../steps/cancel.ts";
+import { decide } from "../steps/decide.ts";
 import type { ControlDeps } from "../steps/deps.ts";
 import { outcomeOf, type RunOutcome } from "../steps/finish.ts";
+import { type ForkRequest, forkRun } from "../steps/fork.ts";
 import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resume.ts";
 import { type StartRequest, startRun, validateRunId } from "../steps/start.ts";
+
+/** Who made a decision or a cancel, and why. */
+export interface Actor {
+  by: string;
+  reason?: string;
+}
 
 export type RunlogDeps = ControlDeps & { ids: Ids };
 
@@ -30,6 +39,44 @@ export class Runlog {
   async resume(request: ResumeRequest): Promise<RunOutcome & { resume: ResumeResult }> {
     const result = await resumeRun(this.deps, { ...request, runId: validateRunId(request.runId) });
     return { ...(await this.outcome(request.runId)), resume: result };
+  }
+
+  /** Continue a run (completed or not) with a new user message in the same run. */
+  async send(runId: string, message: string): Promise<RunOutcome> {
+    if (typeof message !== "string" || message.trim() === "")
+      throw new InvalidInputError("message must be a non-empty string");
+    const result = await resumeRun(this.deps, { runId: validateRunId(runId), input: message });
+    if (!result.resumed) {
+      throw new ConflictError(`run ${runId} takes no more messages: ${result.classification.description}`);
+    }
+    return this.outcome(runId);
+  }
+
+  /** Copy a run's log up to a seq into a new run and go on from there; the parent is never changed. */
+  async fork(request: ForkRequest): Promise<RunOutcome> {
+    const { forkId } = await forkRun(this.deps, request);
+    return this.outcome(forkId);
+  }
+
+  /** Approve a call waiting for a decision; the last decision resumes the run. */
+  approve(runId: string, callId: string, actor: Actor): Promise<RunOutcome> {
+    return this.decide(runId, callId, true, actor);
+  }
+
+  /** Reject a call waiting for a decision; the model is told, and the last decision resumes the run. */
+  reject(runId: string, callId: string, actor: Actor): Promise<RunOutcome> {
+    return this.decide(runId, callId, false, actor);
+  }
+
+  /** Cancel a run: whoever executes it stops at its next step without writing more. */
+  async cancel(runId: string, actor: Actor): Promise<RunOutcome> {
+    await cancelRun(this.deps, { runId: validateRunId(runId), ...actor });
+    return this.outcome(runId);
+  }
+
+  private async decide(runId: string, callId: string, approved: boolean, actor: Actor): Promise<RunOutcome> {
+    await decide(this.deps, { runId: validateRunId(runId), callId, approved, ...actor });
+    return this.outcome(runId);
   }
 
   /** Where the run stopped and what resuming would do; writes nothing. */
@@ -63,12 +110,13 @@ export class Runlog {
     return events;
   }
 
-  /** The run's status and final output; `running` while a live executor holds it. */
+  /** The run's status and final output; `running` while a live executor holds it (unless it was cancelled). */
   async outcome(runId: string): Promise<RunOutcome> {
-    const events = await this.events(runId);
+    const resting = outcomeOf(runId, await this.events(runId));
+    if (resting.status === "cancelled") return resting;
     const head = await this.deps.store.getHead(runId);
     if (head && (await this.isLive(head))) return { runId, status: "running", output: null };
-    return outcomeOf(runId, events);
+    return resting;
   }
 
   /** Runs by last update, a page at a time; a `running` head whose executor died shows as `interrupted`. */

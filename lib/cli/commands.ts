@@ -17,8 +17,14 @@ export function reportOutcome({ io, json }: CommandContext, outcome: RunOutcome,
     if (note) io.out(note);
     io.out(`run ${outcome.runId}: ${outcome.status}`);
     if (outcome.output !== null) io.out(outcome.output);
-    if (outcome.status !== "completed") io.out(`see where it stopped: runlog resume-point ${outcome.runId}`);
+    if (outcome.status === "paused")
+      io.out(
+        `waiting for approval: runlog resume-point ${outcome.runId}, then runlog approve|reject ${outcome.runId} <callId>`,
+      );
+    else if (outcome.status !== "completed")
+      io.out(`see where it stopped: runlog resume-point ${outcome.runId}`);
   }
+  if (outcome.status === "paused") return EXIT.paused;
   return outcome.status === "completed" ? EXIT.completed : EXIT.failed;
 }
 
@@ -63,6 +69,9 @@ export async function resumePointCommand(
               reason: point.reason,
               description: point.description,
               ...("seq" in point ? { seq: point.seq } : {}),
+              ...("waitingToolCalls" in point && point.waitingToolCalls
+                ? { waitingToolCalls: brief(point.waitingToolCalls) }
+                : {}),
             },
       ),
     );
@@ -72,6 +81,9 @@ export async function resumePointCommand(
   } else {
     io.out(`not resumable: ${point.reason}`);
     io.out(point.description);
+    for (const call of ("waitingToolCalls" in point ? point.waitingToolCalls : undefined) ?? []) {
+      io.out(`  waiting: ${call.id}  ${call.name}(${call.arguments})`);
+    }
   }
   return EXIT.completed;
 }

@@ -49,8 +49,14 @@ Usage:
   runlog resume-point <runId> [--json]
   runlog show <runId> [--json]
   runlog ls [--json]
+  runlog send <runId> "message" [--json]
+  runlog fork <runId> [--at SEQ] [--id ID] ["input"] [--json]
+  runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--json]
+  runlog reject <runId> <callId> [--by WHO] [--reason TEXT] [--json]
+  runlog cancel <runId> [--by WHO] [--reason TEXT] [--json]
   runlog demo                      run the offline demo (what npm start does)
 
 Every command takes --dir DIR (default $RUNLOG_DIR or ./.runlog).
 Models: scripted:demo, scripted:FILE (a JSON script), openai:MODEL.
-Exit codes: 0 completed, 1 not completed or failed, 2 bad usage or input, 137 injected crash.`;
+Exit codes: 0 completed, 1 not completed or failed, 2 bad usage or input, 3 paused for approval,
+137 injected crash.`;

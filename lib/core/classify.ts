@@ -1,5 +1,5 @@
 import type { ResumeKind, RunEvent, ToolCall } from "./events.ts";
-import { assertNever, readLog, unanswered } from "./log.ts";
+import { assertNever, isCleared, readLog, type ToolBatch, unanswered } from "./log.ts";
 
 /** Why a log cannot be resumed as it stands. */
 export type NotResumableReason =
@@ -8,13 +8,15 @@ export type NotResumableReason =
   | "context_full"
   | "unknown_stop"
   | "empty"
-  | "malformed";
+  | "malformed"
+  | "awaiting_approval"
+  | "cancelled";
 
 export interface ResumePoint {
   resumable: true;
   kind: ResumeKind;
   description: string;
-  /** Calls of the open batch with no result (they will be run, or answered as interrupted). */
+  /** Calls of the open batch that resuming answers: run them, or answer them as interrupted. */
   unansweredToolCalls: ToolCall[];
   /** Calls that started and have no result: they may have had their effect. */
   interruptedToolCalls: ToolCall[];
@@ -26,6 +28,8 @@ export interface NotResumable {
   description: string;
   /** The seq the reason is about (the final answer, the malformed event …). */
   seq?: number;
+  /** With `awaiting_approval`: the calls waiting for a person's decision. */
+  waitingToolCalls?: ToolCall[];
 }
 
 export type Classification = ResumePoint | NotResumable;
@@ -55,17 +59,22 @@ export function classify(events: readonly RunEvent[]): Classification {
   if (facts.problem) {
     return notResumable("malformed", `seq ${facts.problem.seq}: ${facts.problem.message}`, facts.problem.seq);
   }
+  if (facts.cancelled) {
+    return notResumable("cancelled", `the run was cancelled by ${facts.cancelled.by}`, facts.cancelled.seq);
+  }
   const last = facts.last!;
   switch (last.type) {
     case "run_started":
     case "user_message":
       return point("call_model", "a user message has no answer yet: call the model");
+    case "resumed":
+      return point("call_model", "a new user message has no answer yet: call the model");
     case "model_failed":
       return point("call_model", `the last model call failed (${last.error.message}): call the model again`);
     case "model_response":
       switch (last.stop) {
         case "tool_calls":
-          return point("run_tools", `tool calls never started: run ${names(last.toolCalls)}`, last.toolCalls);
+          return classifyBatch(facts.batch!);
         case "stop":
           return notResumable("completed", "the run ended with a final answer", last.seq);
         case "refusal":
@@ -98,25 +107,36 @@ export function classify(events: readonly RunEvent[]): Classification {
           );
       }
     case "tool_started":
-    case "tool_result": {
-      const batch = facts.batch!;
-      const open = unanswered(batch);
-      if (open.length === 0) return point("call_model", "every tool call has its result: call the model");
-      const interrupted = open.filter((call) => batch.started.has(call.id));
-      if (interrupted.length > 0) {
-        return point(
-          "recover_tools",
-          `tool calls started and have no result: answer ${names(interrupted)} as interrupted, then continue`,
-          open,
-          interrupted,
-        );
-      }
-      return point("run_tools", `tool calls never started: run ${names(open)}`, open);
-    }
-    case "resumed":
-      // readLog never reports a marker as the last conversational event.
-      throw new Error("unreachable: resumed is not conversational");
+    case "tool_result":
+    case "tool_decided":
+      return classifyBatch(facts.batch!);
+    case "cancelled":
+      throw new Error("unreachable: a cancel is handled before the tail");
     default:
       return assertNever(last);
   }
+}
+
+/** The open tool batch: recover what was interrupted, run what may run, then wait for decisions. */
+function classifyBatch(batch: ToolBatch): Classification {
+  const open = unanswered(batch);
+  if (open.length === 0) return point("call_model", "every tool call has its result: call the model");
+  const interrupted = open.filter((call) => batch.started.has(call.id));
+  const decided = (call: ToolCall) => isCleared(batch, call.id) || batch.decisions.has(call.id);
+  const runnable = open.filter((call) => !batch.started.has(call.id) && decided(call));
+  const waiting = open.filter((call) => !decided(call));
+  if (interrupted.length > 0) {
+    return point(
+      "recover_tools",
+      `tool calls started and have no result: answer ${names(interrupted)} as interrupted, then continue`,
+      [...interrupted, ...runnable],
+      interrupted,
+    );
+  }
+  if (runnable.length > 0)
+    return point("run_tools", `tool calls never started: run ${names(runnable)}`, runnable);
+  return {
+    ...notResumable("awaiting_approval", `waiting for a decision on ${names(waiting)}`, batch.response.seq),
+    waitingToolCalls: waiting,
+  };
 }

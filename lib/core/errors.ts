@@ -22,6 +22,9 @@ export class ConflictError extends RunlogError {}
 /** A newer generation owns the run (or it was cancelled): this writer must stop. */
 export class StaleError extends RunlogError {}
 
+/** The run was cancelled: whoever was working on it stops without writing more. */
+export class RunCancelledError extends StaleError {}
+
 export class InvalidInputError extends PermanentError {}
 export class NotFoundError extends PermanentError {}
 

@@ -57,6 +57,8 @@ export const RunStartedSchema = z.object({
   model: z.string().min(1),
   /** The user's first message; part of this event so a run never exists without its input. */
   input: z.string(),
+  /** Set on a fork: the run and seq it was copied from. */
+  parent: z.object({ runId: z.string().min(1), seq: z.number().int().min(1) }).optional(),
 });
 
 export const UserMessageSchema = z.object({
@@ -74,6 +76,8 @@ export const ModelResponseSchema = z.object({
   model: z.string().optional(),
   usage: UsageSchema.optional(),
   ms: z.number().min(0).optional(),
+  /** Calls that must be approved by a person before they run. */
+  approvals: z.array(z.string().min(1)).optional(),
 });
 
 export const ModelFailedSchema = z.object({
@@ -110,6 +114,25 @@ export const ResumedSchema = z.object({
   description: z.string(),
   /** A model spec that replaces the run's model from here on. */
   model: z.string().optional(),
+  /** A new user message this generation starts with (send, fork with input). */
+  input: z.string().optional(),
+});
+
+export const ToolDecidedSchema = z.object({
+  ...base,
+  type: z.literal("tool_decided"),
+  callId: z.string().min(1),
+  approved: z.boolean(),
+  /** Who decided. */
+  by: z.string().min(1),
+  reason: z.string().optional(),
+});
+
+export const CancelledSchema = z.object({
+  ...base,
+  type: z.literal("cancelled"),
+  by: z.string().min(1),
+  reason: z.string().optional(),
 });
 
 export const EventSchema = z.discriminatedUnion("type", [
@@ -120,6 +143,8 @@ export const EventSchema = z.discriminatedUnion("type", [
   ToolStartedSchema,
   ToolResultSchema,
   ResumedSchema,
+  ToolDecidedSchema,
+  CancelledSchema,
 ]);
 
 export type RunEvent = z.infer<typeof EventSchema>;
@@ -128,6 +153,8 @@ export type EventOf<T extends EventType> = Extract<RunEvent, { type: T }>;
 export type RunStarted = EventOf<"run_started">;
 export type ModelResponse = EventOf<"model_response">;
 export type ToolResult = EventOf<"tool_result">;
+export type ToolDecided = EventOf<"tool_decided">;
+export type CancelledEvent = EventOf<"cancelled">;
 
 /** An event before the store gives it a position: what steps build. */
 export type NewEvent = RunEvent extends infer E

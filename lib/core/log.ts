@@ -1,4 +1,4 @@
-import type { ModelResponse, RunEvent, ToolCall, ToolResult } from "./events.ts";
+import type { CancelledEvent, ModelResponse, RunEvent, ToolCall, ToolDecided, ToolResult } from "./events.ts";
 
 /** The tool calls of the latest response that asked for tools, and what became of each. */
 export interface ToolBatch {
@@ -7,13 +7,19 @@ export interface ToolBatch {
   started: ReadonlySet<string>;
   /** Results by call id. */
   results: ReadonlyMap<string, ToolResult>;
+  /** Call ids that need a person's approval before they run. */
+  needsApproval: ReadonlySet<string>;
+  /** Approval decisions by call id. */
+  decisions: ReadonlyMap<string, ToolDecided>;
+  /** False once a later message closed the batch (its open calls count as interrupted). */
+  open: boolean;
 }
 
 /** What a log says, derived in one pass. Pure: the same events give the same facts. */
 export interface LogFacts {
   /** The first structural problem found, naming its seq; the rest of the facts are then partial. */
   problem?: { seq: number; message: string };
-  /** The last event that moves the conversation (not a `resumed` marker). */
+  /** The last event that moves the conversation (not a marker without input). */
   last?: RunEvent;
   /** The open or latest tool batch. */
   batch?: ToolBatch;
@@ -24,6 +30,8 @@ export interface LogFacts {
   /** The model spec in force: the run's, or the latest override given on resume. */
   model?: string;
   agent?: string;
+  /** Set once the run was cancelled: nothing may be written after it. */
+  cancelled?: CancelledEvent;
 }
 
 /** The calls of a batch that have no result yet. */
@@ -31,12 +39,24 @@ export function unanswered(batch: ToolBatch): ToolCall[] {
   return batch.response.toolCalls.filter((call) => !batch.results.has(call.id));
 }
 
-/** Read a log (or a contiguous slice of one starting at seq 1) into the facts resume decisions need. */
+/** Whether a call may run: it needs no approval, or a person approved it. */
+export function isCleared(batch: ToolBatch, callId: string): boolean {
+  return !batch.needsApproval.has(callId) || batch.decisions.get(callId)?.approved === true;
+}
+
+/** Read a log (events from seq 1, in order) into the facts resume decisions need. */
 export function readLog(events: readonly RunEvent[]): LogFacts {
   const facts: LogFacts = { generation: 1, modelTurns: 0 };
   let started = new Set<string>();
   let results = new Map<string, ToolResult>();
+  let decisions = new Map<string, ToolDecided>();
   const fail = (seq: number, message: string): LogFacts => ({ ...facts, problem: { seq, message } });
+  const isOpen = () => facts.batch?.open === true && results.size < facts.batch.response.toolCalls.length;
+  const close = () => {
+    if (facts.batch) facts.batch = { ...facts.batch, open: false };
+  };
+  const callOf = (callId: string) =>
+    isOpen() ? facts.batch?.response.toolCalls.find((c) => c.id === callId) : undefined;
 
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
@@ -50,7 +70,7 @@ export function readLog(events: readonly RunEvent[]): LogFacts {
     if (i === 0 && event.type !== "run_started") {
       return fail(event.seq, `a log must start with run_started, found ${event.type}`);
     }
-    const open = facts.batch && results.size < facts.batch.response.toolCalls.length;
+    if (facts.cancelled) return fail(event.seq, `${event.type} written after the run was cancelled`);
     switch (event.type) {
       case "run_started":
         if (i !== 0) return fail(event.seq, "run_started appears after the start of the log");
@@ -59,47 +79,60 @@ export function readLog(events: readonly RunEvent[]): LogFacts {
         facts.last = event;
         break;
       case "user_message":
-        if (open) return fail(event.seq, "a user message arrived while tool calls were unanswered");
+        if (isOpen()) return fail(event.seq, "a user message arrived while tool calls were unanswered");
         facts.last = event;
         break;
-      case "model_response":
-        if (open) return fail(event.seq, "a model response arrived while tool calls were unanswered");
+      case "model_response": {
+        if (isOpen()) return fail(event.seq, "a model response arrived while tool calls were unanswered");
         facts.modelTurns++;
         facts.last = event;
-        if (event.stop === "tool_calls") {
-          const ids = new Set(event.toolCalls.map((call) => call.id));
-          if (event.toolCalls.length === 0)
-            return fail(event.seq, "stop is tool_calls but there are no tool calls");
-          if (ids.size !== event.toolCalls.length) return fail(event.seq, "two tool calls share an id");
-          started = new Set();
-          results = new Map();
-          facts.batch = { response: event, started, results };
+        if (event.stop !== "tool_calls") break;
+        const ids = new Set(event.toolCalls.map((call) => call.id));
+        if (event.toolCalls.length === 0)
+          return fail(event.seq, "stop is tool_calls but there are no tool calls");
+        if (ids.size !== event.toolCalls.length) return fail(event.seq, "two tool calls share an id");
+        const needsApproval = new Set(event.approvals ?? []);
+        for (const id of needsApproval) {
+          if (!ids.has(id))
+            return fail(event.seq, `approval asked for call ${id}, which this response did not make`);
         }
+        started = new Set();
+        results = new Map();
+        decisions = new Map();
+        facts.batch = { response: event, started, results, needsApproval, decisions, open: true };
         break;
+      }
       case "model_failed":
-        if (open) return fail(event.seq, "a model failure was recorded while tool calls were unanswered");
+        if (isOpen()) return fail(event.seq, "a model failure was recorded while tool calls were unanswered");
         facts.modelTurns++;
         facts.last = event;
         break;
+      case "tool_decided": {
+        const call = callOf(event.callId);
+        if (!call || !facts.batch!.needsApproval.has(call.id)) {
+          return fail(event.seq, `a decision for call ${event.callId}, which awaits no approval`);
+        }
+        if (decisions.has(call.id)) return fail(event.seq, `a second decision for call ${call.id}`);
+        decisions.set(call.id, event);
+        facts.last = event;
+        break;
+      }
       case "tool_started": {
-        const call = facts.batch?.response.toolCalls.find((c) => c.id === event.callId);
-        if (call && results.has(event.callId)) {
-          return fail(event.seq, `tool_started for call ${event.callId} after its result`);
+        const call = callOf(event.callId);
+        if (!call) return fail(event.seq, `tool_started for call ${event.callId}, which is not an open call`);
+        if (results.has(call.id)) return fail(event.seq, `tool_started for call ${call.id} after its result`);
+        if (!isCleared(facts.batch!, call.id)) {
+          return fail(event.seq, `tool_started for call ${call.id}, which was not approved`);
         }
-        if (!call || !open) {
-          return fail(event.seq, `tool_started for call ${event.callId}, which no open response asked for`);
-        }
-        started.add(event.callId);
+        started.add(call.id);
         facts.last = event;
         break;
       }
       case "tool_result": {
-        const call = facts.batch?.response.toolCalls.find((c) => c.id === event.callId);
-        if (!call || !open)
-          return fail(event.seq, `tool_result for call ${event.callId}, which answers no open call`);
-        if (results.has(event.callId))
-          return fail(event.seq, `a second tool_result for call ${event.callId}`);
-        results.set(event.callId, event);
+        const call = callOf(event.callId);
+        if (!call) return fail(event.seq, `tool_result for call ${event.callId}, which answers no open call`);
+        if (results.has(call.id)) return fail(event.seq, `a second tool_result for call ${call.id}`);
+        results.set(call.id, event);
         facts.last = event;
         break;
       }
@@ -109,6 +142,13 @@ export function readLog(events: readonly RunEvent[]): LogFacts {
         }
         facts.generation = event.generation;
         if (event.model) facts.model = event.model;
+        if (event.input !== undefined) {
+          close();
+          facts.last = event;
+        }
+        break;
+      case "cancelled":
+        facts.cancelled = event;
         break;
       default:
         return assertNever(event);

@@ -12,6 +12,15 @@ export const INTERRUPTED_TOOL_RESULT =
   "It may or may not have finished, and anything it changes may or may not have changed. " +
   "Check the current state before calling it again.";
 
+/** What the model is told about a call still waiting for approval when the user moved on. */
+export const UNDECIDED_TOOL_RESULT =
+  "This tool call was not run: it was waiting for a person's approval when the user sent a new message instead.";
+
+/** What the model is told about a call a person rejected. */
+export function rejectedToolResult(by: string, reason?: string): string {
+  return `This tool call was not run: ${by} rejected it${reason ? `: ${reason}` : "."}`;
+}
+
 /** Told after a response that a failure cut off. */
 export const RETRY_RESPONSE_NOTE =
   "[runlog] Your previous response was cut off by a failure before it was finished. " +
@@ -32,14 +41,16 @@ export const CONTINUE_RESPONSE_NOTE =
 export function toMessages(events: readonly RunEvent[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
   let open = new Map<string, ToolCall>();
+  let awaiting = new Set<string>();
 
   const closeOpenCalls = () => {
     for (const call of open.values()) {
+      const content = awaiting.has(call.id) ? UNDECIDED_TOOL_RESULT : INTERRUPTED_TOOL_RESULT;
       messages.push({
         role: "tool",
         toolCallId: call.id,
         name: call.name,
-        content: INTERRUPTED_TOOL_RESULT,
+        content,
         isError: true,
       });
     }
@@ -63,6 +74,7 @@ export function toMessages(events: readonly RunEvent[]): ChatMessage[] {
           messages.push({ role: "assistant", content: event.text, toolCalls: calls });
         }
         open = new Map(calls.map((call) => [call.id, call]));
+        awaiting = new Set(event.approvals ?? []);
         if (event.stop === "interrupted") messages.push({ role: "user", content: RETRY_RESPONSE_NOTE });
         if (event.stop === "max_output") messages.push({ role: "user", content: CONTINUE_RESPONSE_NOTE });
         break;
@@ -80,9 +92,17 @@ export function toMessages(events: readonly RunEvent[]): ChatMessage[] {
         });
         break;
       }
+      case "tool_decided":
+        awaiting.delete(event.callId);
+        break;
+      case "resumed":
+        if (event.input === undefined) break;
+        closeOpenCalls();
+        messages.push({ role: "user", content: event.input });
+        break;
       case "tool_started":
       case "model_failed":
-      case "resumed":
+      case "cancelled":
         break;
       default: {
         const unknown: never = event;
@@ -99,7 +119,7 @@ export function finalOutput(events: readonly RunEvent[]): string | null {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (event.type === "model_response") return event.stop === "stop" ? event.text : null;
-    if (event.type === "user_message") return null;
+    if (event.type === "user_message" || (event.type === "resumed" && event.input !== undefined)) return null;
   }
   return null;
 }

@@ -4,11 +4,14 @@ import { readLog } from "./log.ts";
 
 /**
  * A run's status. `running` comes from a live lease; every other status is
- * derived from the log: `failed` ends in a recorded model failure and
- * `interrupted` stopped anywhere else that resume can continue from.
+ * derived from the log: `paused` waits for approval decisions, `failed` ends
+ * in a recorded model failure and `interrupted` stopped anywhere else that
+ * resume can continue from.
  */
 export type RunStatus =
   | "running"
+  | "paused"
+  | "cancelled"
   | "completed"
   | "failed"
   | "interrupted"
@@ -20,6 +23,8 @@ export type RunStatus =
 
 export const RUN_STATUSES: readonly RunStatus[] = [
   "running",
+  "paused",
+  "cancelled",
   "completed",
   "failed",
   "interrupted",
@@ -32,6 +37,8 @@ export const RUN_STATUSES: readonly RunStatus[] = [
 
 /** The status a log implies when nobody is executing the run. */
 export function restingStatus(events: readonly RunEvent[], classification: Classification): RunStatus {
-  if (!classification.resumable) return classification.reason;
+  if (!classification.resumable) {
+    return classification.reason === "awaiting_approval" ? "paused" : classification.reason;
+  }
   return readLog(events).last?.type === "model_failed" ? "failed" : "interrupted";
 }

@@ -15,6 +15,8 @@ export interface Tool<Args = unknown> {
   /** Safe to run again after an interruption: re-run instead of answered as interrupted. */
   idempotent: boolean;
   timeoutMs: number;
+  /** Whether a call with these arguments must wait for a person's approval. */
+  needsApproval(args: Args): boolean;
   run(args: Args, context: ToolContext): Promise<unknown>;
 }
 

@@ -3,7 +3,9 @@ import { readLog } from "../core/log.ts";
 import { toMessages } from "../core/messages.ts";
 import type { ModelReply } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
+import type { Agent } from "../ports/tool.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
+import { findTool, parseArguments } from "./executeTool.ts";
 import { nextAction } from "./nextAction.ts";
 import { toolSpecs } from "./toolSpecs.ts";
 import { assertCurrent, loadRun, writeNext } from "./writeNext.ts";
@@ -32,8 +34,10 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
       instructions: agent.instructions,
       messages: toMessages(events),
       tools: toolSpecs(agent),
+      ...(deps.signal ? { signal: deps.signal } : {}),
     }),
   );
+  const approvals = callsNeedingApproval(agent, reply);
   const ms = Date.now() - startedAt;
   deps.faults.reached("model:after-call");
 
@@ -49,12 +53,25 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
         model: model.spec,
         ms,
         ...(reply.usage ? { usage: reply.usage } : {}),
+        ...(approvals.length > 0 ? { approvals } : {}),
       },
       result: (event) => classify([...latest, event]),
     };
   });
   deps.faults.reached("model:after-append");
   return nextAction(after, false);
+}
+
+/** The calls of a reply whose tool asks a person first. A call with bad arguments asks nobody: it will fail. */
+function callsNeedingApproval(agent: Agent, reply: ModelReply): string[] {
+  return reply.toolCalls
+    .filter((call) => {
+      const tool = findTool(agent, call.name);
+      if (!tool) return false;
+      const parsed = parseArguments(tool, call);
+      return "args" in parsed && tool.needsApproval(parsed.args);
+    })
+    .map((call) => call.id);
 }
 
 /** Make a reply's stop agree with its tool calls, whatever the provider said. */

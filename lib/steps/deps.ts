@@ -13,6 +13,8 @@ export interface StepDeps {
   clock: Clock;
   faults: Faults;
   observer?: Observer;
+  /** Aborted when the execution is stopped (a cancel): model calls and tools should stop early. */
+  signal?: AbortSignal;
 }
 
 /** Deps of the operations that start executions (start, resume). */

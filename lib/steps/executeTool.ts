@@ -40,8 +40,11 @@ export async function runWithTimeout(
   tool: Tool<unknown>,
   args: unknown,
   context: { runId: string; callId: string },
+  stopped?: AbortSignal,
 ): Promise<ToolOutcome> {
   const controller = new AbortController();
+  // A stopped execution (a cancel) aborts the tool too; its result is then never written.
+  stopped?.addEventListener("abort", () => controller.abort(stopped.reason), { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ToolOutcome>((resolve) => {
     timer = setTimeout(() => {

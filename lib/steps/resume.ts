@@ -1,6 +1,6 @@
 import { type Classification, classify, type NotResumable } from "../core/classify.ts";
-import { LeaseHeldError, NotFoundError, StaleError } from "../core/errors.ts";
-import type { ResumeKind } from "../core/events.ts";
+import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../core/errors.ts";
+import type { ResumeKind, RunEvent } from "../core/events.ts";
 import { readLog } from "../core/log.ts";
 import { restingStatus } from "../core/status.ts";
 import type { ControlDeps } from "./deps.ts";
@@ -12,21 +12,42 @@ export interface ResumeRequest {
   runId: string;
   /** A model spec to use from here on instead of the run's. */
   model?: string;
+  /** A new user message: continue the run with it (any state but cancelled or malformed). */
+  input?: string;
 }
 
 export type ResumeResult =
   | { resumed: true; runId: string; generation: number; kind: ResumeKind }
   | { resumed: false; runId: string; classification: NotResumable };
 
+/** Where a run can take a new message: everything but a run that must not be written to. */
+const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
+
+/** How resuming (or sending a message to) this log would start, or why it cannot. */
+function plan(events: readonly RunEvent[], input: string | undefined): Classification {
+  const classification = classify(events);
+  if (input === undefined || (!classification.resumable && CLOSED_TO_MESSAGES.has(classification.reason))) {
+    return classification;
+  }
+  return {
+    resumable: true,
+    kind: "call_model",
+    description: "a new user message: call the model",
+    unansweredToolCalls: [],
+    interruptedToolCalls: [],
+  };
+}
+
 /**
  * Classify the tail; if the run can go on and nobody is executing it, take the
  * lease, append `resumed` with the next generation (the seq race lets exactly
- * one resumer win) and execute from the resume point.
+ * one resumer win) and execute from the resume point. With `input`, the
+ * `resumed` event carries the new user message, closing any call left open.
  */
 export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<ResumeResult> {
   const events = await loadRun(deps, request.runId);
-  const classification = classify(events);
-  if (!classification.resumable) return { resumed: false, runId: request.runId, classification };
+  const first = plan(events, request.input);
+  if (!first.resumable) return { resumed: false, runId: request.runId, classification: first };
   if (request.model !== undefined) deps.models(request.model);
 
   const head = await deps.store.getHead(request.runId);
@@ -40,7 +61,7 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
   let point: Classification;
   try {
     point = await writeNext<Classification>(deps, request.runId, current, (latest) => {
-      const now = classify(latest);
+      const now = plan(latest, request.input);
       if (!now.resumable) return { done: now };
       return {
         append: {
@@ -49,13 +70,14 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
           kind: now.kind,
           description: now.description,
           ...(request.model === undefined ? {} : { model: request.model }),
+          ...(request.input === undefined ? {} : { input: request.input }),
         },
         result: () => now,
       };
     });
   } catch (error) {
     await deps.store.releaseLease(request.runId, owner, "interrupted");
-    if (error instanceof StaleError) {
+    if (error instanceof StaleError && !(error instanceof RunCancelledError)) {
       throw new LeaseHeldError(`run ${request.runId} was resumed by another process first`, { cause: error });
     }
     throw error;

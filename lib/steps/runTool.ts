@@ -1,7 +1,7 @@
 import { InvalidInputError } from "../core/errors.ts";
 import type { ToolCall, ToolResult } from "../core/events.ts";
-import { readLog } from "../core/log.ts";
-import { INTERRUPTED_TOOL_RESULT } from "../core/messages.ts";
+import { isCleared, readLog } from "../core/log.ts";
+import { INTERRUPTED_TOOL_RESULT, rejectedToolResult } from "../core/messages.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments, runWithTimeout, type ToolOutcome } from "./executeTool.ts";
 import { assertCurrent, loadRun, writeNext } from "./writeNext.ts";
@@ -30,6 +30,14 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   const existing = facts.batch!.results.get(call.id);
   if (existing) return output(existing);
 
+  const batch = facts.batch!;
+  if (!isCleared(batch, call.id)) {
+    const decision = batch.decisions.get(call.id);
+    if (!decision)
+      throw new InvalidInputError(`call ${call.id} of run ${input.runId} is waiting for approval`);
+    const content = rejectedToolResult(decision.by, decision.reason);
+    return record(deps, input, call, { content, isError: true });
+  }
   const agent = deps.agents(facts.agent!);
   const tool = findTool(agent, call.name);
   if (!tool) {
@@ -59,7 +67,12 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   }
   deps.faults.reached("tool:after-start");
   const startedAt = Date.now();
-  const outcome = await runWithTimeout(tool, parsed.args, { runId: input.runId, callId: call.id });
+  const outcome = await runWithTimeout(
+    tool,
+    parsed.args,
+    { runId: input.runId, callId: call.id },
+    deps.signal,
+  );
   deps.faults.reached("tool:after-run");
   const result = await record(deps, input, call, outcome, false, Date.now() - startedAt);
   deps.faults.reached("tool:after-append");

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, StaleError } from "../core/errors.ts";
+import { ConflictError, NotFoundError, RunCancelledError, StaleError } from "../core/errors.ts";
 import { type NewEvent, type RunEvent, stamp } from "../core/events.ts";
 import { type LogFacts, readLog } from "../core/log.ts";
 import type { StepDeps } from "./deps.ts";
@@ -16,8 +16,9 @@ export async function loadRun(deps: StepDeps, runId: string): Promise<RunEvent[]
   return events;
 }
 
-/** Stop a writer of an older generation: a newer one owns the run. */
+/** Stop a writer of an older generation (a newer one owns the run) or of a cancelled run. */
 export function assertCurrent(runId: string, facts: LogFacts, generation: number): void {
+  if (facts.cancelled) throw new RunCancelledError(`run ${runId} was cancelled by ${facts.cancelled.by}`);
   if (facts.generation > generation) {
     throw new StaleError(
       `run ${runId} is owned by generation ${facts.generation}; this step is of ${generation}`,
@@ -33,13 +34,14 @@ export function assertCurrent(runId: string, facts: LogFacts, generation: number
 export async function writeNext<T>(
   deps: StepDeps,
   runId: string,
-  generation: number,
+  generation: number | "any",
   decide: (events: RunEvent[], facts: LogFacts) => Decision<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const events = await loadRun(deps, runId);
     const facts = readLog(events);
-    assertCurrent(runId, facts, generation);
+    // "any": writers outside an execution (decisions, cancel) that judge the log themselves.
+    if (generation !== "any") assertCurrent(runId, facts, generation);
     const decision = decide(events, facts);
     if ("done" in decision) return decision.done;
     const event = stamp(decision.append, events.length + 1, deps.clock.now());

@@ -28,7 +28,8 @@ const retry = (maxAttempts: number) => [
     JitterStrategy: "FULL",
   },
 ];
-const superseded = { ErrorEquals: [...SUPERSEDED_ON], ResultPath: "$.error", Next: "Superseded" };
+// A superseded or cancelled execution still passes Finish, which releases the lease only if its generation owns the run.
+const superseded = { ErrorEquals: [...SUPERSEDED_ON], ResultPath: "$.error", Next: "Finish" };
 
 /**
  * One execution of a run's step loop, in JSONPath ASL: the one definition the
@@ -95,7 +96,7 @@ export const RUN_DEFINITION = {
       ResultPath: "$.outcome",
       TimeoutSeconds: TASK_TIMEOUT_SECONDS.Finish,
       Retry: retry(3),
-      Catch: [superseded],
+      Catch: [{ ErrorEquals: [...SUPERSEDED_ON], ResultPath: "$.error", Next: "Superseded" }],
       Next: "Ended",
     },
     Ended: {

@@ -66,6 +66,30 @@ export class LogBuilder {
     return this.add({ type: "resumed", generation, kind, description: "resumed by a test" });
   }
 
+  /** A response asking for tools, of which `needApproval` wait for a person's decision. */
+  approvalCalls(ids: string[], needApproval: string[]): this {
+    return this.add({
+      type: "model_response",
+      text: "",
+      toolCalls: ids.map((id) => call(id)),
+      stop: "tool_calls",
+      approvals: needApproval,
+    });
+  }
+
+  decided(callId: string, approved: boolean, by = "ana", reason?: string): this {
+    return this.add({ type: "tool_decided", callId, approved, by, ...(reason ? { reason } : {}) });
+  }
+
+  cancelled(by = "ana"): this {
+    return this.add({ type: "cancelled", by });
+  }
+
+  /** A new user message that starts generation `generation` (what send and fork-with-input write). */
+  send(generation: number, input = "one more thing"): this {
+    return this.add({ type: "resumed", generation, kind: "call_model", description: "a new message", input });
+  }
+
   build(): RunEvent[] {
     return [...this.events];
   }

@@ -1,6 +1,6 @@
 import "./withResolvers.ts";
 import { StateMachine } from "aws-local-stepfunctions";
-import { RetryableError } from "../../core/errors.ts";
+import { RetryableError, RunCancelledError } from "../../core/errors.ts";
 import type { EventStore } from "../../ports/eventStore.ts";
 import type { ExecutionInput, Orchestrator } from "../../ports/runtime.ts";
 import { callModel } from "../../steps/callModel.ts";
@@ -19,6 +19,8 @@ export interface LocalOrchestratorOptions {
   leaseMs: number;
   /** Replaces every Retry interval (ms); the ASL's own backoff when absent. */
   retryIntervalMs?: number;
+  /** How often a running execution looks for a cancel in its log. @default 500 */
+  cancelPollMs?: number;
 }
 
 const LOCAL_ARNS = Object.fromEntries(
@@ -44,12 +46,13 @@ export class LocalOrchestrator implements Orchestrator {
   /** Execute one generation to its end, renewing the lease while it runs. */
   async execute(input: ExecutionInput): Promise<void> {
     const { store, leaseMs } = this.options;
+    const stop = new AbortController();
     let lastError: unknown;
     const task =
       <I, O>(step: (deps: StepDeps, input: I) => Promise<O>) =>
       async (value: unknown) => {
         try {
-          return (await step(this.options.deps(), value as I)) as never;
+          return (await step({ ...this.options.deps(), signal: stop.signal }, value as I)) as never;
         } catch (error) {
           lastError = error;
           throw toWorkflowError(error);
@@ -64,6 +67,19 @@ export class LocalOrchestrator implements Orchestrator {
       },
       Math.max(50, Math.floor(leaseMs / 3)),
     );
+    const watch = setInterval(() => {
+      this.options
+        .deps()
+        .logs.load(input.runId)
+        .then((events) => {
+          const last = events.at(-1);
+          if (last?.type === "cancelled")
+            stop.abort(new RunCancelledError(`run ${input.runId} was cancelled by ${last.by}`));
+        })
+        .catch(() => {
+          // The next tick looks again; a cancel is also seen by every step's next write.
+        });
+    }, this.options.cancelPollMs ?? 500);
     markActive(input.owner, true);
     try {
       const retry = this.options.retryIntervalMs;
@@ -87,6 +103,7 @@ export class LocalOrchestrator implements Orchestrator {
       });
     } finally {
       clearInterval(renew);
+      clearInterval(watch);
       markActive(input.owner, false);
     }
   }

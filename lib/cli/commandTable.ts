@@ -1,0 +1,128 @@
+import { userInfo } from "node:os";
+import {
+  type CommandContext,
+  listCommand,
+  reportOutcome,
+  resumeCommand,
+  resumePointCommand,
+  runCommand,
+  showCommand,
+} from "./commands.ts";
+import { UsageError } from "./usage.ts";
+
+type Values = Record<string, string | boolean | undefined>;
+
+/** One CLI command: its own flags, how many arguments it takes, and what it does. */
+export interface Command {
+  options: Record<string, { type: "string" | "boolean"; default?: string | boolean }>;
+  positionals: { min: number; max: number; names: string };
+  run(context: CommandContext, values: Values, positionals: string[]): Promise<number>;
+}
+
+const one = (names: string) => ({ min: 1, max: 1, names });
+const str = (values: Values, key: string) =>
+  typeof values[key] === "string" ? (values[key] as string) : undefined;
+const optional = <K extends string>(key: K, value: string | undefined) =>
+  value === undefined ? {} : { [key]: value };
+const actor = (values: Values) => ({
+  by: str(values, "by") ?? defaultActor(),
+  ...optional("reason", str(values, "reason")),
+});
+
+function defaultActor(): string {
+  try {
+    return userInfo().username || "cli";
+  } catch {
+    return "cli";
+  }
+}
+
+function parseSeq(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`runlog fork: --at takes a seq (a whole number), got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+const MODEL = { model: { type: "string" } } as const;
+const DECISION = { by: { type: "string" }, reason: { type: "string" } } as const;
+
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  run: {
+    options: { agent: { type: "string", default: "demo" }, "run-id": { type: "string" }, ...MODEL },
+    positionals: one('one "prompt"'),
+    run: (context, values, [input]) =>
+      runCommand(context, {
+        agent: str(values, "agent") ?? "demo",
+        input: input!,
+        ...optional("model", str(values, "model")),
+        ...optional("runId", str(values, "run-id")),
+      }),
+  },
+  resume: {
+    options: MODEL,
+    positionals: one("<runId>"),
+    run: (context, values, [runId]) =>
+      resumeCommand(context, { runId: runId!, ...optional("model", str(values, "model")) }),
+  },
+  "resume-point": {
+    options: {},
+    positionals: one("<runId>"),
+    run: (context, _, [runId]) => resumePointCommand(context, runId!),
+  },
+  show: {
+    options: {},
+    positionals: one("<runId>"),
+    run: (context, _, [runId]) => showCommand(context, runId!),
+  },
+  ls: {
+    options: {},
+    positionals: { min: 0, max: 0, names: "no arguments" },
+    run: (context) => listCommand(context),
+  },
+  send: {
+    options: {},
+    positionals: { min: 2, max: 2, names: '<runId> "message"' },
+    run: async (context, _, [runId, message]) =>
+      reportOutcome(context, await context.local.runlog.send(runId!, message!)),
+  },
+  fork: {
+    options: { at: { type: "string" }, id: { type: "string" } },
+    positionals: { min: 1, max: 2, names: '<runId> ["input"]' },
+    run: async (context, values, [runId, input]) => {
+      const atSeq = parseSeq(str(values, "at"));
+      const outcome = await context.local.runlog.fork({
+        runId: runId!,
+        ...(atSeq === undefined ? {} : { atSeq }),
+        ...optional("input", input),
+        ...optional("forkId", str(values, "id")),
+      });
+      return reportOutcome(
+        context,
+        outcome,
+        context.json ? undefined : `forked ${runId} into ${outcome.runId}`,
+      );
+    },
+  },
+  approve: {
+    options: DECISION,
+    positionals: { min: 2, max: 2, names: "<runId> <callId>" },
+    run: async (context, values, [runId, callId]) =>
+      reportOutcome(context, await context.local.runlog.approve(runId!, callId!, actor(values))),
+  },
+  reject: {
+    options: DECISION,
+    positionals: { min: 2, max: 2, names: "<runId> <callId>" },
+    run: async (context, values, [runId, callId]) =>
+      reportOutcome(context, await context.local.runlog.reject(runId!, callId!, actor(values))),
+  },
+  cancel: {
+    options: DECISION,
+    positionals: one("<runId>"),
+    run: async (context, values, [runId]) => {
+      const outcome = await context.local.runlog.cancel(runId!, actor(values));
+      reportOutcome(context, outcome);
+      return 0;
+    },
+  },
+};

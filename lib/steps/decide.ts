@@ -1,0 +1,62 @@
+import { classify } from "../core/classify.ts";
+import { ConflictError, InvalidInputError, NotFoundError } from "../core/errors.ts";
+import type { ControlDeps } from "./deps.ts";
+import { type ResumeResult, resumeRun } from "./resume.ts";
+import { writeNext } from "./writeNext.ts";
+
+export interface DecisionRequest {
+  runId: string;
+  callId: string;
+  approved: boolean;
+  /** Who decided. */
+  by: string;
+  reason?: string;
+}
+
+/**
+ * Record a person's decision on a call that waits for approval. When it was the
+ * last one waiting, the run resumes by itself: approved calls run, rejected
+ * ones are answered with the rejection.
+ */
+export async function decide(
+  deps: ControlDeps,
+  request: DecisionRequest,
+): Promise<ResumeResult | { resumed: false; waiting: number }> {
+  const waiting = await writeNext(deps, request.runId, "any", (events, facts) => {
+    if (facts.cancelled) throw new ConflictError(`run ${request.runId} was cancelled; nothing to decide`);
+    const batch = facts.batch;
+    const call = batch?.open ? batch.response.toolCalls.find((c) => c.id === request.callId) : undefined;
+    if (!batch || !call || !batch.needsApproval.has(call.id)) {
+      const point = classify(events);
+      const open = !point.resumable && point.waitingToolCalls ? point.waitingToolCalls.map((c) => c.id) : [];
+      throw new NotFoundError(
+        `run ${request.runId} has no call ${request.callId} waiting for approval` +
+          (open.length > 0 ? `; waiting: ${open.join(", ")}` : ""),
+      );
+    }
+    const earlier = batch.decisions.get(call.id);
+    if (earlier) {
+      throw new ConflictError(
+        `call ${call.id} was already ${earlier.approved ? "approved" : "rejected"} by ${earlier.by}`,
+      );
+    }
+    if (request.by.trim() === "") throw new InvalidInputError("a decision needs a non-empty `by`");
+    return {
+      append: {
+        type: "tool_decided",
+        callId: call.id,
+        approved: request.approved,
+        by: request.by,
+        ...(request.reason === undefined ? {} : { reason: request.reason }),
+      },
+      result: (event) => {
+        const after = classify([...events, event]);
+        return !after.resumable && after.reason === "awaiting_approval"
+          ? (after.waitingToolCalls?.length ?? 0)
+          : 0;
+      },
+    };
+  });
+  if (waiting > 0) return { resumed: false, waiting };
+  return resumeRun(deps, { runId: request.runId });
+}

@@ -1,0 +1,86 @@
+import { classify } from "../core/classify.ts";
+import { ConflictError, InvalidInputError } from "../core/errors.ts";
+import type { RunEvent, RunStarted } from "../core/events.ts";
+import { restingStatus } from "../core/status.ts";
+import type { EventStore } from "../ports/eventStore.ts";
+import type { Ids } from "../ports/runtime.ts";
+import type { ControlDeps } from "./deps.ts";
+import { type ResumeResult, resumeRun } from "./resume.ts";
+import { validateRunId } from "./start.ts";
+import { loadRun } from "./writeNext.ts";
+
+export interface ForkRequest {
+  runId: string;
+  /** Copy the log up to and including this seq. @default the whole log */
+  atSeq?: number;
+  /** Continue the fork with this user message. */
+  input?: string;
+  /** The new run's id. @default a generated one */
+  forkId?: string;
+}
+
+export interface ForkResult {
+  forkId: string;
+  /** What the fork did after the copy: resumed, or rests as an identical copy. */
+  resume: ResumeResult;
+}
+
+/** Parallel conditional puts while copying; each seq is still written at most once. */
+const COPY_CONCURRENCY = 16;
+
+/**
+ * Copy a run's log up to `atSeq` into a new run with provenance, never
+ * touching the parent. The copy is written before the fork's `run_started`,
+ * so until the fork exists it is whole; a retried fork converges on the same
+ * items. Then the fork goes on like any log: resumed if it can be, continued
+ * with `input` if given, or left as an identical copy that calls no model.
+ */
+export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkRequest): Promise<ForkResult> {
+  const parent = await loadRun(deps, validateRunId(request.runId));
+  const atSeq = request.atSeq ?? parent.length;
+  if (!Number.isInteger(atSeq) || atSeq < 1 || atSeq > parent.length) {
+    throw new InvalidInputError(
+      `atSeq must be a whole number from 1 to ${parent.length} (the last seq of run ${request.runId}), got ${atSeq}`,
+    );
+  }
+  if (request.input !== undefined && request.input.trim() === "")
+    throw new InvalidInputError("input must not be empty");
+  const forkId = request.forkId === undefined ? deps.ids.runId() : validateRunId(request.forkId, "fork id");
+  if (forkId === request.runId) throw new InvalidInputError("a fork needs an id of its own");
+
+  // A cancel belongs to the parent's story; the fork starts free of it.
+  const copied = parent.slice(0, atSeq).filter((event) => event.type !== "cancelled");
+  const origin = copied[0] as RunStarted;
+  const first: RunStarted = { ...origin, runId: forkId, parent: { runId: request.runId, seq: atSeq } };
+  await copyEvents(deps.store, forkId, copied.slice(1));
+  const { created } = await deps.store.createRun(first);
+  if (!created) throw new ConflictError(`fork id ${forkId} is taken`);
+
+  const events = [first, ...copied.slice(1)];
+  const resume = await resumeRun(deps, {
+    runId: forkId,
+    ...(request.input === undefined ? {} : { input: request.input }),
+  });
+  if (!resume.resumed)
+    await deps.store.setStatus(forkId, restingStatus(events, classify(events)), events.length);
+  return { forkId, resume };
+}
+
+async function copyEvents(store: EventStore, forkId: string, events: readonly RunEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += COPY_CONCURRENCY) {
+    await Promise.all(events.slice(i, i + COPY_CONCURRENCY).map((event) => copyOne(store, forkId, event)));
+  }
+}
+
+/** Write one copied event; an identical one already there (a retried fork) is fine, anything else is not. */
+async function copyOne(store: EventStore, forkId: string, event: RunEvent): Promise<void> {
+  try {
+    await store.append(forkId, event);
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    const [stored] = await store.read(forkId, event.seq - 1);
+    if (JSON.stringify(stored) !== JSON.stringify(event)) {
+      throw new ConflictError(`fork id ${forkId} is taken`, { cause: error });
+    }
+  }
+}
