@@ -2,9 +2,11 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { connectStore } from "../adapters/dynamodb/connect.ts";
 import { faultsFromEnv } from "../adapters/local/envFaults.ts";
+import { BackgroundOrchestrator } from "../adapters/local/backgroundOrchestrator.ts";
 import { LocalOrchestrator } from "../adapters/local/localOrchestrator.ts";
 import { modelResolver } from "../adapters/models.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
+import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { Observer } from "../ports/runtime.ts";
 import type { StepDeps } from "../steps/deps.ts";
 import { LogCache } from "../steps/logCache.ts";
@@ -19,6 +21,10 @@ export interface LocalOptions {
   agents?: Readonly<Record<string, AgentFactory>>;
   /** How long a lease holds without renewal. @default 30000 */
   leaseMs?: number;
+  /** Return from start/resume/… as soon as the execution is under way (a server's mode). @default false */
+  background?: boolean;
+  /** Told about an execution that failed in the background. @default writes to stderr */
+  onBackgroundError?: (runId: string, error: unknown) => void;
 }
 
 export interface LocalRunlog {
@@ -26,12 +32,21 @@ export interface LocalRunlog {
   dataDir: string;
   /** Where the events are stored, in words. */
   where: string;
+  /** Wait for background executions, then disconnect. */
   close(): Promise<void>;
 }
 
 /** A new time-ordered run id: `run_` + milliseconds in base 36 + 40 random bits. */
 export function newRunId(): string {
   return `run_${Date.now().toString(36)}${randomBytes(5).toString("hex")}`;
+}
+
+function retryInterval(value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) {
+    throw new InvalidInputError(`RUNLOG_RETRY_INTERVAL_MS must be a whole number of milliseconds, got ${JSON.stringify(value)}`);
+  }
+  return ms;
 }
 
 /** The composition root for one machine: embedded (or configured) DynamoDB, in-process state machine. */
@@ -51,12 +66,25 @@ export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog
     faults,
     ...(options.observer ? { observer: options.observer } : {}),
   };
-  const orchestrator = new LocalOrchestrator({
+  const local = new LocalOrchestrator({
     deps: () => deps,
     store,
     leaseMs,
-    ...(retry === undefined ? {} : { retryIntervalMs: Number(retry) }),
+    ...(retry === undefined ? {} : { retryIntervalMs: retryInterval(retry) }),
   });
+  const onError =
+    options.onBackgroundError ??
+    ((runId: string, error: unknown) => process.stderr.write(`runlog: run ${runId}: ${errorMessage(error)}\n`));
+  const background = options.background ? new BackgroundOrchestrator(local, (input, e) => onError(input.runId, e)) : undefined;
+  const orchestrator = background ?? local;
   const runlog = new Runlog({ ...deps, orchestrator, leaseMs, ids: { runId: newRunId } });
-  return { runlog, dataDir, where, close };
+  return {
+    runlog,
+    dataDir,
+    where,
+    close: async () => {
+      await background?.drain();
+      await close();
+    },
+  };
 }
