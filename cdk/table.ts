@@ -1,0 +1,53 @@
+import { RemovalPolicy } from "aws-cdk-lib";
+import { AttributeType, BillingMode, ProjectionType, Table } from "aws-cdk-lib/aws-dynamodb";
+import { Construct } from "constructs";
+import { STATUS_INDEX, tableDefinition } from "../lib/adapters/dynamodb/table.ts";
+
+/** The attribute DynamoDB's TTL reads (epoch seconds): the hook for retention, written by nobody yet. */
+export const TTL_ATTRIBUTE = "expiresAt";
+
+export interface RunlogTableProps {
+  /** What happens to the runs when the stack is deleted. @default RemovalPolicy.RETAIN */
+  removalPolicy?: RemovalPolicy;
+}
+
+const layout = tableDefinition("unused");
+const typeOf = (name: string | undefined): { name: string; type: AttributeType } => {
+  const attribute = layout.AttributeDefinitions?.find((a) => a.AttributeName === name);
+  if (!attribute?.AttributeName) throw new Error(`table layout: no attribute definition for ${name}`);
+  const types = { S: AttributeType.STRING, N: AttributeType.NUMBER, B: AttributeType.BINARY } as const;
+  return { name: attribute.AttributeName, type: types[attribute.AttributeType as keyof typeof types] };
+};
+const keyOf = (schema: typeof layout.KeySchema, type: "HASH" | "RANGE") =>
+  typeOf(schema?.find((key) => key.KeyType === type)?.AttributeName);
+
+/**
+ * The run log table, declared from the same layout every runlog store uses
+ * (lib/adapters/dynamodb/table.ts), so the deployed table and the embedded
+ * one cannot drift apart: events and heads by (runId, seq), heads by status.
+ */
+export class RunlogTable extends Construct {
+  readonly table: Table;
+
+  constructor(scope: Construct, id: string, props: RunlogTableProps = {}) {
+    super(scope, id);
+    const index = layout.GlobalSecondaryIndexes?.find((gsi) => gsi.IndexName === STATUS_INDEX);
+    if (!index) throw new Error(`table layout: no index ${STATUS_INDEX}`);
+    this.table = new Table(this, "Table", {
+      partitionKey: keyOf(layout.KeySchema, "HASH"),
+      sortKey: keyOf(layout.KeySchema, "RANGE"),
+      billingMode:
+        layout.BillingMode === "PAY_PER_REQUEST" ? BillingMode.PAY_PER_REQUEST : BillingMode.PROVISIONED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TTL_ATTRIBUTE,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: STATUS_INDEX,
+      partitionKey: keyOf(index.KeySchema, "HASH"),
+      sortKey: keyOf(index.KeySchema, "RANGE"),
+      projectionType:
+        index.Projection?.ProjectionType === "ALL" ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+    });
+  }
+}

@@ -1,0 +1,73 @@
+import { Duration } from "aws-cdk-lib";
+import { type IEventBus, Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import type { IQueue } from "aws-cdk-lib/aws-sqs";
+import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import { Construct } from "constructs";
+
+/** The source and detail-types of the events runlog acts on. */
+export const RUNLOG_SOURCE = "runlog";
+export const START_RUN = "runlog.StartRun";
+export const RESUME_RUN = "runlog.ResumeRun";
+/** Execution endings after which a run may need resuming (SUCCEEDED never does). */
+export const ENDINGS_TO_RESUME = ["FAILED", "TIMED_OUT", "ABORTED"];
+
+export interface TriggersProps {
+  stateMachine: IStateMachine;
+  startRun: IFunction;
+  resume: IFunction;
+  sweeper: IFunction;
+  /** How often the sweeper looks for runs whose executor died. @default Duration.minutes(5) */
+  sweepEvery?: Duration;
+  /** Where StartRun and ResumeRun events arrive. @default the account's default bus */
+  eventBus?: IEventBus;
+  /** Events that could not be delivered to a function land here. */
+  deadLetters: IQueue;
+}
+
+/**
+ * What invokes the functions that start executions: the sweep schedule, Step
+ * Functions' own status events for failed executions (on the default bus,
+ * where AWS puts them), and runlog events on the chosen bus.
+ */
+export class Triggers extends Construct {
+  constructor(scope: Construct, id: string, props: TriggersProps) {
+    super(scope, id);
+    const target = (fn: IFunction) =>
+      new LambdaFunction(fn, {
+        deadLetterQueue: props.deadLetters,
+        retryAttempts: 4,
+        maxEventAge: Duration.hours(2),
+      });
+
+    new Rule(this, "Sweep", {
+      description: "runlog: resume runs whose executor died",
+      schedule: Schedule.rate(props.sweepEvery ?? Duration.minutes(5)),
+      targets: [target(props.sweeper)],
+    });
+    new Rule(this, "ExecutionEnded", {
+      description: "runlog: resume a run when its execution failed, timed out or was aborted",
+      eventPattern: {
+        source: ["aws.states"],
+        detailType: ["Step Functions Execution Status Change"],
+        detail: { status: ENDINGS_TO_RESUME, stateMachineArn: [props.stateMachine.stateMachineArn] },
+      },
+      targets: [target(props.resume)],
+    });
+    // { source: "runlog", detail-type: "runlog.StartRun", detail: { agent, input, model?, runId? } }
+    new Rule(this, "StartRun", {
+      description: "runlog: start a run from an event",
+      ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+      eventPattern: { source: [RUNLOG_SOURCE], detailType: [START_RUN] },
+      targets: [target(props.startRun)],
+    });
+    // { source: "runlog", detail-type: "runlog.ResumeRun", detail: { runId, model?, input? } }
+    new Rule(this, "ResumeRun", {
+      description: "runlog: resume a run from an event",
+      ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+      eventPattern: { source: [RUNLOG_SOURCE], detailType: [RESUME_RUN] },
+      targets: [target(props.resume)],
+    });
+  }
+}

@@ -1,0 +1,129 @@
+import { randomBytes } from "node:crypto";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { SFNClient } from "@aws-sdk/client-sfn";
+import OpenAI from "openai";
+import { z } from "zod";
+import { agents } from "#agents";
+import { DynamoEventStore } from "../lib/adapters/dynamodb/dynamoEventStore.ts";
+import { modelResolver } from "../lib/adapters/models.ts";
+import { createOpenAIModel, OPENAI_SPEC_PREFIX, parseOpenAISpec } from "../lib/adapters/openai/index.ts";
+import { SfnOrchestrator } from "../lib/adapters/stepfunctions/index.ts";
+import { agentRegistry } from "../lib/agents/registry.ts";
+import { ModelRejectedError, PermanentError } from "../lib/core/errors.ts";
+import type { Model, ModelResolver } from "../lib/ports/model.ts";
+import type { Ids } from "../lib/ports/runtime.ts";
+import type { ControlDeps, StepDeps } from "../lib/steps/deps.ts";
+import { LogCache } from "../lib/steps/logCache.ts";
+import type { SweepOptions } from "../lib/steps/sweep.ts";
+import { readModelKey } from "./secret.ts";
+
+/** What a function is configured with; cdk/ sets these. The model key is never one of them, only its secret. */
+const EnvSchema = z.object({
+  TABLE_NAME: z.string().min(1),
+  /** Only functions that start executions (startRun, resume, sweeper) have one. */
+  STATE_MACHINE_ARN: z.string().startsWith("arn:").optional(),
+  /** Only callModel has one: the secret holding the OpenAI-compatible API key. */
+  MODEL_KEY_SECRET_ARN: z.string().min(1).optional(),
+  /** As long as an execution may run, so a lease never lapses under a live execution. */
+  RUNLOG_LEASE_MS: z.coerce.number().int().positive(),
+  /** Where tools may keep files: Lambda's only writable place. */
+  RUNLOG_DATA_DIR: z.string().min(1).default("/tmp/runlog"),
+});
+export type FunctionEnv = z.infer<typeof EnvSchema>;
+
+/** The step deps every function has, and the control deps of those that start executions. */
+export interface AwsDeps {
+  steps: StepDeps;
+  /** PermanentError for a function deployed without STATE_MACHINE_ARN. */
+  control(): ControlDeps & { ids: Ids };
+}
+
+/**
+ * How the AWS sweeper sweeps: also `interrupted` runs, because a failed
+ * execution's Finish leaves its run there, and the failure event's resume
+ * skips a run whose backoff has not passed.
+ */
+export const AWS_SWEEP: SweepOptions = { statuses: ["running", "interrupted"] };
+
+/** A new time-ordered run id, the same shape lib/api/local.ts makes. */
+const newRunId = () => `run_${Date.now().toString(36)}${randomBytes(5).toString("hex")}`;
+
+export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
+  const parsed = EnvSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new PermanentError(`this function is misconfigured: ${problems.join("; ")}`);
+}
+
+/**
+ * The model resolver of lib/adapters/models.ts, with `openai:` specs on one
+ * client that holds the key read from Secrets Manager. A function without the
+ * secret can still name and check openai models; calling one fails clearly.
+ */
+function awsModels(apiKey: string | undefined): ModelResolver {
+  const others = modelResolver();
+  const client = new OpenAI({
+    apiKey: apiKey ?? (() => Promise.reject(new ModelRejectedError("this function holds no model key"))),
+    maxRetries: 2,
+  });
+  const openai = new Map<string, Model>();
+  return (spec) => {
+    if (!spec.startsWith(OPENAI_SPEC_PREFIX)) return others(spec);
+    const model = openai.get(spec) ?? createOpenAIModel({ ...parseOpenAISpec(spec), client });
+    openai.set(spec, model);
+    return model;
+  };
+}
+
+/** Build every dependency from the environment: the clients, the store, the models (reading the key once). */
+export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
+  const config = readEnv(env);
+  const apiKey =
+    config.MODEL_KEY_SECRET_ARN === undefined
+      ? undefined
+      : await readModelKey(new SecretsManagerClient({}), config.MODEL_KEY_SECRET_ARN);
+  // Few SDK retries: the state machine retries on top, with backoff.
+  const store = new DynamoEventStore({
+    client: new DynamoDBClient({ maxAttempts: 3 }),
+    tableName: config.TABLE_NAME,
+  });
+  const steps: StepDeps = {
+    store,
+    logs: new LogCache(store),
+    agents: agentRegistry({ dataDir: config.RUNLOG_DATA_DIR }, agents),
+    models: awsModels(apiKey),
+    clock: { now: () => new Date() },
+    faults: { reached: () => {} },
+  };
+  const stateMachineArn = config.STATE_MACHINE_ARN;
+  const orchestrator =
+    stateMachineArn === undefined
+      ? undefined
+      : new SfnOrchestrator({ client: new SFNClient({ maxAttempts: 3 }), stateMachineArn });
+  const control = orchestrator && {
+    ...steps,
+    orchestrator,
+    leaseMs: config.RUNLOG_LEASE_MS,
+    ids: { runId: newRunId },
+  };
+  return {
+    steps,
+    control() {
+      if (!control)
+        throw new PermanentError("this function starts no executions: STATE_MACHINE_ARN is not set");
+      return control;
+    },
+  };
+}
+
+let built: Promise<AwsDeps> | undefined;
+
+/** The deps of this Lambda instance, built on first use; a failed build is tried again on the next event. */
+export function awsDeps(): Promise<AwsDeps> {
+  built ??= buildDeps(process.env).catch((error: unknown) => {
+    built = undefined;
+    throw error;
+  });
+  return built;
+}

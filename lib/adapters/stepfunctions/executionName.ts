@@ -1,0 +1,54 @@
+import { createHash } from "node:crypto";
+import { InvalidInputError } from "../../core/errors.ts";
+
+/** Step Functions' limit on an execution name (and the characters we allow in one). */
+export const MAX_EXECUTION_NAME = 80;
+const PLAIN = /^[A-Za-z0-9_-]+$/;
+/** The prefix of lease owners that are Step Functions executions. */
+export const SFN_OWNER_PREFIX = "sfn:";
+
+/**
+ * The one execution name of a run's generation: `<runId>-g<generation>`, or,
+ * when the run id is long or has other characters, a readable prefix plus a
+ * hash of it. Deterministic, so a retried start names the same execution and
+ * Step Functions refuses to start it twice.
+ */
+export function executionName(runId: string, generation: number): string {
+  if (runId.length === 0) throw new InvalidInputError("runId: expected a non-empty string");
+  if (!Number.isInteger(generation) || generation < 1) {
+    throw new InvalidInputError(`generation: expected an integer >= 1 for run ${runId}, got ${generation}`);
+  }
+  const suffix = `-g${generation}`;
+  if (PLAIN.test(runId) && runId.length + suffix.length <= MAX_EXECUTION_NAME) return `${runId}${suffix}`;
+  const hash = createHash("sha256").update(runId).digest("hex").slice(0, 20);
+  const room = MAX_EXECUTION_NAME - suffix.length - hash.length - 1;
+  const readable = runId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, room);
+  return `${readable}-${hash}${suffix}`;
+}
+
+/** The lease owner an execution holds: `sfn:<executionName>`. */
+export function ownerOf(name: string): string {
+  return `${SFN_OWNER_PREFIX}${name}`;
+}
+
+/** The execution name in an `sfn:` owner; undefined for owners that are not executions. */
+export function executionNameOf(owner: string): string | undefined {
+  if (!owner.startsWith(SFN_OWNER_PREFIX)) return undefined;
+  const name = owner.slice(SFN_OWNER_PREFIX.length);
+  return PLAIN.test(name) && name.length <= MAX_EXECUTION_NAME ? name : undefined;
+}
+
+/**
+ * The ARN of an execution by name: a state machine's ARN with `stateMachine`
+ * turned into `execution` and the name appended, as Step Functions builds it.
+ */
+export function executionArn(stateMachineArn: string, name: string): string {
+  const parts = stateMachineArn.split(":");
+  if (parts.length !== 7 || parts[0] !== "arn" || parts[2] !== "states" || parts[5] !== "stateMachine") {
+    throw new InvalidInputError(
+      `state machine ARN ${JSON.stringify(stateMachineArn)}: expected arn:<partition>:states:<region>:<account>:stateMachine:<name>`,
+    );
+  }
+  parts[5] = "execution";
+  return `${parts.join(":")}:${name}`;
+}

@@ -1,0 +1,129 @@
+import { isDeepStrictEqual } from "node:util";
+import {
+  DescribeExecutionCommand,
+  type ExecutionStatus,
+  type SFNClient,
+  StartExecutionCommand,
+  StopExecutionCommand,
+} from "@aws-sdk/client-sfn";
+import { ConflictError } from "../../core/errors.ts";
+import type { ExecutionInput, Orchestrator } from "../../ports/runtime.ts";
+import { sfnErrorName, toRunlogError } from "./errors.ts";
+import { executionArn, executionName, executionNameOf, ownerOf } from "./executionName.ts";
+
+export interface SfnOrchestratorOptions {
+  client: SFNClient;
+  /** The run state machine (a Standard workflow deployed from lib/workflow's definition). */
+  stateMachineArn: string;
+}
+
+/** What Step Functions says about one execution. */
+export interface ExecutionInfo {
+  name: string;
+  arn: string;
+  /** UNKNOWN only if Step Functions left it out of an answer. */
+  status: ExecutionStatus | "UNKNOWN";
+  /** The execution's input, parsed; undefined if it could not be read. */
+  input?: unknown;
+  startDate?: Date;
+  stopDate?: Date;
+}
+
+/** Identifies one generation of a run. */
+export interface RunGeneration {
+  runId: string;
+  generation: number;
+}
+
+const parse = (text: string | undefined): unknown => {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Executes runs on AWS Step Functions: one execution per generation, named
+ * after the run and generation, so a start that is retried or repeated never
+ * starts a second execution. Only starts; the steps run in Lambda.
+ */
+export class SfnOrchestrator implements Orchestrator {
+  constructor(private readonly options: SfnOrchestratorOptions) {}
+
+  /** Start this generation's execution; an execution of that name with the same input counts as started. */
+  async execute(input: ExecutionInput): Promise<void> {
+    const name = executionName(input.runId, input.generation);
+    const what = `start execution ${name} of run ${input.runId}`;
+    try {
+      await this.options.client.send(
+        new StartExecutionCommand({
+          stateMachineArn: this.options.stateMachineArn,
+          name,
+          input: JSON.stringify(input),
+        }),
+      );
+    } catch (error) {
+      if (sfnErrorName(error) !== "ExecutionAlreadyExists") throw toRunlogError(error, what);
+      // Step Functions refuses a name used before (even by a closed execution): same input means it is ours.
+      const existing = await this.describeName(name);
+      if (existing && isDeepStrictEqual(existing.input, input)) return;
+      throw new ConflictError(`${what}: an execution of that name exists with a different input`, {
+        cause: error,
+      });
+    }
+  }
+
+  leaseOwnerFor(run: RunGeneration): string {
+    return ownerOf(executionName(run.runId, run.generation));
+  }
+
+  /**
+   * An execution is alive while Step Functions says RUNNING; one that does not
+   * exist (yet) is not. Owners that are not executions count as alive, so their
+   * lease time decides.
+   */
+  async isAlive(owner: string): Promise<boolean> {
+    const name = executionNameOf(owner);
+    if (name === undefined) return true;
+    return (await this.describeName(name))?.status === "RUNNING";
+  }
+
+  /** The execution of a run's generation; undefined if it was never started. */
+  describe(run: RunGeneration): Promise<ExecutionInfo | undefined> {
+    return this.describeName(executionName(run.runId, run.generation));
+  }
+
+  /** Stop a generation's execution if it runs; false when there was nothing running to stop. */
+  async stop(run: RunGeneration, reason: { error: string; cause: string }): Promise<boolean> {
+    const name = executionName(run.runId, run.generation);
+    const current = await this.describeName(name);
+    if (current?.status !== "RUNNING") return false;
+    try {
+      await this.options.client.send(
+        new StopExecutionCommand({ executionArn: current.arn, error: reason.error, cause: reason.cause }),
+      );
+      return true;
+    } catch (error) {
+      if (sfnErrorName(error) === "ExecutionDoesNotExist") return false;
+      throw toRunlogError(error, `stop execution ${name}`);
+    }
+  }
+
+  private async describeName(name: string): Promise<ExecutionInfo | undefined> {
+    const arn = executionArn(this.options.stateMachineArn, name);
+    try {
+      const out = await this.options.client.send(new DescribeExecutionCommand({ executionArn: arn }));
+      const info: ExecutionInfo = { name, arn, status: out.status ?? "UNKNOWN" };
+      const input = parse(out.input);
+      if (input !== undefined) info.input = input;
+      if (out.startDate) info.startDate = out.startDate;
+      if (out.stopDate) info.stopDate = out.stopDate;
+      return info;
+    } catch (error) {
+      if (sfnErrorName(error) === "ExecutionDoesNotExist") return undefined;
+      throw toRunlogError(error, `describe execution ${name}`);
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import "../../lib/adapters/local/withResolvers.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { StateMachine } from "aws-local-stepfunctions";
+import { mockClient } from "aws-sdk-client-mock";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { HandlerName } from "../../cdk/runlogFunction.ts";
+import { handler as callModel } from "../../functions/callModel.ts";
+import { handler as finish } from "../../functions/finish.ts";
+import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
+import { handler as resume } from "../../functions/resume.ts";
+import { handler as runTool } from "../../functions/runTool.ts";
+import { handler as startRun } from "../../functions/startRun.ts";
+import { handler as sweeper } from "../../functions/sweeper.ts";
+import {
+  ConflictError,
+  ModelRejectedError,
+  ModelUnavailableError,
+  StaleError,
+} from "../../lib/core/errors.ts";
+import type { ExecutionInput } from "../../lib/ports/runtime.ts";
+import { RUN_DEFINITION, renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
+import { toWorkflowError } from "../../lib/workflow/errors.ts";
+import { busEvent, STATE_MACHINE_ARN, useFunctionEnvironment } from "../functions/support.ts";
+import { type Synthesized, synthesize } from "./synth.ts";
+
+const HANDLERS: Record<HandlerName, (event: unknown) => Promise<unknown>> = {
+  callModel,
+  runTool,
+  recordModelFailure,
+  finish,
+  startRun,
+  resume,
+  sweeper,
+};
+type State = {
+  Type: string;
+  Resource?: string;
+  Retry?: { ErrorEquals: string[] }[];
+  Catch?: { ErrorEquals: string[] }[];
+  ItemProcessor?: { States: Record<string, State> };
+};
+
+const env = useFunctionEnvironment("cdk-definition", { STATE_MACHINE_ARN });
+const sfn = mockClient(SFNClient);
+let s: Synthesized;
+/** The template's definition with each substitution filled by the ARN of the function it names. */
+let deployed: { States: Record<string, State> };
+let arnToHandler: Map<string, HandlerName>;
+
+const fakeArn = (logicalId: string) => `arn:aws:lambda:us-east-1:123456789012:function:${logicalId}`;
+const allStates = (states: Record<string, State>): [string, State][] =>
+  Object.entries(states).flatMap(([name, state]) => [
+    [name, state] as [string, State],
+    ...(state.ItemProcessor ? allStates(state.ItemProcessor.States) : []),
+  ]);
+
+beforeAll(() => {
+  s = synthesize();
+  const [machine] = Object.values(s.template.findResources("AWS::StepFunctions::StateMachine"));
+  const props = machine!.Properties as {
+    DefinitionString: string;
+    DefinitionSubstitutions: Record<string, { "Fn::GetAtt": [string, string] }>;
+  };
+  let text = props.DefinitionString;
+  arnToHandler = new Map();
+  const byId = new Map(Object.entries(s.functionIds).map(([handler, id]) => [id, handler as HandlerName]));
+  for (const [placeholder, value] of Object.entries(props.DefinitionSubstitutions)) {
+    const id = value["Fn::GetAtt"][0];
+    text = text.replaceAll(`\${${placeholder}}`, fakeArn(id));
+    arnToHandler.set(fakeArn(id), byId.get(id)!);
+  }
+  deployed = JSON.parse(text);
+});
+beforeEach(() => {
+  sfn.reset();
+  sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
+});
+
+describe("the deployed definition", () => {
+  it("is lib/workflow's RUN_DEFINITION, placeholders and all", () => {
+    const [machine] = Object.values(s.template.findResources("AWS::StepFunctions::StateMachine"));
+    expect(JSON.parse(machine!.Properties.DefinitionString)).toEqual(
+      JSON.parse(JSON.stringify(RUN_DEFINITION)),
+    );
+  });
+
+  it("substitutes each task with its own function", () => {
+    const arns = Object.fromEntries(
+      (Object.keys(TASKS) as TaskName[]).map((task) => {
+        const handler = (task[0]!.toLowerCase() + task.slice(1)) as HandlerName;
+        return [task, fakeArn(s.functionIds[handler])];
+      }),
+    ) as Record<TaskName, string>;
+    expect(deployed).toEqual(renderDefinition(arns));
+  });
+
+  it("retries and catches only the error names the functions throw", () => {
+    const thrown = new Set(
+      [
+        new ModelUnavailableError("x"),
+        new ConflictError("x"),
+        new StaleError("x"),
+        new ModelRejectedError("x"),
+      ].map((error) => toWorkflowError(error).name),
+    );
+    const named = allStates(deployed.States).flatMap(([, state]) =>
+      [...(state.Retry ?? []), ...(state.Catch ?? [])].flatMap((rule) => rule.ErrorEquals),
+    );
+    expect(named.length).toBeGreaterThan(0);
+    for (const name of named) expect(name === "States.ALL" || thrown.has(name), name).toBe(true);
+  });
+});
+
+/** Run the deployed definition in-process, each task served by the handler of the function its Resource names. */
+async function execute(input: ExecutionInput) {
+  const machine = new StateMachine(deployed as never, { validationOptions: { checkArn: false } });
+  const tasks = allStates(deployed.States).filter(([, state]) => state.Type === "Task");
+  const calls: Record<string, number> = {};
+  const handlers = Object.fromEntries(
+    tasks.map(([name, state]) => [
+      name,
+      (event: unknown) => {
+        calls[name] = (calls[name] ?? 0) + 1;
+        return HANDLERS[arnToHandler.get(state.Resource!)!](event);
+      },
+    ]),
+  );
+  const execution = machine.run(input as never, {
+    overrides: {
+      taskResourceLocalHandlers: handlers as never,
+      retryIntervalOverrides: Object.fromEntries(tasks.map(([name]) => [name, 0])),
+    },
+  });
+  const result = (await execution.result) as { outcome?: { status: string; output: string | null } };
+  return { ...result, calls };
+}
+
+/** Start a run through the startRun function and return the execution input it asked Step Functions for. */
+async function start(runId: string, turns?: unknown[]): Promise<ExecutionInput> {
+  let model: string | undefined;
+  if (turns) {
+    const path = join(process.env.RUNLOG_DATA_DIR!, `${runId}.json`);
+    writeFileSync(path, JSON.stringify({ turns }));
+    model = `scripted:${path}`;
+  }
+  await startRun(
+    busEvent("runlog.StartRun", { agent: "demo", input: "Plan my day", runId, ...(model ? { model } : {}) }),
+  );
+  const call = sfn.commandCalls(StartExecutionCommand).at(-1)!;
+  return JSON.parse(call.args[0].input.input!) as ExecutionInput;
+}
+
+describe("an execution of the deployed definition, on the deployed functions", () => {
+  it("runs the demo to completion", async () => {
+    const result = await execute(await start("cdk-demo"));
+    expect(result.outcome).toMatchObject({
+      status: "completed",
+      output: expect.stringMatching(/sunglasses/),
+    });
+    expect(await env.store().getHead("cdk-demo")).toMatchObject({ status: "completed" });
+  });
+
+  it("retries a model call that failed retryably, by its category name, then records the failure", async () => {
+    // A scripted turn fails the same way each time it is asked, so every retry fails too.
+    const result = await execute(
+      await start("cdk-retry", [{ error: "rate_limit" }, { text: "Done", stop: "stop" }]),
+    );
+    expect(result.calls).toMatchObject({ CallModel: 3, RecordModelFailure: 1, Finish: 1 });
+    expect(result.outcome).toMatchObject({ status: "failed" });
+    expect((await env.store().read("cdk-retry")).at(-1)).toMatchObject({
+      type: "model_failed",
+      retryable: true,
+    });
+  });
+
+  it("records a model failure caught by its category name, and ends quietly", async () => {
+    const result = await execute(await start("cdk-rejected", [{ error: "rejected" }]));
+    expect(result.calls).toMatchObject({ CallModel: 1, RecordModelFailure: 1, Finish: 1 });
+    expect(result.outcome).toMatchObject({ status: "failed" });
+    expect((await env.store().read("cdk-rejected")).at(-1)).toMatchObject({
+      type: "model_failed",
+      error: { name: "ModelRejectedError" },
+      retryable: false,
+    });
+  });
+});

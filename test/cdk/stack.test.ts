@@ -1,0 +1,211 @@
+import { App, Stack } from "aws-cdk-lib";
+import { Match } from "aws-cdk-lib/assertions";
+import { Code, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { beforeAll, describe, expect, it } from "vitest";
+import { STORE_ACTIONS } from "../../cdk/grants.ts";
+import type { HandlerName } from "../../cdk/runlogFunction.ts";
+import { STATUS_INDEX, tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
+import { TASK_TIMEOUT_SECONDS } from "../../lib/workflow/definition.ts";
+import { permissionsOf, type Synthesized, synthesize } from "./synth.ts";
+
+const SECRET = "runlog/model-key";
+const BUS = "agents-bus";
+let s: Synthesized;
+beforeAll(() => {
+  s = synthesize({ modelKeySecret: SECRET, eventBusName: BUS });
+});
+
+const HANDLERS: HandlerName[] = [
+  "callModel",
+  "runTool",
+  "recordModelFailure",
+  "finish",
+  "startRun",
+  "resume",
+  "sweeper",
+];
+const permissions = (handler: HandlerName) =>
+  permissionsOf(s.template, s.logicalId(s.stack.functions[handler].role!));
+type FunctionProps = { Timeout: number; Environment: { Variables: Record<string, unknown> } };
+const functionProps = (handler: HandlerName) =>
+  s.template.findResources("AWS::Lambda::Function")[s.functionIds[handler]]!.Properties as FunctionProps;
+
+describe("the table", () => {
+  it("has the layout every runlog store uses, billed on demand, with TTL and point-in-time recovery", () => {
+    const layout = tableDefinition("x");
+    s.template.resourceCountIs("AWS::DynamoDB::Table", 1);
+    s.template.hasResourceProperties("AWS::DynamoDB::Table", {
+      BillingMode: "PAY_PER_REQUEST",
+      KeySchema: layout.KeySchema,
+      AttributeDefinitions: Match.arrayWith(layout.AttributeDefinitions!),
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: STATUS_INDEX,
+          KeySchema: layout.GlobalSecondaryIndexes![0]!.KeySchema,
+          Projection: { ProjectionType: "ALL" },
+        },
+      ],
+      TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    s.template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain" });
+  });
+});
+
+describe("the functions", () => {
+  it("are one Node.js 22 arm64 function per handler, traced, each with its own limits", () => {
+    s.template.resourceCountIs("AWS::Lambda::Function", HANDLERS.length);
+    for (const handler of HANDLERS) {
+      expect(functionProps(handler), handler).toMatchObject({
+        Runtime: "nodejs22.x",
+        Architectures: ["arm64"],
+        Handler: "index.handler",
+        TracingConfig: { Mode: "Active" },
+      });
+    }
+    expect(functionProps("callModel").Timeout).toBe(TASK_TIMEOUT_SECONDS.CallModel);
+    expect(functionProps("finish").Timeout).toBe(TASK_TIMEOUT_SECONDS.Finish);
+    expect(functionProps("startRun").Timeout).toBe(30);
+  });
+
+  it("get the model key as a secret's ARN, and only callModel gets it", () => {
+    for (const handler of HANDLERS) {
+      const env = functionProps(handler).Environment.Variables as Record<string, unknown>;
+      expect(env.TABLE_NAME, handler).toEqual({ Ref: s.logicalId(s.stack.table) });
+      expect(
+        Object.keys(env).some((name) => /API_KEY|OPENAI/.test(name)),
+        handler,
+      ).toBe(false);
+      expect("MODEL_KEY_SECRET_ARN" in env, handler).toBe(handler === "callModel");
+      expect("STATE_MACHINE_ARN" in env, handler).toBe(["startRun", "resume", "sweeper"].includes(handler));
+    }
+    expect(JSON.stringify(functionProps("callModel").Environment.Variables.MODEL_KEY_SECRET_ARN)).toContain(
+      SECRET,
+    );
+  });
+});
+
+describe("least privilege", () => {
+  it("lets every function use the table only as the store does: no Scan, no deletes, no batch", () => {
+    for (const handler of HANDLERS) {
+      const { actions } = permissions(handler);
+      expect(actions.filter((a) => a.startsWith("dynamodb:")).sort(), handler).toEqual(
+        [...STORE_ACTIONS, ...(handler === "sweeper" ? ["dynamodb:Query"] : [])].sort(),
+      );
+    }
+  });
+
+  it("gives the secret to callModel alone", () => {
+    for (const handler of HANDLERS) {
+      const secrets = permissions(handler).actions.filter((a) => a.startsWith("secretsmanager:"));
+      if (handler === "callModel") expect(secrets).toContain("secretsmanager:GetSecretValue");
+      else expect(secrets, handler).toEqual([]);
+    }
+  });
+
+  it("lets only the functions that start executions touch Step Functions, on this state machine", () => {
+    const machine = s.logicalId(s.stack.stateMachine);
+    for (const handler of HANDLERS) {
+      const { actions, resources } = permissions(handler);
+      const states = actions.filter((a) => a.startsWith("states:")).sort();
+      if (["startRun", "resume", "sweeper"].includes(handler)) {
+        expect(states, handler).toEqual(["states:DescribeExecution", "states:StartExecution"]);
+        expect(resources, handler).toContainEqual({ Ref: machine });
+      } else expect(states, handler).toEqual([]);
+    }
+    expect(permissions("runTool").actions.every((a) => /^(logs|xray|dynamodb):/.test(a))).toBe(true);
+  });
+
+  it("lets the state machine invoke exactly its four task functions", () => {
+    const { actions, resources } = permissionsOf(s.template, s.logicalId(s.stack.stateMachine.role));
+    expect(actions.filter((a) => a.startsWith("lambda:"))).toEqual(["lambda:InvokeFunction"]);
+    const invoked = resources.filter((r) => JSON.stringify(r).includes("Function"));
+    expect(invoked).toEqual(
+      (["callModel", "runTool", "recordModelFailure", "finish"] as const).map((h) => ({
+        "Fn::GetAtt": [s.functionIds[h], "Arn"],
+      })),
+    );
+  });
+});
+
+describe("the state machine", () => {
+  it("is a Standard workflow that logs everything and is traced", () => {
+    s.template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
+      StateMachineType: "STANDARD",
+      LoggingConfiguration: { Level: "ALL", IncludeExecutionData: true },
+      TracingConfiguration: { Enabled: true },
+    });
+  });
+});
+
+describe("recovery and event-driven starts", () => {
+  const target = (handler: HandlerName) =>
+    Match.arrayWith([Match.objectLike({ Arn: { "Fn::GetAtt": [s.functionIds[handler], "Arn"] } })]);
+
+  it("sweeps every five minutes", () => {
+    s.template.hasResourceProperties("AWS::Events::Rule", {
+      ScheduleExpression: "rate(5 minutes)",
+      Targets: target("sweeper"),
+    });
+  });
+
+  it("resumes when an execution of this state machine fails, times out or is aborted", () => {
+    s.template.hasResourceProperties("AWS::Events::Rule", {
+      EventPattern: {
+        source: ["aws.states"],
+        "detail-type": ["Step Functions Execution Status Change"],
+        detail: {
+          status: ["FAILED", "TIMED_OUT", "ABORTED"],
+          stateMachineArn: [{ Ref: s.logicalId(s.stack.stateMachine) }],
+        },
+      },
+      EventBusName: Match.absent(),
+      Targets: target("resume"),
+    });
+  });
+
+  it("starts and resumes runs from runlog events on the bus given", () => {
+    for (const [detailType, handler] of [
+      ["runlog.StartRun", "startRun"],
+      ["runlog.ResumeRun", "resume"],
+    ] as const) {
+      s.template.hasResourceProperties("AWS::Events::Rule", {
+        EventBusName: BUS,
+        EventPattern: { source: ["runlog"], "detail-type": [detailType] },
+        Targets: target(handler),
+      });
+    }
+  });
+
+  it("keeps events that could not be handled in an encrypted dead-letter queue", () => {
+    s.template.hasResourceProperties("AWS::SQS::Queue", { SqsManagedSseEnabled: true });
+    s.template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      FunctionName: { Ref: s.functionIds.startRun },
+      DestinationConfig: {
+        OnFailure: { Destination: { "Fn::GetAtt": [s.logicalId(s.stack.deadLetters), "Arn"] } },
+      },
+    });
+  });
+});
+
+describe("cdk-nag", () => {
+  it("finds nothing the stack has not acknowledged with a reason", () => {
+    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(s.stack);
+    const errors = report.violations.filter((v) => v.severity === "error");
+    expect(
+      errors.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(", ")}`),
+    ).toEqual([]);
+  });
+
+  it("reports what is not acknowledged (the check is live)", () => {
+    const stack = new Stack(new App(), "Bare");
+    new LambdaFunction(stack, "Fn", {
+      runtime: Runtime.NODEJS_22_X,
+      handler: "index.handler",
+      code: Code.fromInline("exports.handler = async () => {};"),
+    });
+    const report = new AwsSolutionsChecks().validateScope(stack);
+    expect(report.violations.map((v) => v.ruleName)).toContain("AwsSolutions-L1");
+  });
+});

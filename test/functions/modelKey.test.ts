@@ -1,0 +1,92 @@
+import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { mockClient } from "aws-sdk-client-mock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handler as callModel } from "../../functions/callModel.ts";
+import { buildDeps } from "../../functions/deps.ts";
+import { handler as startRun } from "../../functions/startRun.ts";
+import { createFakeOpenAI, textReply } from "../helpers/fakeOpenAI.ts";
+import { busEvent, failure, SECRET_ARN, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+
+const secrets = mockClient(SecretsManagerClient);
+const sfn = mockClient(SFNClient);
+const fake = createFakeOpenAI();
+let stopFake = async () => {};
+// The key only ever travels through the mocked Secrets Manager, never through the environment.
+useFunctionEnvironment("fn-key", { STATE_MACHINE_ARN, MODEL_KEY_SECRET_ARN: SECRET_ARN });
+
+beforeAll(async () => {
+  delete process.env.OPENAI_API_KEY;
+  const { baseURL, close } = await fake.start();
+  process.env.OPENAI_BASE_URL = baseURL;
+  stopFake = close;
+  secrets
+    .on(GetSecretValueCommand, { SecretId: SECRET_ARN })
+    .resolves({ SecretString: "sk-from-the-secret" });
+  sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
+});
+afterAll(() => stopFake());
+
+describe("the model key", () => {
+  it("is read from Secrets Manager once per instance and sent to the provider", async () => {
+    fake.enqueue(textReply(["Hello"]), textReply(["Again"]));
+    for (const runId of ["key-1", "key-2"]) {
+      await startRun(
+        busEvent("runlog.StartRun", { agent: "demo", input: "hi", model: "openai:gpt-test", runId }),
+      );
+      expect(await callModel({ runId, generation: 1 })).toEqual({ action: "done" });
+    }
+    expect(fake.requests.map((r) => r.headers.authorization)).toEqual([
+      "Bearer sk-from-the-secret",
+      "Bearer sk-from-the-secret",
+    ]);
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+  });
+
+  it("may be stored as JSON, as key/value secrets are", async () => {
+    secrets
+      .on(GetSecretValueCommand, { SecretId: "json" })
+      .resolves({ SecretString: '{"OPENAI_API_KEY":"sk-json"}' });
+    const deps = await buildDeps({ ...process.env, MODEL_KEY_SECRET_ARN: "json" });
+    expect(deps.steps.models("openai:gpt-test").spec).toBe("openai:gpt-test");
+  });
+
+  it("fails a cold start retryably while Secrets Manager throttles, permanently when the secret is missing", async () => {
+    secrets
+      .on(GetSecretValueCommand, { SecretId: "slow" })
+      .rejects(Object.assign(new Error("rate"), { name: "ThrottlingException" }));
+    secrets
+      .on(GetSecretValueCommand, { SecretId: "gone" })
+      .rejects(Object.assign(new Error("no"), { name: "ResourceNotFoundException" }));
+    secrets.on(GetSecretValueCommand, { SecretId: "empty" }).resolves({ SecretString: "{}" });
+    await expect(buildDeps({ ...process.env, MODEL_KEY_SECRET_ARN: "slow" })).rejects.toThrow(
+      /ThrottlingException/,
+    );
+    await expect(buildDeps({ ...process.env, MODEL_KEY_SECRET_ARN: "slow" })).rejects.toMatchObject({
+      name: "RetryableError",
+    });
+    await expect(buildDeps({ ...process.env, MODEL_KEY_SECRET_ARN: "gone" })).rejects.toMatchObject({
+      name: "PermanentError",
+    });
+    await expect(buildDeps({ ...process.env, MODEL_KEY_SECRET_ARN: "empty" })).rejects.toThrow(
+      /holds no model key/,
+    );
+  });
+
+  it("is absent from functions deployed without the secret: they can check a model but not call it", async () => {
+    const { MODEL_KEY_SECRET_ARN: _, ...withoutKey } = process.env;
+    const deps = await buildDeps(withoutKey);
+    const model = deps.steps.models("openai:gpt-test");
+    const call = model.call({ runId: "x", turn: 0, instructions: "", messages: [], tools: [] });
+    await expect(call).rejects.toThrow(/holds no model key/);
+    expect(fake.requestCount).toBe(2);
+  });
+
+  it("is never configured through a plain environment variable", async () => {
+    const thrown = await failure(buildDeps({ ...process.env, TABLE_NAME: "" }));
+    expect(thrown).toMatchObject({ name: "PermanentError", message: expect.stringMatching(/TABLE_NAME/) });
+    expect(
+      Object.keys(process.env).filter((k) => /KEY/.test(k) && process.env[k]?.startsWith("sk-")),
+    ).toEqual([]);
+  });
+});

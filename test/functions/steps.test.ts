@@ -1,0 +1,143 @@
+import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { mockClient } from "aws-sdk-client-mock";
+import { beforeEach, describe, expect, it } from "vitest";
+import { handler as callModel } from "../../functions/callModel.ts";
+import { handler as finish } from "../../functions/finish.ts";
+import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
+import { handler as runTool } from "../../functions/runTool.ts";
+import { handler as startRun } from "../../functions/startRun.ts";
+import type { ExecutionInput, NextAction } from "../../lib/ports/runtime.ts";
+import { busEvent, failure, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+
+const env = useFunctionEnvironment("fn-steps", { STATE_MACHINE_ARN });
+const sfn = mockClient(SFNClient);
+beforeEach(() => {
+  sfn.reset();
+  sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
+});
+
+/** The execution input of the n-th StartExecution this test made. */
+const started = (n = 0): ExecutionInput => {
+  const call = sfn.commandCalls(StartExecutionCommand)[n];
+  if (!call) throw new Error(`no StartExecution #${n + 1}`);
+  return JSON.parse(call.args[0].input.input!) as ExecutionInput;
+};
+
+describe("the startRun function", () => {
+  it("starts a run from a runlog.StartRun event and its generation-1 execution", async () => {
+    const out = await startRun(
+      busEvent("runlog.StartRun", { agent: "demo", input: "Plan my day", runId: "fn-1" }),
+    );
+    expect(out).toEqual({ runId: "fn-1", created: true });
+    expect(sfn.commandCalls(StartExecutionCommand)[0]!.args[0].input).toMatchObject({
+      stateMachineArn: STATE_MACHINE_ARN,
+      name: "fn-1-g1",
+    });
+    expect(started()).toEqual({
+      runId: "fn-1",
+      generation: 1,
+      next: { action: "model" },
+      owner: "sfn:fn-1-g1",
+    });
+    expect((await env.store().getHead("fn-1"))?.lease?.owner).toBe("sfn:fn-1-g1");
+  });
+
+  it("names a run after its event when none is given, so a redelivered event starts nothing new", async () => {
+    const event = busEvent(
+      "runlog.StartRun",
+      { agent: "demo", input: "hi" },
+      "0f1e2d3c-aaaa-bbbb-cccc-000000000001",
+    );
+    expect(await startRun(event)).toEqual({
+      runId: "evt-0f1e2d3c-aaaa-bbbb-cccc-000000000001",
+      created: true,
+    });
+    expect(await startRun(event)).toMatchObject({ created: false });
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
+  });
+
+  it("rejects a bad event as permanent, naming the field, and writes nothing", async () => {
+    const bad = await failure(
+      startRun(busEvent("runlog.StartRun", { agent: "demo", input: "", runId: "fn-bad" })),
+    );
+    expect(bad.name).toBe("PermanentError");
+    expect(bad.message).toMatch(/^InvalidInputError: invalid input: detail\.input/);
+    const unknown = await failure(
+      startRun(busEvent("runlog.StartRun", { agent: "nobody", input: "x", runId: "fn-bad" })),
+    );
+    expect(unknown).toMatchObject({
+      name: "PermanentError",
+      message: expect.stringMatching(/^NotFoundError: unknown agent/),
+    });
+    expect(await env.store().read("fn-bad")).toEqual([]);
+  });
+
+  it("reports a throttled start as retryable", async () => {
+    sfn
+      .on(StartExecutionCommand)
+      .rejects(Object.assign(new Error("slow down"), { name: "ThrottlingException" }));
+    const thrown = await failure(
+      startRun(busEvent("runlog.StartRun", { agent: "demo", input: "x", runId: "fn-slow" })),
+    );
+    expect(thrown.name).toBe("RetryableError");
+  });
+});
+
+describe("the step functions", () => {
+  it("run the demo to completion, task by task, as the state machine would", async () => {
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "Plan my day", runId: "fn-2" }));
+    const input = started();
+    const ids = { runId: "fn-2", generation: 1 };
+    let next: NextAction = input.next;
+    for (let turns = 0; next.action !== "done" && turns < 10; turns++) {
+      if (next.action === "model") next = (await callModel(ids)) as NextAction;
+      else {
+        for (const callId of next.callIds)
+          expect(await runTool({ ...ids, callId })).toMatchObject({ isError: false });
+        next = { action: "model" };
+      }
+    }
+    expect(await finish({ ...ids, owner: input.owner })).toMatchObject({
+      status: "completed",
+      output: expect.stringMatching(/sunglasses/),
+    });
+    const head = await env.store().getHead("fn-2");
+    expect(head).toMatchObject({ status: "completed" });
+    expect(head?.lease).toBeUndefined();
+    // A retried task finds its work done and does it again nowhere.
+    const before = await env.store().read("fn-2");
+    expect(await callModel(ids)).toEqual({ action: "done" });
+    expect(await env.store().read("fn-2")).toEqual(before);
+  });
+
+  it("name their failures by category so Retry and Catch match", async () => {
+    const missing = await failure(callModel({ runId: "fn-none", generation: 1 }));
+    expect(missing).toEqual({ name: "PermanentError", message: "NotFoundError: run fn-none not found" });
+    const bad = await failure(runTool({ runId: "fn-2", generation: "1", callId: "c" }));
+    expect(bad).toMatchObject({ name: "PermanentError", message: expect.stringMatching(/generation/) });
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "x", runId: "fn-3" }));
+    await env.store().append("fn-3", {
+      v: 1,
+      seq: 2,
+      at: new Date().toISOString(),
+      type: "resumed",
+      generation: 2,
+      kind: "call_model",
+      description: "taken over",
+    });
+    expect((await failure(callModel({ runId: "fn-3", generation: 1 }))).name).toBe("StaleError");
+  });
+
+  it("record a model failure handed over by a Catch", async () => {
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "x", runId: "fn-4" }));
+    const error = { Error: "RetryableError", Cause: "ModelUnavailableError: 429 slow down" };
+    expect(await recordModelFailure({ runId: "fn-4", generation: 1, error })).toEqual({ recorded: true });
+    expect(await recordModelFailure({ runId: "fn-4", generation: 1, error })).toEqual({ recorded: false });
+    expect((await env.store().read("fn-4")).at(-1)).toMatchObject({
+      type: "model_failed",
+      error: { name: "ModelUnavailableError", message: "429 slow down" },
+      retryable: true,
+    });
+    expect(sfn.commandCalls(DescribeExecutionCommand)).toHaveLength(0);
+  });
+});

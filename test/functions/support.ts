@@ -1,0 +1,77 @@
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll } from "vitest";
+import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
+import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
+import { ensureEmbeddedServer, stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
+import type { EventStore } from "../../lib/ports/eventStore.ts";
+import { embeddedEnv, tempDataDir } from "../adapters/embedded/helpers.ts";
+
+export const STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:RunMachine";
+export const SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:runlog/model-key-AbCdEf";
+
+/**
+ * The environment a deployed function sees, with DynamoDB served by the
+ * embedded server (through the SDK's own AWS_ENDPOINT_URL_DYNAMODB, so the
+ * functions' composition runs unchanged). Call at the top of a test file.
+ */
+export function useFunctionEnvironment(
+  label: string,
+  extra: Record<string, string> = {},
+): { store: () => EventStore } {
+  const dataDir = tempDataDir(label);
+  const env = embeddedEnv({ RUNLOG_SERVER_IDLE_MS: "600000" });
+  let store: EventStore | undefined;
+  let destroy = () => {};
+  beforeAll(async () => {
+    const { endpoint } = await ensureEmbeddedServer(dataDir, { env });
+    const { client, tableName } = await connectDynamo({ dataDir, env });
+    store = new DynamoEventStore({ client, tableName });
+    destroy = () => client.destroy();
+    Object.assign(process.env, {
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+      TABLE_NAME: tableName,
+      RUNLOG_LEASE_MS: String(24 * 3_600_000),
+      RUNLOG_DATA_DIR: dataDir,
+      ...extra,
+    });
+  });
+  afterAll(async () => {
+    destroy();
+    await stopEmbeddedServer(dataDir);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    store: () => {
+      if (!store) throw new Error("the function environment is not set up yet");
+      return store;
+    },
+  };
+}
+
+/** An EventBridge event as a rule delivers it. */
+export function busEvent(detailType: string, detail: unknown, id = "11111111-2222-3333-4444-555555555555") {
+  return {
+    version: "0",
+    id,
+    "detail-type": detailType,
+    source: detailType.startsWith("runlog.") ? "runlog" : "aws.states",
+    account: "123456789012",
+    time: new Date().toISOString(),
+    region: "us-east-1",
+    resources: [],
+    detail,
+  };
+}
+
+/** What a handler threw, as Step Functions would see it: its name and message. */
+export async function failure(promise: Promise<unknown>): Promise<{ name: string; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return { name: (error as Error).name, message: (error as Error).message };
+  }
+  throw new Error("expected the handler to fail");
+}

@@ -1,0 +1,137 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
+import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
+import { LocalOrchestrator } from "../../lib/adapters/local/localOrchestrator.ts";
+import { modelResolver } from "../../lib/adapters/models.ts";
+import { agentRegistry, BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
+import { type NewEvent, stamp } from "../../lib/core/events.ts";
+import type { EventStore } from "../../lib/ports/eventStore.ts";
+import type { ControlDeps, StepDeps } from "../../lib/steps/deps.ts";
+import { LogCache } from "../../lib/steps/logCache.ts";
+import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
+import { embeddedEnv, tempDataDir } from "../adapters/embedded/helpers.ts";
+
+const dataDir = tempDataDir("sweep");
+const HOUR = 3_600_000;
+/** The sweeper looks at the world an hour from now, so every run written by this test is idle. */
+const later = () => new Date(Date.now() + HOUR);
+let store: EventStore;
+let close: () => Promise<void>;
+let deps: ControlDeps;
+
+/** A lease owner naming this host and a process that has exited: its executor died. */
+function deadOwner(): string {
+  const { pid } = spawnSync(process.execPath, ["-e", ""]);
+  return `local:${hostname()}:${pid}:dead0001`;
+}
+
+/** Write a run as an executor would have left it: the lease taken, then events appended. */
+async function leftBehind(runId: string, owner: string, more: NewEvent[] = [], at = new Date()) {
+  const first = stamp(
+    { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "go" },
+    1,
+    at,
+  );
+  if (first.type !== "run_started") throw new Error("unreachable");
+  await store.createRun(first, { owner, until: Date.now() + 30_000 });
+  for (const [i, event] of more.entries()) await store.append(runId, stamp(event, i + 2, at));
+}
+
+const resumed = (generation: number): NewEvent => ({
+  type: "resumed",
+  generation,
+  kind: "call_model",
+  description: "a user message has no answer yet: call the model",
+});
+
+beforeAll(async () => {
+  ({ store, close } = await connectStore({ dataDir, env: embeddedEnv() }));
+  const steps: StepDeps = {
+    store,
+    logs: new LogCache(store),
+    agents: agentRegistry({ dataDir }, BUILT_IN_AGENTS),
+    models: modelResolver(),
+    clock: { now: later },
+    faults: { reached: () => {} },
+  };
+  const orchestrator = new LocalOrchestrator({
+    deps: () => steps,
+    store,
+    leaseMs: 30_000,
+    retryIntervalMs: 5,
+  });
+  deps = { ...steps, orchestrator, leaseMs: 30_000 };
+});
+
+afterAll(async () => {
+  await close();
+  await stopEmbeddedServer(dataDir);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("sweep", () => {
+  it("resumes a run whose executor died and leaves alone what it must not touch", async () => {
+    await leftBehind("dead", deadOwner());
+    await leftBehind("alive", "local:another-host:1:live0001");
+    await store.renewLease("alive", { owner: "local:another-host:1:live0001", until: Date.now() + 2 * HOUR });
+    await leftBehind("finished", deadOwner(), [
+      { type: "model_response", text: "Done", toolCalls: [], stop: "stop" },
+    ]);
+    await leftBehind("hopeless", deadOwner(), [2, 3, 4, 5, 6].map(resumed));
+    await leftBehind("backoff", deadOwner(), [resumed(2)], new Date(Date.now() + HOUR - 30_000));
+    const finishedLog = await store.read("finished");
+
+    const report = await sweep(deps);
+
+    expect(report.examined).toBe(5);
+    expect(report.failed).toEqual([]);
+    expect(report.resumed).toEqual([{ runId: "dead", generation: 2, kind: "call_model" }]);
+    const why = Object.fromEntries(report.skipped.map((s) => [s.runId, s.why]));
+    expect(why.alive).toMatch(/being executed by local:another-host/);
+    expect(why.finished).toBe("not resumable: completed");
+    expect(why.hopeless).toMatch(/gave up after 5 resumes/);
+    expect(why.backoff).toMatch(/resume 2 is due at/);
+
+    // The dead run went on to the end of the demo, side effects and all.
+    const log = await store.read("dead");
+    expect(log.at(-1)).toMatchObject({ type: "model_response", stop: "stop" });
+    expect(log.filter((e) => e.type === "resumed")).toHaveLength(1);
+    expect(readFileSync(join(dataDir, "notes.txt"), "utf8")).toMatch(/Pack sunglasses/);
+    expect((await store.getHead("dead"))?.status).toBe("completed");
+    // What it skipped, it did not write to.
+    expect(await store.read("finished")).toEqual(finishedLog);
+    expect((await store.read("hopeless")).length).toBe(6);
+  });
+
+  it("waits until a run has been idle long enough", async () => {
+    await leftBehind("recent", deadOwner());
+    const report = await sweep(deps, { staleAfterMs: 2 * HOUR });
+    expect(report.resumed).toEqual([]);
+    expect(report.skipped.find((s) => s.runId === "recent")?.why).toMatch(/updated \d+s ago/);
+    expect((await store.read("recent")).length).toBe(1);
+  });
+
+  it("gives the next automatic resume once its growing delay has passed", async () => {
+    await leftBehind("patient", deadOwner(), [resumed(2), resumed(3)], new Date(Date.now() + HOUR - 90_000));
+    const early = await recoverRun(deps, "patient");
+    expect(early).toMatchObject({ resumed: false, why: expect.stringMatching(/resume 3 is due at/) });
+    const due = await recoverRun(deps, "patient", { backoffMs: 40_000 });
+    expect(due).toEqual({ runId: "patient", resumed: true, generation: 4, kind: "call_model" });
+  });
+});
+
+describe("recoverRun", () => {
+  it("resumes a run whose execution just failed without waiting for it to go stale", async () => {
+    await leftBehind("failed-now", deadOwner(), [], later());
+    const outcome = await recoverRun(deps, "failed-now");
+    expect(outcome).toEqual({ runId: "failed-now", resumed: true, generation: 2, kind: "call_model" });
+  });
+
+  it("says so for a run that does not exist", async () => {
+    expect(await recoverRun(deps, "nobody")).toEqual({ runId: "nobody", resumed: false, why: "no such run" });
+  });
+});
