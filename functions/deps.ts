@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient } from "@aws-sdk/client-sfn";
@@ -6,12 +5,12 @@ import OpenAI from "openai";
 import { z } from "zod";
 import { agents } from "#agents";
 import { DynamoEventStore } from "../lib/adapters/dynamodb/dynamoEventStore.ts";
+import { newRunId } from "../lib/adapters/ids.ts";
 import { modelResolver } from "../lib/adapters/models.ts";
-import { createOpenAIModel, OPENAI_SPEC_PREFIX, parseOpenAISpec } from "../lib/adapters/openai/index.ts";
 import { SfnOrchestrator } from "../lib/adapters/stepfunctions/index.ts";
 import { agentRegistry } from "../lib/agents/registry.ts";
 import { ModelRejectedError, PermanentError } from "../lib/core/errors.ts";
-import type { Model, ModelResolver } from "../lib/ports/model.ts";
+import type { ModelResolver } from "../lib/ports/model.ts";
 import type { Ids } from "../lib/ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../lib/steps/deps.ts";
 import { LogCache } from "../lib/steps/logCache.ts";
@@ -46,9 +45,6 @@ export interface AwsDeps {
  */
 export const AWS_SWEEP: SweepOptions = { statuses: ["running", "interrupted"] };
 
-/** A new time-ordered run id, the same shape lib/api/local.ts makes. */
-const newRunId = () => `run_${Date.now().toString(36)}${randomBytes(5).toString("hex")}`;
-
 export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
   const parsed = EnvSchema.safeParse(env);
   if (parsed.success) return parsed.data;
@@ -57,23 +53,16 @@ export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
 }
 
 /**
- * The model resolver of lib/adapters/models.ts, with `openai:` specs on one
- * client that holds the key read from Secrets Manager. A function without the
- * secret can still name and check openai models; calling one fails clearly.
+ * Models with `openai:` specs on one client holding the key read from Secrets
+ * Manager. A function without the secret can still name and check openai
+ * models; calling one fails clearly.
  */
 function awsModels(apiKey: string | undefined): ModelResolver {
-  const others = modelResolver();
   const client = new OpenAI({
     apiKey: apiKey ?? (() => Promise.reject(new ModelRejectedError("this function holds no model key"))),
     maxRetries: 2,
   });
-  const openai = new Map<string, Model>();
-  return (spec) => {
-    if (!spec.startsWith(OPENAI_SPEC_PREFIX)) return others(spec);
-    const model = openai.get(spec) ?? createOpenAIModel({ ...parseOpenAISpec(spec), client });
-    openai.set(spec, model);
-    return model;
-  };
+  return modelResolver({ openai: { client } });
 }
 
 /** Build every dependency from the environment: the clients, the store, the models (reading the key once). */

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { connectStore } from "../adapters/dynamodb/connect.ts";
-import { faultsFromEnv } from "../adapters/local/envFaults.ts";
+import { newRunId } from "../adapters/ids.ts";
 import { BackgroundOrchestrator } from "../adapters/local/backgroundOrchestrator.ts";
+import { faultsFromEnv } from "../adapters/local/envFaults.ts";
 import { LocalOrchestrator } from "../adapters/local/localOrchestrator.ts";
 import { modelResolver } from "../adapters/models.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
@@ -36,15 +36,12 @@ export interface LocalRunlog {
   close(): Promise<void>;
 }
 
-/** A new time-ordered run id: `run_` + milliseconds in base 36 + 40 random bits. */
-export function newRunId(): string {
-  return `run_${Date.now().toString(36)}${randomBytes(5).toString("hex")}`;
-}
-
 function retryInterval(value: string): number {
   const ms = Number(value);
   if (!Number.isInteger(ms) || ms < 0) {
-    throw new InvalidInputError(`RUNLOG_RETRY_INTERVAL_MS must be a whole number of milliseconds, got ${JSON.stringify(value)}`);
+    throw new InvalidInputError(
+      `RUNLOG_RETRY_INTERVAL_MS must be a whole number of milliseconds, got ${JSON.stringify(value)}`,
+    );
   }
   return ms;
 }
@@ -74,8 +71,11 @@ export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog
   });
   const onError =
     options.onBackgroundError ??
-    ((runId: string, error: unknown) => process.stderr.write(`runlog: run ${runId}: ${errorMessage(error)}\n`));
-  const background = options.background ? new BackgroundOrchestrator(local, (input, e) => onError(input.runId, e)) : undefined;
+    ((runId: string, error: unknown) =>
+      process.stderr.write(`runlog: run ${runId}: ${errorMessage(error)}\n`));
+  const background = options.background
+    ? new BackgroundOrchestrator(local, (input, e) => onError(input.runId, e))
+    : undefined;
   const orchestrator = background ?? local;
   const runlog = new Runlog({ ...deps, orchestrator, leaseMs, ids: { runId: newRunId } });
   return {

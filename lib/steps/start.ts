@@ -55,7 +55,15 @@ export async function startRun(
   );
   if (first.type !== "run_started") throw new Error("unreachable");
   const { created } = await deps.store.createRun(first, leaseFor(deps, owner));
-  if (!created) return { runId, created: false };
+  if (!created) {
+    // A retried start (an event delivered again) whose first attempt wrote the run but never got its
+    // execution going: the owner of generation 1 is the same name on AWS, and starting it is idempotent.
+    const head = await deps.store.getHead(runId);
+    if (head?.lease?.owner === owner && (await deps.logs.load(runId)).length === 1) {
+      await deps.orchestrator.execute({ runId, generation: 1, next: { action: "model" }, owner });
+    }
+    return { runId, created: false };
+  }
   deps.logs.appended(runId, first);
   deps.observer?.appended(runId, first);
   await deps.orchestrator.execute({ runId, generation: 1, next: { action: "model" }, owner });

@@ -1,4 +1,4 @@
-import { RETRY_ON, SUPERSEDED_ON } from "./errors.ts";
+import { LAMBDA_TRANSIENT, RETRY_ON, SUPERSEDED_ON } from "./errors.ts";
 
 /** The Task states, and the placeholder each one's Resource is substituted from. */
 export const TASKS = {
@@ -24,6 +24,13 @@ const retry = (maxAttempts: number) => [
     ErrorEquals: [...RETRY_ON],
     IntervalSeconds: 2,
     MaxAttempts: maxAttempts,
+    BackoffRate: 2,
+    JitterStrategy: "FULL",
+  },
+  {
+    ErrorEquals: [...LAMBDA_TRANSIENT],
+    IntervalSeconds: 1,
+    MaxAttempts: 3,
     BackoffRate: 2,
     JitterStrategy: "FULL",
   },

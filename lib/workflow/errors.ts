@@ -2,6 +2,13 @@ import { type ErrorCategory, errorCategory } from "../core/errors.ts";
 
 /** Names the state machine retries: a later attempt may succeed. */
 export const RETRY_ON: readonly ErrorCategory[] = ["RetryableError", "ConflictError"];
+/** Lambda's own transient failures (throttled, service errors), retried as AWS recommends. */
+export const LAMBDA_TRANSIENT = [
+  "Lambda.ServiceException",
+  "Lambda.AWSLambdaException",
+  "Lambda.SdkClientException",
+  "Lambda.TooManyRequestsException",
+] as const;
 /** The name that ends an execution quietly: a newer generation owns the run. */
 export const SUPERSEDED_ON: readonly ErrorCategory[] = ["StaleError"];
 

@@ -8,7 +8,7 @@ import {
   StaleError,
 } from "../../lib/core/errors.ts";
 import { RUN_DEFINITION, renderDefinition, TASKS } from "../../lib/workflow/definition.ts";
-import { RETRY_ON, SUPERSEDED_ON, toWorkflowError } from "../../lib/workflow/errors.ts";
+import { LAMBDA_TRANSIENT, RETRY_ON, SUPERSEDED_ON, toWorkflowError } from "../../lib/workflow/errors.ts";
 
 type State = { Type: string; Retry?: { ErrorEquals: string[] }[]; Catch?: { ErrorEquals: string[] }[] };
 
@@ -22,7 +22,7 @@ function allStates(states: Record<string, unknown>): [string, State][] {
 describe("the run state machine definition", () => {
   const states = allStates(RUN_DEFINITION.States as Record<string, unknown>);
 
-  it("retries and catches only error names the code throws", () => {
+  it("retries and catches only error names the code (or Lambda itself) throws", () => {
     const thrown = new Set([
       toWorkflowError(new ModelUnavailableError("x")).name,
       toWorkflowError(new ConflictError("x")).name,
@@ -32,7 +32,8 @@ describe("the run state machine definition", () => {
     for (const [, state] of states) {
       for (const rule of [...(state.Retry ?? []), ...(state.Catch ?? [])]) {
         for (const name of rule.ErrorEquals) {
-          expect(name === "States.ALL" || thrown.has(name), `${name} is never thrown`).toBe(true);
+          const lambda = (LAMBDA_TRANSIENT as readonly string[]).includes(name);
+          expect(name === "States.ALL" || lambda || thrown.has(name), `${name} is never thrown`).toBe(true);
         }
       }
     }
@@ -43,6 +44,7 @@ describe("the run state machine definition", () => {
     expect(tasks.map(([name]) => name).sort()).toEqual(Object.keys(TASKS).sort());
     for (const [name, state] of tasks) {
       expect(state.Retry?.[0]?.ErrorEquals, name).toEqual([...RETRY_ON]);
+      expect(state.Retry?.[1]?.ErrorEquals, name).toEqual([...LAMBDA_TRANSIENT]);
     }
     for (const [name, state] of states.filter(([n, s]) => s.Catch && n !== "RunTool")) {
       expect(state.Catch?.[0]?.ErrorEquals, name).toEqual([...SUPERSEDED_ON]);
