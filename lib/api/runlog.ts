@@ -10,6 +10,7 @@ import { outcomeOf, type RunOutcome } from "../steps/finish.ts";
 import { type ForkRequest, forkRun } from "../steps/fork.ts";
 import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resume.ts";
 import { type StartRequest, startRun, validateRunId } from "../steps/start.ts";
+import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
 
 /** Who made a decision or a cancel, and why. */
 export interface Actor {
@@ -72,6 +73,11 @@ export class Runlog {
   async cancel(runId: string, actor: Actor): Promise<RunOutcome> {
     await cancelRun(this.deps, { runId: validateRunId(runId), ...actor });
     return this.outcome(runId);
+  }
+
+  /** Resume runs left `running` by an executor that is gone, within the automatic-resume limits. */
+  sweep(options: SweepOptions = {}): Promise<SweepReport> {
+    return sweep(this.deps, options);
   }
 
   private async decide(runId: string, callId: string, approved: boolean, actor: Actor): Promise<RunOutcome> {

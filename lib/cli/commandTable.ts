@@ -37,6 +37,12 @@ function defaultActor(): string {
   }
 }
 
+function parseCount(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`runlog sweep: ${flag} takes a whole number, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
 function parseSeq(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value))
@@ -115,6 +121,27 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     positionals: { min: 2, max: 2, names: "<runId> <callId>" },
     run: async (context, values, [runId, callId]) =>
       reportOutcome(context, await context.local.runlog.reject(runId!, callId!, actor(values))),
+  },
+  sweep: {
+    options: { "stale-after": { type: "string" }, "max-resumes": { type: "string" } },
+    positionals: { min: 0, max: 0, names: "no arguments" },
+    run: async ({ local, io, json }, values) => {
+      // Locally a dead executor is known at once (its process is gone), so by default nothing waits.
+      const staleAfter = parseCount("--stale-after", str(values, "stale-after")) ?? 0;
+      const maxResumes = parseCount("--max-resumes", str(values, "max-resumes"));
+      const report = await local.runlog.sweep({
+        staleAfterMs: staleAfter * 1000,
+        ...(maxResumes === undefined ? {} : { maxAutoResumes: maxResumes }),
+      });
+      if (json) io.out(JSON.stringify(report));
+      else {
+        io.out(`examined ${report.examined} running run(s): resumed ${report.resumed.length}, skipped ${report.skipped.length}, failed ${report.failed.length}`);
+        for (const run of report.resumed) io.out(`  resumed ${run.runId} (generation ${run.generation}, ${run.kind})`);
+        for (const run of report.skipped) io.out(`  skipped ${run.runId}: ${run.why}`);
+        for (const run of report.failed) io.out(`  failed  ${run.runId}: ${run.error}`);
+      }
+      return report.failed.length > 0 ? 1 : 0;
+    },
   },
   cancel: {
     options: DECISION,

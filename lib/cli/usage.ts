@@ -54,7 +54,9 @@ Usage:
   runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--json]
   runlog reject <runId> <callId> [--by WHO] [--reason TEXT] [--json]
   runlog cancel <runId> [--by WHO] [--reason TEXT] [--json]
+  runlog sweep [--stale-after SECONDS] [--max-resumes N] [--json]   resume runs whose executor died
   runlog demo                      run the offline demo (what npm start does)
+  runlog serve [--port 8787]       serve the HTTP API on 127.0.0.1; runs execute in this process
 
 Every command takes --dir DIR (default $RUNLOG_DIR or ./.runlog).
 Models: scripted:demo, scripted:FILE (a JSON script), openai:MODEL.

@@ -1,0 +1,49 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanup, events, notes, runlog, runlogJson, script, tempDataDir } from "../support/cli.ts";
+
+const dir = tempDataDir("sweep");
+afterAll(() => cleanup(dir));
+
+interface Report {
+  examined: number;
+  resumed: { runId: string }[];
+  skipped: { runId: string; why: string }[];
+}
+
+describe("runlog sweep", () => {
+  it("resumes a run whose process was killed, and leaves paused and completed runs alone", async () => {
+    const email = script(dir, "email", [
+      { toolCalls: [{ name: "send_email", arguments: { to: "a@b.c", subject: "s" } }] },
+    ]);
+    const paused = await runlog(dir, ["run", "--run-id", "paused", "--model", email, "email"]);
+    expect(paused.code, paused.stderr).toBe(3);
+    expect((await runlog(dir, ["run", "--run-id", "done", "hi"])).code).toBe(0);
+    const note = script(dir, "note", [
+      { toolCalls: [{ name: "write_note", arguments: { text: "only once" } }] },
+      { text: "ok" },
+    ]);
+    const killed = await runlog(dir, ["run", "--run-id", "killed", "--model", note, "note"], {
+      RUNLOG_CRASH_AT: "tool:after-run",
+    });
+    expect(killed.code).toBe(137);
+    const pausedLog = await events(dir, "paused");
+    const doneLog = await events(dir, "done");
+
+    const swept = await runlogJson<Report>(dir, ["sweep"]);
+    expect(swept.code).toBe(0);
+    expect(swept.json.resumed.map((r) => r.runId)).toEqual(["killed"]);
+    expect((await runlogJson(dir, ["resume-point", "killed"])).json).toMatchObject({ reason: "completed" });
+    expect(notes(dir).filter((line) => line === "only once")).toHaveLength(1);
+    expect(await events(dir, "paused")).toEqual(pausedLog);
+    expect(await events(dir, "done")).toEqual(doneLog);
+
+    const again = await runlogJson<Report>(dir, ["sweep"]);
+    expect(again.json.resumed).toEqual([]);
+  });
+
+  it("rejects a bad flag value with exit 2", async () => {
+    const result = await runlog(dir, ["sweep", "--stale-after", "soon"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--stale-after takes a whole number/);
+  });
+});
