@@ -33,7 +33,12 @@ export function acceptedFindings(stack: RunlogStack): void {
   const region = Token.isUnresolved(stack.region) ? "<AWS::Region>" : stack.region;
   const account = Token.isUnresolved(stack.account) ? "<AWS::AccountId>" : stack.account;
   const executions = `arn:<AWS::Partition>:states:${region}:${account}:execution:<${logicalId}.Name>:*`;
-  for (const fn of [stack.functions.startRun, stack.functions.resume, stack.functions.sweeper]) {
+  for (const fn of [
+    stack.functions.startRun,
+    stack.functions.resume,
+    stack.functions.sweeper,
+    stack.functions.api,
+  ]) {
     ack(
       fn.role!,
       `IAM5[Resource::${executions}]`,

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { Duration, type RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus } from "aws-cdk-lib/aws-events";
 import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
@@ -11,6 +12,7 @@ import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
 import { TASK_TIMEOUT_SECONDS } from "../lib/workflow/definition.ts";
 import { grantExecutions, grantStore } from "./grants.ts";
+import { RunlogHttpApi } from "./httpApi.ts";
 import { type HandlerName, ROOT, RunlogFunction } from "./runlogFunction.ts";
 import { RunStateMachine } from "./runStateMachine.ts";
 import { RunlogTable } from "./table.ts";
@@ -40,6 +42,8 @@ const SIZING: Record<HandlerName, { timeout: Duration; memorySize: number }> = {
   startRun: { timeout: Duration.seconds(30), memorySize: 256 },
   resume: { timeout: Duration.seconds(60), memorySize: 256 },
   sweeper: { timeout: Duration.minutes(5), memorySize: 512 },
+  // API Gateway gives an integration at most 30 s; runs execute in Step Functions, not here.
+  api: { timeout: Duration.seconds(29), memorySize: 512 },
 };
 /** The lease is claimed just before the execution starts: it must outlast the execution's timeout. */
 const LEASE_MARGIN = Duration.minutes(5);
@@ -70,6 +74,8 @@ export class RunlogStack extends Stack {
   readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
   /** Events and async invocations that failed after their retries. */
   readonly deadLetters: Queue;
+  /** The HTTP API: IAM-authorized routes served by the `api` function. */
+  readonly httpApi: HttpApi;
 
   constructor(scope: Construct, id: string, props: RunlogStackProps = {}) {
     super(scope, id, props);
@@ -130,7 +136,11 @@ export class RunlogStack extends Stack {
       grantExecutions(fn, this.stateMachine);
       fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(this.deadLetters) });
     }
-    this.functions = { ...steps, ...starters };
+    const api = make("api", control);
+    grantStore(api, this.table, { listByStatus: true });
+    grantExecutions(api, this.stateMachine);
+    this.functions = { ...steps, ...starters, api };
+    this.httpApi = new RunlogHttpApi(this, "HttpApi", { handler: api }).api;
 
     new Triggers(this, "Triggers", {
       stateMachine: this.stateMachine,
@@ -139,9 +149,5 @@ export class RunlogStack extends Stack {
       ...(props.sweepEvery ? { sweepEvery: props.sweepEvery } : {}),
       ...(props.eventBusName ? { eventBus: EventBus.fromEventBusName(this, "Bus", props.eventBusName) } : {}),
     });
-
-    // HTTP API (next issue): API Gateway v2 with IAM authorization by default, one Lambda serving
-    // lib/http's hono app, granted like `starters` above (store + executions). Add it here as
-    // `new RunlogHttpApi(this, "Api", { table: this.table, stateMachine: this.stateMachine, agentsModule })`.
   }
 }

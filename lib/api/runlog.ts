@@ -87,6 +87,9 @@ export class Runlog {
 
   /** Where the run stopped and what resuming would do; writes nothing. */
   async resumePoint(runId: string): Promise<ResumePointAnswer> {
+    // The head first: an execution that ends between the two reads then shows as still running
+    // (true a moment ago), never as the older log's resting state with no executor.
+    const head = await this.deps.store.getHead(validateRunId(runId));
     let events: RunEvent[];
     try {
       events = await this.events(runId);
@@ -96,15 +99,15 @@ export class Runlog {
       }
       throw error;
     }
-    const head = await this.deps.store.getHead(runId);
-    if (head && (await this.isLive(head))) {
+    const classification = classify(events);
+    if (classification.resumable && head && (await this.isLive(head))) {
       return {
         resumable: false,
         reason: "running",
         description: `run ${runId} is being executed by ${head.lease!.owner}`,
       };
     }
-    return classify(events);
+    return classification;
   }
 
   /** Every event of a run, in order (after `afterSeq` when given). NotFoundError for an unknown run. */
@@ -118,9 +121,10 @@ export class Runlog {
 
   /** The run's status and final output; `running` while a live executor holds it (unless it was cancelled). */
   async outcome(runId: string): Promise<RunOutcome> {
+    // The head before the log, for the reason resumePoint gives.
+    const head = await this.deps.store.getHead(validateRunId(runId));
     const resting = outcomeOf(runId, await this.events(runId));
     if (resting.status === "cancelled") return resting;
-    const head = await this.deps.store.getHead(runId);
     if (head && (await this.isLive(head))) return { runId, status: "running", output: null };
     return resting;
   }

@@ -1,4 +1,5 @@
 import type { LocalRunlog } from "../api/local.ts";
+import { headView, outcomeView, resumePointView } from "../api/views.ts";
 import type { RunOutcome } from "../steps/finish.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
@@ -12,7 +13,7 @@ export interface CommandContext {
 
 /** Print a run's outcome and return the exit code it implies. */
 export function reportOutcome({ io, json }: CommandContext, outcome: RunOutcome, note?: string): number {
-  if (json) io.out(JSON.stringify({ runId: outcome.runId, status: outcome.status, output: outcome.output }));
+  if (json) io.out(JSON.stringify(outcomeView(outcome)));
   else {
     if (note) io.out(note);
     io.out(`run ${outcome.runId}: ${outcome.status}`);
@@ -52,29 +53,7 @@ export async function resumePointCommand(
 ): Promise<number> {
   const point = await local.runlog.resumePoint(runId);
   if (json) {
-    const brief = (calls: { id: string; name: string; arguments: string }[]) =>
-      calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
-    io.out(
-      JSON.stringify(
-        point.resumable
-          ? {
-              resumable: true,
-              kind: point.kind,
-              description: point.description,
-              unansweredToolCalls: brief(point.unansweredToolCalls),
-              interruptedToolCalls: brief(point.interruptedToolCalls),
-            }
-          : {
-              resumable: false,
-              reason: point.reason,
-              description: point.description,
-              ...("seq" in point ? { seq: point.seq } : {}),
-              ...("waitingToolCalls" in point && point.waitingToolCalls
-                ? { waitingToolCalls: brief(point.waitingToolCalls) }
-                : {}),
-            },
-      ),
-    );
+    io.out(JSON.stringify(resumePointView(point)));
   } else if (point.resumable) {
     io.out(`resumable: ${point.kind}`);
     io.out(point.description);
@@ -106,7 +85,7 @@ export async function listCommand({ local, io, json }: CommandContext): Promise<
     cursor = page.cursor;
   } while (cursor !== undefined);
   if (json) {
-    io.out(JSON.stringify({ runs: runs.map(({ lease: _, leaseVersion: __, ...head }) => head) }));
+    io.out(JSON.stringify({ runs: runs.map(headView) }));
     return EXIT.completed;
   }
   if (runs.length === 0) io.out(`no runs in ${local.dataDir}`);

@@ -4,6 +4,7 @@ import { COMMANDS } from "./commandTable.ts";
 import { demoCommand } from "./demo.ts";
 import { progressLine } from "./format.ts";
 import { type Io, processIo } from "./io.ts";
+import { serveCommand } from "./serve.ts";
 import { COMMON, EXIT, exitCodeFor, HELP, parseCommand, UsageError } from "./usage.ts";
 
 /** Run one CLI command and return its exit code. */
@@ -32,6 +33,7 @@ export async function main(
       if (values.help) return help(io);
       return await demoCommand({ io, env, ...(values.dir === undefined ? {} : { dir: values.dir }) });
     }
+    if (name === "serve") return await serveCommand(args, io, env);
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; run "runlog help"`);
     const config = {

@@ -6,6 +6,7 @@ import { StateMachine } from "aws-local-stepfunctions";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
+import { handler as api } from "../../functions/api.ts";
 import { handler as callModel } from "../../functions/callModel.ts";
 import { handler as finish } from "../../functions/finish.ts";
 import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
@@ -21,7 +22,7 @@ import {
 } from "../../lib/core/errors.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { RUN_DEFINITION, renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
-import { toWorkflowError } from "../../lib/workflow/errors.ts";
+import { LAMBDA_TRANSIENT, toWorkflowError } from "../../lib/workflow/errors.ts";
 import { busEvent, STATE_MACHINE_ARN, useFunctionEnvironment } from "../functions/support.ts";
 import { type Synthesized, synthesize } from "./synth.ts";
 
@@ -33,6 +34,7 @@ const HANDLERS: Record<HandlerName, (event: unknown) => Promise<unknown>> = {
   startRun,
   resume,
   sweeper,
+  api: (event) => api(event as never, {} as never),
 };
 type State = {
   Type: string;
@@ -96,7 +98,7 @@ describe("the deployed definition", () => {
     expect(deployed).toEqual(renderDefinition(arns));
   });
 
-  it("retries and catches only the error names the functions throw", () => {
+  it("retries and catches only the error names the functions (or Lambda itself) throw", () => {
     const thrown = new Set(
       [
         new ModelUnavailableError("x"),
@@ -109,7 +111,9 @@ describe("the deployed definition", () => {
       [...(state.Retry ?? []), ...(state.Catch ?? [])].flatMap((rule) => rule.ErrorEquals),
     );
     expect(named.length).toBeGreaterThan(0);
-    for (const name of named) expect(name === "States.ALL" || thrown.has(name), name).toBe(true);
+    const lambda = new Set<string>(LAMBDA_TRANSIENT);
+    for (const name of named)
+      expect(name === "States.ALL" || lambda.has(name) || thrown.has(name), name).toBe(true);
   });
 });
 

@@ -24,6 +24,7 @@ const HANDLERS: HandlerName[] = [
   "startRun",
   "resume",
   "sweeper",
+  "api",
 ];
 const permissions = (handler: HandlerName) =>
   permissionsOf(s.template, s.logicalId(s.stack.functions[handler].role!));
@@ -78,7 +79,9 @@ describe("the functions", () => {
         handler,
       ).toBe(false);
       expect("MODEL_KEY_SECRET_ARN" in env, handler).toBe(handler === "callModel");
-      expect("STATE_MACHINE_ARN" in env, handler).toBe(["startRun", "resume", "sweeper"].includes(handler));
+      expect("STATE_MACHINE_ARN" in env, handler).toBe(
+        ["startRun", "resume", "sweeper", "api"].includes(handler),
+      );
     }
     expect(JSON.stringify(functionProps("callModel").Environment.Variables.MODEL_KEY_SECRET_ARN)).toContain(
       SECRET,
@@ -87,11 +90,11 @@ describe("the functions", () => {
 });
 
 describe("least privilege", () => {
-  it("lets every function use the table only as the store does: no Scan, no deletes, no batch", () => {
+  it("lets every function use the table only as the store does: no Scan, no deletes, no batch (listing: the index)", () => {
     for (const handler of HANDLERS) {
       const { actions } = permissions(handler);
       expect(actions.filter((a) => a.startsWith("dynamodb:")).sort(), handler).toEqual(
-        [...STORE_ACTIONS, ...(handler === "sweeper" ? ["dynamodb:Query"] : [])].sort(),
+        [...STORE_ACTIONS, ...(handler === "sweeper" || handler === "api" ? ["dynamodb:Query"] : [])].sort(),
       );
     }
   });
@@ -109,12 +112,29 @@ describe("least privilege", () => {
     for (const handler of HANDLERS) {
       const { actions, resources } = permissions(handler);
       const states = actions.filter((a) => a.startsWith("states:")).sort();
-      if (["startRun", "resume", "sweeper"].includes(handler)) {
+      if (["startRun", "resume", "sweeper", "api"].includes(handler)) {
         expect(states, handler).toEqual(["states:DescribeExecution", "states:StartExecution"]);
         expect(resources, handler).toContainEqual({ Ref: machine });
       } else expect(states, handler).toEqual([]);
     }
     expect(permissions("runTool").actions.every((a) => /^(logs|xray|dynamodb):/.test(a))).toBe(true);
+  });
+
+  it("serves the HTTP API from the api function, every route behind IAM authorization, with access logs", () => {
+    s.template.resourceCountIs("AWS::ApiGatewayV2::Api", 1);
+    s.template.hasResourceProperties("AWS::ApiGatewayV2::Api", { ProtocolType: "HTTP" });
+    const routes = Object.values(s.template.findResources("AWS::ApiGatewayV2::Route")).map(
+      (r) => r.Properties as { RouteKey: string; AuthorizationType: string },
+    );
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual(["ANY /runs", "ANY /runs/{proxy+}"]);
+    for (const route of routes) expect(route.AuthorizationType, route.RouteKey).toBe("AWS_IAM");
+    s.template.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
+      IntegrationType: "AWS_PROXY",
+      IntegrationUri: { "Fn::GetAtt": [s.functionIds.api, "Arn"] },
+    });
+    s.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("userArn") },
+    });
   });
 
   it("lets the state machine invoke exactly its four task functions", () => {

@@ -1,0 +1,46 @@
+import type { ToolCall } from "../core/events.ts";
+import type { RunHead } from "../ports/eventStore.ts";
+import type { RunOutcome } from "../steps/finish.ts";
+import type { ResumePointAnswer } from "./runlog.ts";
+
+/** A run's status and output, as `runlog run --json` prints it and the HTTP API answers (no `created`). */
+export function outcomeView({ runId, status, output }: RunOutcome): RunOutcome {
+  return { runId, status, output };
+}
+
+/** A run-head without its lease: who holds a run is an internal of the executors. */
+export function headView({
+  lease: _,
+  leaseVersion: __,
+  ...head
+}: RunHead): Omit<RunHead, "lease" | "leaseVersion"> {
+  return head;
+}
+
+const brief = (calls: readonly ToolCall[]) =>
+  calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
+
+/**
+ * A resume point as JSON: what `runlog resume-point --json` prints and
+ * `GET /runs/{id}/resume-point` answers.
+ */
+export function resumePointView(point: ResumePointAnswer): Record<string, unknown> {
+  if (point.resumable) {
+    return {
+      resumable: true,
+      kind: point.kind,
+      description: point.description,
+      unansweredToolCalls: brief(point.unansweredToolCalls),
+      interruptedToolCalls: brief(point.interruptedToolCalls),
+    };
+  }
+  return {
+    resumable: false,
+    reason: point.reason,
+    description: point.description,
+    ...("seq" in point ? { seq: point.seq } : {}),
+    ...("waitingToolCalls" in point && point.waitingToolCalls
+      ? { waitingToolCalls: brief(point.waitingToolCalls) }
+      : {}),
+  };
+}

@@ -1,0 +1,150 @@
+import { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import { openLocal } from "../api/local.ts";
+import { createApp } from "../http/app.ts";
+import { loopbackOnly } from "../http/loopback.ts";
+import { progressLine } from "./format.ts";
+import type { Io } from "./io.ts";
+import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
+
+const DEFAULT_PORT = 8787;
+const HOST = "127.0.0.1";
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PORT;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) {
+    throw new UsageError(
+      `runlog serve: --port takes a port from 0 to 65535 (0 picks a free one), got ${JSON.stringify(value)}`,
+    );
+  }
+  return port;
+}
+
+/**
+ * Counts requests in flight, so shutdown can wait for them before the store
+ * closes, and answers 503 to any that arrive (on a kept-alive connection) after.
+ */
+function requestGate(fetch: (request: Request) => Response | Promise<Response>) {
+  let open = true;
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  return {
+    fetch: async (request: Request): Promise<Response> => {
+      if (!open) {
+        const error = { code: "unavailable", message: "runlog serve is shutting down" };
+        return Response.json({ error }, { status: 503, headers: { connection: "close" } });
+      }
+      inFlight++;
+      try {
+        return await fetch(request);
+      } finally {
+        inFlight--;
+        if (inFlight === 0) idle?.();
+      }
+    },
+    /** Refuse new requests and wait for those under way. */
+    close: () => {
+      open = false;
+      return inFlight === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            idle = resolve;
+          });
+    },
+  };
+}
+
+/** Resolves with the first SIGINT or SIGTERM, and calls `again` on every later one. */
+function signals(again: () => void): { first: Promise<NodeJS.Signals>; dispose(): void } {
+  let seen = false;
+  let resolve!: (signal: NodeJS.Signals) => void;
+  const first = new Promise<NodeJS.Signals>((r) => {
+    resolve = r;
+  });
+  const on = (signal: NodeJS.Signals) => {
+    if (seen) again();
+    seen = true;
+    resolve(signal);
+  };
+  process.on("SIGINT", on).on("SIGTERM", on);
+  return { first, dispose: () => process.off("SIGINT", on).off("SIGTERM", on) };
+}
+
+/**
+ * `runlog serve`: the HTTP API on 127.0.0.1, runs executing in this process in
+ * the background (as Step Functions runs them on AWS). On SIGINT or SIGTERM it
+ * stops accepting, waits for the executions under way, and exits 0; a second
+ * signal gives up waiting (the runs left behind are resumable).
+ */
+export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+  const options = { ...COMMON, port: { type: "string" } } as const;
+  const { values } = parseCommand(
+    "serve",
+    { args, options, strict: true },
+    { min: 0, max: 0, names: "no arguments" },
+  );
+  if (values.help) {
+    io.out(HELP);
+    return EXIT.completed;
+  }
+  const port = parsePort(values.port);
+  const local = await openLocal({
+    env,
+    background: true,
+    ...(values.dir === undefined ? {} : { dataDir: values.dir }),
+    observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },
+  });
+  let forced!: () => void;
+  const gaveUp = new Promise<number>((resolve) => {
+    // 128 + SIGINT, as a shell reports an interrupted command.
+    forced = () => resolve(130);
+  });
+  const stop = signals(() => forced());
+  try {
+    // The deployed API refuses script files; here the caller is the machine's own user.
+    const app = createApp(local.runlog, { allowScriptFiles: true });
+    const gate = requestGate(app.fetch);
+    let bound = port;
+    const server = createAdaptorServer({ fetch: loopbackOnly(gate.fetch, () => bound), hostname: HOST });
+    bound = await listen(server, port).catch(async (error: unknown) => {
+      await local.close();
+      throw error;
+    });
+    io.out(`runlog serve: listening on http://${HOST}:${bound} (store: ${local.where})`);
+    const signal = await stop.first;
+    io.out(`runlog serve: ${signal}: no new requests; waiting for runs under way (again to stop now)`);
+    // Not waiting for the server's "close": a client that left a body unread can hold its socket open forever.
+    server.close();
+    const drained = gate
+      .close()
+      .then(() => local.close())
+      .then(() => EXIT.completed);
+    const code = await Promise.race([drained, gaveUp]);
+    if (server instanceof Server) server.closeAllConnections();
+    io.out(
+      code === EXIT.completed ? "runlog serve: stopped" : "runlog serve: stopped without waiting for runs",
+    );
+    return code;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** Listen on 127.0.0.1; resolves with the port bound (the free one `0` picked), rejects on EADDRINUSE and the like. */
+function listen(server: ReturnType<typeof createAdaptorServer>, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new Error(`port ${port} on ${HOST} is in use; choose another with --port (0 picks a free one)`)
+          : error,
+      ),
+    );
+    server.listen(port, HOST, () => {
+      server.removeAllListeners("error");
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}

@@ -1,0 +1,92 @@
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Runlog } from "../api/runlog.ts";
+import { errorAnswer, HttpError, invalidInput } from "./errors.ts";
+import { lifecycleRoutes } from "./lifecycleRoutes.ts";
+import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
+import { runRoutes } from "./runRoutes.ts";
+import { MAX_BODY_BYTES } from "./schemas.ts";
+
+/** Request-level policies of the app; everything else comes from the Runlog it serves. */
+export interface AppOptions {
+  /** The authenticated caller, recorded as `by` of decisions and cancels that name nobody. @default none ("http") */
+  caller?: (c: Context) => string | undefined;
+  /**
+   * Accept `scripted:FILE` model specs. Off for a deployed API: the server would
+   * read any path a caller names and quote it in errors. @default false
+   */
+  allowScriptFiles?: boolean;
+  /** Told about failures of ours (500, 503). @default writes to stderr */
+  onError?: (error: unknown, c: Context) => void;
+}
+
+const BUILT_IN_SCRIPTS = new Set(["scripted:demo"]);
+
+/** The HTTP API over a Runlog: the same app behind API Gateway and `runlog serve`. */
+export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
+  const app = new Hono();
+  const deps: RouteDeps = {
+    runlog,
+    actor: (c, body) => ({
+      by: body.by ?? options.caller?.(c) ?? "http",
+      ...optional("reason", body.reason),
+    }),
+    checkModel: (spec) => {
+      if (spec?.startsWith("scripted:") && !BUILT_IN_SCRIPTS.has(spec) && !options.allowScriptFiles) {
+        throw invalidInput(
+          "model",
+          "model: script files are not offered by this API; use openai:NAME or scripted:demo",
+        );
+      }
+    },
+  };
+  // Counted while reading, so a body without Content-Length (chunked) is cut off at the limit too.
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HttpError(
+          413,
+          "payload_too_large",
+          `the request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`,
+        );
+      },
+    }),
+  );
+  for (const table of [runRoutes(deps), lifecycleRoutes(deps)]) register(app, table);
+  app.notFound((c) =>
+    c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404),
+  );
+  app.onError((error, c) => {
+    const { status, body, internal } = errorAnswer(error);
+    if (internal) (options.onError ?? logError)(error, c);
+    return c.json(body, status);
+  });
+  return app;
+}
+
+function register(app: Hono, table: RouteTable): void {
+  for (const [path, methods] of Object.entries(table)) {
+    const allowed = Object.keys(methods);
+    for (const [method, handler] of Object.entries(methods)) app.on(method, path, handler);
+    // Registered after the real handlers, so it answers only the methods they do not take.
+    app.all(path, (c) => {
+      c.header("Allow", allowed.join(", "));
+      return c.json(
+        {
+          error: {
+            code: "method_not_allowed",
+            message: `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(" or ")}`,
+          },
+        },
+        405,
+      );
+    });
+  }
+}
+
+function logError(error: unknown, c: Context): void {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`runlog http: ${c.req.method} ${c.req.path}: ${detail}\n`);
+}

@@ -1,0 +1,71 @@
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import {
+  ConflictError,
+  InvalidInputError,
+  LeaseHeldError,
+  NotFoundError,
+  RetryableError,
+  RunlogError,
+  StaleError,
+} from "../core/errors.ts";
+
+/** The one shape every error response has. `field` names the bad input; `reason` says why a run cannot go on. */
+export interface ErrorBody {
+  error: { code: string; message: string; field?: string; reason?: string };
+}
+
+/** An error the HTTP layer itself raises, already carrying its status and code. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly details: { field?: string; reason?: string } = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A 400 naming the request field that was wrong. */
+export function invalidInput(field: string, message: string): HttpError {
+  return new HttpError(400, "invalid_input", message, { field });
+}
+
+/** The response an error becomes. */
+export interface ErrorAnswer {
+  status: ContentfulStatusCode;
+  body: ErrorBody;
+  /** True for a failure of ours (not the caller's), which the server should log. */
+  internal: boolean;
+}
+
+const answer = (status: ContentfulStatusCode, code: string, message: string, internal = false) => ({
+  status,
+  body: { error: { code, message } },
+  internal,
+});
+
+/**
+ * Map anything a route throws to a status by the error's kind, never by its
+ * message: bad input 400, unknown run 404, someone else's write or lease 409,
+ * transient 503 (safe to retry), and 500 only for failures of ours.
+ */
+export function errorAnswer(error: unknown): ErrorAnswer {
+  if (error instanceof HttpError) {
+    return {
+      status: error.status,
+      body: { error: { code: error.code, message: error.message, ...error.details } },
+      internal: false,
+    };
+  }
+  if (error instanceof InvalidInputError) return answer(400, "invalid_input", error.message);
+  if (error instanceof NotFoundError) return answer(404, "not_found", error.message);
+  if (error instanceof LeaseHeldError) return answer(409, "run_in_progress", error.message);
+  if (error instanceof ConflictError || error instanceof StaleError)
+    return answer(409, "conflict", error.message);
+  if (error instanceof RetryableError) return answer(503, "unavailable", error.message, true);
+  // runlog's own errors say what failed in words meant for users; anything else may hold internals.
+  const message = error instanceof RunlogError ? error.message : "internal error";
+  return answer(500, "internal", message, true);
+}

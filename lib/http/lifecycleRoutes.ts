@@ -1,0 +1,75 @@
+import { outcomeView } from "../api/views.ts";
+import { InvalidInputError } from "../core/errors.ts";
+import { HttpError, invalidInput } from "./errors.ts";
+import { callIdParam, readBody, runIdParam } from "./request.ts";
+import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
+import { CancelBody, DecisionBody, ForkBody, MessageBody, ResumeBody } from "./schemas.ts";
+
+/**
+ * What moves a run on: resume, fork, messages, decisions, cancel. Those that
+ * may start an execution answer 202, since it goes on after the response.
+ */
+export function lifecycleRoutes({ runlog, actor, checkModel }: RouteDeps): RouteTable {
+  return {
+    "/runs/:id/resume": {
+      POST: async (c) => {
+        const runId = runIdParam(c);
+        const body = await readBody(c, ResumeBody);
+        checkModel(body.model);
+        const outcome = await runlog
+          .resume({ runId, ...optional("model", body.model) })
+          .catch((error: unknown) => {
+            // The run id is valid by now; what the library still refuses is the model the body names.
+            throw error instanceof InvalidInputError && body.model !== undefined
+              ? invalidInput("model", error.message)
+              : error;
+          });
+        if (outcome.resume.resumed) return c.json(outcomeView(outcome), 202);
+        const why = outcome.resume.classification;
+        // As the CLI does: a completed run is answered with its outcome; any other dead end is a conflict.
+        if (why.reason === "completed") return c.json(outcomeView(outcome), 200);
+        throw new HttpError(409, "not_resumable", why.description, { reason: why.reason });
+      },
+    },
+    "/runs/:id/fork": {
+      POST: async (c) => {
+        const runId = runIdParam(c);
+        const body = await readBody(c, ForkBody);
+        const outcome = await runlog.fork({
+          runId,
+          ...optional("atSeq", body.atSeq),
+          ...optional("input", body.input),
+          ...optional("forkId", body.forkId),
+        });
+        return c.json(outcomeView(outcome), 202);
+      },
+    },
+    "/runs/:id/messages": {
+      POST: async (c) => {
+        const runId = runIdParam(c);
+        const { message } = await readBody(c, MessageBody);
+        return c.json(outcomeView(await runlog.send(runId, message)), 202);
+      },
+    },
+    "/runs/:id/approvals/:callId": {
+      POST: async (c) => {
+        const runId = runIdParam(c);
+        const callId = callIdParam(c);
+        const body = await readBody(c, DecisionBody);
+        const who = actor(c, body);
+        const outcome = body.approved
+          ? await runlog.approve(runId, callId, who)
+          : await runlog.reject(runId, callId, who);
+        // 202 either way: the last decision resumes the run, which goes on after this answer.
+        return c.json(outcomeView(outcome), 202);
+      },
+    },
+    "/runs/:id/cancel": {
+      POST: async (c) => {
+        const runId = runIdParam(c);
+        const body = await readBody(c, CancelBody);
+        return c.json(outcomeView(await runlog.cancel(runId, actor(c, body))), 200);
+      },
+    },
+  };
+}

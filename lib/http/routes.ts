@@ -1,0 +1,22 @@
+import type { Context } from "hono";
+import type { Actor, Runlog } from "../api/runlog.ts";
+
+/** The methods this API serves; any other is a 405. */
+export type Method = "GET" | "POST";
+/** A route handler; it throws to answer with an error (see errors.ts). */
+export type Handler = (c: Context) => Promise<Response>;
+/** Handlers by path (hono syntax) and method; every other method on a listed path is a 405. */
+export type RouteTable = Record<string, Partial<Record<Method, Handler>>>;
+
+/** What route handlers share: the library API and the request-level policies of createApp. */
+export interface RouteDeps {
+  runlog: Runlog;
+  /** Who decided or cancelled: the body's `by`, else the authenticated caller, else "http". */
+  actor(c: Context, body: { by?: string | undefined; reason?: string | undefined }): Actor;
+  /** Refuse a model spec this API does not offer (400 naming `model`). */
+  checkModel(spec: string | undefined): void;
+}
+
+/** Spread `{key: value}` only when the value is present (exactOptionalPropertyTypes forbids `key: undefined`). */
+export const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };

@@ -1,0 +1,91 @@
+import { headView, outcomeView, resumePointView } from "../api/views.ts";
+import {
+  ConflictError,
+  InvalidInputError,
+  LeaseHeldError,
+  NotFoundError,
+  PermanentError,
+} from "../core/errors.ts";
+import type { RunPage } from "../ports/eventStore.ts";
+import { HttpError, invalidInput } from "./errors.ts";
+import { requestedRunId } from "./idempotency.ts";
+import { readBody, readQuery, runIdParam } from "./request.ts";
+import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
+import { EventsQuery, ListQuery, StartBody } from "./schemas.ts";
+
+/**
+ * A cursor the store refused: one that does not decode (InvalidInputError), or a
+ * forged one that decodes but names no key of the index, which DynamoDB
+ * refuses as a ValidationException. The limit is checked before, so the cursor is the culprit.
+ */
+const isRefusedCursor = (error: unknown) =>
+  error instanceof InvalidInputError ||
+  (error instanceof PermanentError &&
+    (error.cause as { name?: unknown } | undefined)?.name === "ValidationException");
+
+/** Starting, listing and reading runs. */
+export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
+  return {
+    "/runs": {
+      POST: async (c) => {
+        const body = await readBody(c, StartBody);
+        const { runId, fromKey } = requestedRunId(c, body.runId);
+        checkModel(body.model);
+        let started: Awaited<ReturnType<typeof runlog.start>>;
+        try {
+          started = await runlog.start({
+            agent: body.agent,
+            input: body.input,
+            ...optional("model", body.model),
+            ...optional("runId", runId),
+          });
+        } catch (error) {
+          // The registry's NotFoundError is about the body's agent, not about this URL.
+          if (error instanceof NotFoundError) throw invalidInput("agent", error.message);
+          // The body is valid by now; what the library still refuses is the model it names.
+          if (error instanceof InvalidInputError && body.model !== undefined)
+            throw invalidInput("model", error.message);
+          if (fromKey && error instanceof ConflictError && !(error instanceof LeaseHeldError)) {
+            throw new HttpError(
+              409,
+              "conflict",
+              `this Idempotency-Key was used for a different request (run ${runId})`,
+            );
+          }
+          throw error;
+        }
+        // A repeat names the run that exists and starts nothing: 200, not 202.
+        return c.json(outcomeView(started), started.created ? 202 : 200);
+      },
+      GET: async (c) => {
+        const query = readQuery(c, ListQuery);
+        let page: RunPage;
+        try {
+          page = await runlog.list({
+            ...optional("limit", query.limit),
+            ...optional("cursor", query.cursor),
+          });
+        } catch (error) {
+          if (query.cursor !== undefined && isRefusedCursor(error)) {
+            throw invalidInput("cursor", "cursor: expected a cursor returned by GET /runs");
+          }
+          throw error;
+        }
+        return c.json({ runs: page.runs.map(headView), ...optional("cursor", page.cursor) });
+      },
+    },
+    "/runs/:id": {
+      GET: async (c) => c.json(outcomeView(await runlog.outcome(runIdParam(c)))),
+    },
+    "/runs/:id/events": {
+      GET: async (c) => {
+        const runId = runIdParam(c);
+        const { after } = readQuery(c, EventsQuery);
+        return c.json({ runId, events: await runlog.events(runId, after ?? 0) });
+      },
+    },
+    "/runs/:id/resume-point": {
+      GET: async (c) => c.json(resumePointView(await runlog.resumePoint(runIdParam(c)))),
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { errorMessage } from "../core/errors.ts";
+import { validateRunId } from "../steps/start.ts";
+
+/** Largest request body read at all; larger ones get a 413 before any parsing. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Largest prompt or message, measured as stored (JSON, UTF-8) so an escaped one cannot outgrow an item. */
+export const MAX_TEXT_BYTES = 256 * 1024;
+
+const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text));
+
+/** A non-blank prompt or message of at most MAX_TEXT_BYTES. */
+const text = z
+  .string()
+  .refine((value) => value.trim() !== "", "must not be empty")
+  .refine((value) => jsonBytes(value) <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES / 1024} KB`);
+
+/** A run id as validateRunId allows (no path characters, at most 128). */
+export const runId = (what: string) =>
+  z.string().superRefine((value, ctx) => {
+    try {
+      validateRunId(value, what);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: errorMessage(error) });
+    }
+  });
+
+const short = (max: number) => z.string().min(1).max(max);
+
+/** POST /runs. */
+export const StartBody = z.strictObject({
+  agent: short(128),
+  input: text,
+  runId: runId("run id").optional(),
+  model: short(1024).optional(),
+});
+
+/** POST /runs/{id}/resume. */
+export const ResumeBody = z.strictObject({ model: short(1024).optional() });
+
+/** POST /runs/{id}/fork. */
+export const ForkBody = z.strictObject({
+  atSeq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  input: text.optional(),
+  forkId: runId("fork id").optional(),
+});
+
+/** POST /runs/{id}/messages. */
+export const MessageBody = z.strictObject({ message: text });
+
+const actor = { by: short(256).optional(), reason: z.string().max(4096).optional() };
+
+/** POST /runs/{id}/cancel. */
+export const CancelBody = z.strictObject(actor);
+
+/** POST /runs/{id}/approvals/{callId}: `approved: false` rejects. */
+export const DecisionBody = z.strictObject({ approved: z.boolean(), ...actor });
+
+/** A whole number in a query string: digits only, so "1e3", "-1" and "0x10" are refused. */
+const count = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,16}$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+
+/** GET /runs?limit&cursor. */
+export const ListQuery = z.strictObject({
+  limit: count(1, 1000).optional(),
+  cursor: z.string().min(1).max(4096).optional(),
+});
+
+/** GET /runs/{id}/events?after. */
+export const EventsQuery = z.strictObject({ after: count(0, Number.MAX_SAFE_INTEGER).optional() });
+
+/** A tool call id from a path: only compared with the log, so any printable text of a sane length. */
+export const CallId = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
+
+/** What a client sends as Idempotency-Key: printable ASCII, as the IETF draft and Stripe allow. */
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7e]+$/, "must be printable ASCII");
