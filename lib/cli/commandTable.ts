@@ -39,7 +39,8 @@ function defaultActor(): string {
 
 function parseCount(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`runlog sweep: ${flag} takes a whole number, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`runlog sweep: ${flag} takes a whole number, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -135,8 +136,11 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       });
       if (json) io.out(JSON.stringify(report));
       else {
-        io.out(`examined ${report.examined} running run(s): resumed ${report.resumed.length}, skipped ${report.skipped.length}, failed ${report.failed.length}`);
-        for (const run of report.resumed) io.out(`  resumed ${run.runId} (generation ${run.generation}, ${run.kind})`);
+        io.out(
+          `examined ${report.examined} running run(s): resumed ${report.resumed.length}, skipped ${report.skipped.length}, failed ${report.failed.length}`,
+        );
+        for (const run of report.resumed)
+          io.out(`  resumed ${run.runId} (generation ${run.generation}, ${run.kind})`);
         for (const run of report.skipped) io.out(`  skipped ${run.runId}: ${run.why}`);
         for (const run of report.failed) io.out(`  failed  ${run.runId}: ${run.error}`);
       }
