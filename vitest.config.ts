@@ -1,8 +1,13 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
+/**
+ * `npm test`. The long reliability suites and the DynamoDB Local contract run
+ * with `npm run test:reliability` (vitest.reliability.config.ts), which CI also runs.
+ */
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    exclude: [...configDefaults.exclude, "test/reliability/**", "test/contract/dynamodbLocal.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

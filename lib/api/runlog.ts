@@ -39,7 +39,11 @@ export class Runlog {
   /** Continue a run from its resume point; a run with nothing to resume is answered with its outcome. */
   async resume(request: ResumeRequest): Promise<RunOutcome & { resume: ResumeResult }> {
     const result = await resumeRun(this.deps, { ...request, runId: validateRunId(request.runId) });
-    return { ...(await this.outcome(request.runId)), resume: result };
+    // Nothing to resume: the log's own state, even while the last executor is still giving back its lease.
+    const outcome = result.resumed
+      ? await this.outcome(request.runId)
+      : outcomeOf(request.runId, await this.events(request.runId));
+    return { ...outcome, resume: result };
   }
 
   /** Continue a run (completed or not) with a new user message in the same run. */

@@ -1,6 +1,9 @@
 import type { RunEvent, RunStarted } from "../core/events.ts";
 import type { RunStatus } from "../core/status.ts";
 
+/** The largest event, as JSON, a store holds: DynamoDB's 400 KB item, less room for the key and the copied fields. */
+export const MAX_EVENT_BYTES = 400 * 1024 - 4096;
+
 /** Who executes a run right now, and until when that claim holds without renewal. */
 export interface Lease {
   owner: string;

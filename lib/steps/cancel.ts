@@ -3,6 +3,8 @@ import { ConflictError, InvalidInputError } from "../core/errors.ts";
 import type { StepDeps } from "./deps.ts";
 import { writeNext } from "./writeNext.ts";
 
+type Outcome = { cancelled: boolean; seq?: number };
+
 /**
  * Append a cancel, which fences the run: steps in flight find it and stop
  * without writing more, and resume reports `cancelled`. Cancelling twice is
@@ -13,7 +15,7 @@ export async function cancelRun(
   request: { runId: string; by: string; reason?: string },
 ): Promise<{ cancelled: boolean }> {
   if (request.by.trim() === "") throw new InvalidInputError("a cancel needs a non-empty `by`");
-  return writeNext<{ cancelled: boolean }>(deps, request.runId, "any", (events, facts) => {
+  const outcome = await writeNext<Outcome>(deps, request.runId, "any", (events, facts) => {
     if (facts.cancelled) return { done: { cancelled: false } };
     const point = classify(events);
     if (!point.resumable && point.reason !== "awaiting_approval") {
@@ -27,7 +29,10 @@ export async function cancelRun(
         by: request.by,
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       },
-      result: () => ({ cancelled: true }),
+      result: (event) => ({ cancelled: true, seq: event.seq }),
     };
   });
+  // `ls` reads the head: a resting run (paused, interrupted) has no execution left to record the cancel there.
+  if (outcome.seq !== undefined) await deps.store.setStatus(request.runId, "cancelled", outcome.seq);
+  return { cancelled: outcome.cancelled };
 }

@@ -1,8 +1,9 @@
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError } from "../core/errors.ts";
 import type { RunEvent, RunStarted } from "../core/events.ts";
+import { readLog } from "../core/log.ts";
 import { restingStatus } from "../core/status.ts";
-import type { EventStore } from "../ports/eventStore.ts";
+import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
 import { type ResumeResult, resumeRun } from "./resume.ts";
@@ -43,8 +44,22 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
       `atSeq must be a whole number from 1 to ${parent.length} (the last seq of run ${request.runId}), got ${atSeq}`,
     );
   }
+  // A fork copies the log: of a malformed one, only what comes before the damage.
+  const problem = readLog(parent).problem;
+  if (problem && problem.seq <= atSeq) {
+    throw new ConflictError(
+      `run ${request.runId} is malformed at seq ${problem.seq} (${problem.message}); fork it at a seq before that`,
+    );
+  }
   if (request.input !== undefined && request.input.trim() === "")
     throw new InvalidInputError("input must not be empty");
+  // Checked before the copy: once the fork exists, an input the store refuses would leave it half done.
+  const inputBytes = Buffer.byteLength(JSON.stringify(request.input ?? ""));
+  if (inputBytes > MAX_EVENT_BYTES - 1024) {
+    throw new InvalidInputError(
+      `input is ${inputBytes} bytes as stored, over the ${MAX_EVENT_BYTES - 1024} a run's event can hold: shorten the input`,
+    );
+  }
   const forkId = request.forkId === undefined ? deps.ids.runId() : validateRunId(request.forkId, "fork id");
   if (forkId === request.runId) throw new InvalidInputError("a fork needs an id of its own");
 

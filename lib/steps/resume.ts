@@ -2,7 +2,7 @@ import { type Classification, classify, type NotResumable } from "../core/classi
 import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../core/errors.ts";
 import type { ResumeKind, RunEvent } from "../core/events.ts";
 import { readLog } from "../core/log.ts";
-import { restingStatus } from "../core/status.ts";
+import { type RunStatus, restingStatus } from "../core/status.ts";
 import type { ControlDeps } from "./deps.ts";
 import { assertLeaseFree, leaseFor } from "./lease.ts";
 import { nextAction } from "./nextAction.ts";
@@ -44,7 +44,12 @@ function plan(events: readonly RunEvent[], input: string | undefined): Classific
  * one resumer win) and execute from the resume point. With `input`, the
  * `resumed` event carries the new user message, closing any call left open.
  */
-export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<ResumeResult> {
+export function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<ResumeResult> {
+  return resumeFrom(deps, request, 3);
+}
+
+/** resumeRun, deciding again (at most `replans` times) when the log grew between reading it and the head. */
+async function resumeFrom(deps: ControlDeps, request: ResumeRequest, replans: number): Promise<ResumeResult> {
   const events = await loadRun(deps, request.runId);
   const first = plan(events, request.input);
   if (!first.resumable) return { resumed: false, runId: request.runId, classification: first };
@@ -52,6 +57,9 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
 
   const head = await deps.store.getHead(request.runId);
   if (!head) throw new NotFoundError(`run ${request.runId} has no head record`);
+  // The log grew after we read it (another resumer ran in between): decide again on the log as it is
+  // now, rather than claim the lease of a run that may have finished.
+  if (head.lastSeq > events.length && replans > 0) return resumeFrom(deps, request, replans - 1);
   await assertLeaseFree(deps, head);
   const current = readLog(events).generation;
   const generation = current + 1;
@@ -76,7 +84,7 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
       };
     });
   } catch (error) {
-    await deps.store.releaseLease(request.runId, owner, "interrupted");
+    await deps.store.releaseLease(request.runId, owner, await restingNow(deps, request.runId));
     if (error instanceof StaleError && !(error instanceof RunCancelledError)) {
       throw new LeaseHeldError(`run ${request.runId} was resumed by another process first`, { cause: error });
     }
@@ -92,4 +100,14 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
   }
   await deps.orchestrator.execute({ runId: request.runId, generation, next: nextAction(point, true), owner });
   return { resumed: true, runId: request.runId, generation, kind: point.kind };
+}
+
+/** The status the log shows now, for a lease given back unused; `interrupted` if the log cannot be read. */
+async function restingNow(deps: ControlDeps, runId: string): Promise<RunStatus> {
+  try {
+    const latest = await loadRun(deps, runId);
+    return restingStatus(latest, classify(latest));
+  } catch {
+    return "interrupted";
+  }
 }

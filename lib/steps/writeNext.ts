@@ -6,8 +6,8 @@ import type { StepDeps } from "./deps.ts";
 /** What a writer decided after reading the log: append this event, or the work is already there. */
 export type Decision<T> = { append: NewEvent; result: (event: RunEvent) => T } | { done: T };
 
-/** How often a writer re-reads and tries again after losing a seq to a sibling of its own generation. */
-const MAX_CONFLICTS = 32;
+/** How often a writer tries again after losing a seq race while the log shows no new event. */
+const MAX_STALLED_CONFLICTS = 32;
 
 /** The run's log; NotFoundError if the run has no events. */
 export async function loadRun(deps: StepDeps, runId: string): Promise<RunEvent[]> {
@@ -37,8 +37,12 @@ export async function writeNext<T>(
   generation: number | "any",
   decide: (events: RunEvent[], facts: LogFacts) => Decision<T>,
 ): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  for (let seen = 0, stalled = 0; ; ) {
     const events = await loadRun(deps, runId);
+    // Losing the race to a writer whose event then shows up is progress (many siblings finishing
+    // at once): try again for as long as the log grows, and only a bounded number of times when not.
+    stalled = events.length > seen ? 0 : stalled + 1;
+    seen = events.length;
     const facts = readLog(events);
     // "any": writers outside an execution (decisions, cancel) that judge the log themselves.
     if (generation !== "any") assertCurrent(runId, facts, generation);
@@ -48,7 +52,7 @@ export async function writeNext<T>(
     try {
       await deps.store.append(runId, event);
     } catch (error) {
-      if (error instanceof ConflictError && attempt < MAX_CONFLICTS) continue;
+      if (error instanceof ConflictError && stalled < MAX_STALLED_CONFLICTS) continue;
       throw error;
     }
     deps.logs.appended(runId, event);

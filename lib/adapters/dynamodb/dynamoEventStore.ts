@@ -1,11 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { type DynamoDBClient, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { ConflictError, InvalidInputError } from "../../core/errors.ts";
 import type { RunEvent, RunStarted } from "../../core/events.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { EventStore, Lease, RunHead, RunPage } from "../../ports/eventStore.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
+import { isConditionalFailure, toRunlogError, wasRetried } from "./errors.ts";
 import { advanceHead, getHead, getItem, setStatus } from "./heads.ts";
-import { decodeEventItem, encodeEvent, encodeHead, type Item, num, str } from "./items.ts";
+import { decodeEventItem, encodeEvent, encodeHead, type Item, num, readString, str } from "./items.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
 import { type ListOptions, listRuns } from "./listing.ts";
 
@@ -32,17 +34,28 @@ export class DynamoEventStore implements EventStore {
     this.ctx = { client: options.client, tableName: options.tableName, now: () => clock.now() };
   }
 
-  /** Conditional put of one event: never overwrites; false when the seq is taken. */
-  private putEvent(runId: string, event: RunEvent, what: string): Promise<boolean> {
-    return attemptConditional(this.ctx, what, () =>
-      this.ctx.client.send(
+  /**
+   * Conditional put of one event: never overwrites; false when the seq is taken. Each put carries a
+   * random token, because an SDK retry of a put whose answer was lost fails its condition on the
+   * item it wrote itself: the token tells that item apart from another writer's.
+   */
+  private async putEvent(runId: string, event: RunEvent, what: string): Promise<boolean> {
+    const token = randomUUID();
+    try {
+      await this.ctx.client.send(
         new PutItemCommand({
           TableName: this.ctx.tableName,
-          Item: encodeEvent(runId, event),
+          Item: { ...encodeEvent(runId, event), putToken: str(token) },
           ConditionExpression: "attribute_not_exists(runId)",
         }),
-      ),
-    );
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalFailure(error)) throw toRunlogError(error, what, this.ctx.tableName);
+      if (!wasRetried(error)) return false;
+      const stored = await getItem(this.ctx, runId, event.seq);
+      return stored !== undefined && readString(stored, "putToken") === token;
+    }
   }
 
   async createRun(first: RunStarted, lease?: Lease): Promise<{ created: boolean }> {

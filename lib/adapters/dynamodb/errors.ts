@@ -41,6 +41,12 @@ export function isConditionalFailure(error: unknown): boolean {
   return shape(error).name === "ConditionalCheckFailedException";
 }
 
+/** Whether the SDK sent the request more than once (an earlier attempt may have been applied). */
+export function wasRetried(error: unknown): boolean {
+  const metadata = (shape(error) as { $metadata?: { attempts?: unknown } }).$metadata;
+  return typeof metadata?.attempts === "number" && metadata.attempts > 1;
+}
+
 /** A dropped, refused or timed-out connection (the request may not have reached DynamoDB). */
 export function isNetworkError(error: unknown): boolean {
   const { name, code, message, errors } = shape(error);

@@ -1,8 +1,8 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
-import { CorruptEventError, errorMessage } from "../../core/errors.ts";
+import { CorruptEventError, errorMessage, InvalidInputError } from "../../core/errors.ts";
 import { decodeEvent, type RunEvent } from "../../core/events.ts";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
-import type { RunHead } from "../../ports/eventStore.ts";
+import { MAX_EVENT_BYTES, type RunHead } from "../../ports/eventStore.ts";
 
 /** One stored DynamoDB item in wire form. */
 export type Item = Record<string, AttributeValue>;
@@ -39,11 +39,21 @@ export function readNumber(item: Item, name: string): number | undefined {
  * compress or chunk big payloads later.
  */
 export function encodeEvent(runId: string, event: RunEvent): Item {
+  const body = JSON.stringify(event);
+  const bytes = Buffer.byteLength(body, "utf8");
+  if (bytes > MAX_EVENT_BYTES) {
+    const fromUser =
+      event.type === "run_started" || event.type === "resumed" || event.type === "user_message";
+    throw new InvalidInputError(
+      `run ${runId}: the ${event.type} event at seq ${event.seq} is ${bytes} bytes as stored, over the ` +
+        `${MAX_EVENT_BYTES} a DynamoDB item can hold${fromUser ? ": shorten the input" : ""}`,
+    );
+  }
   return {
     ...key(runId, event.seq),
     type: str(event.type),
     at: str(event.at),
-    body: str(JSON.stringify(event)),
+    body: str(body),
   };
 }
 

@@ -43,6 +43,8 @@ export async function claimLease(ctx: StoreContext, runId: string, lease: Lease,
   // Learn why, repairing a missing head on the way; a head rebuilt at the expected version may be claimed.
   const stored = await getHead(ctx, runId);
   if (!stored) throw new NotFoundError(`claim the lease of run ${runId}: the run does not exist`);
+  // An SDK retry of a claim whose answer was lost finds the lease already ours (owners are unique).
+  if (stored.lease?.owner === lease.owner && stored.lease.until === lease.until) return;
   let current = stored;
   if (stored.leaseVersion === expect) {
     if (await casClaim(ctx, runId, lease, expect)) return;

@@ -36,7 +36,11 @@ export class LocalOrchestrator implements Orchestrator {
   constructor(private readonly options: LocalOrchestratorOptions) {}
 
   leaseOwnerFor(): string {
-    return localOwner();
+    // Alive from the moment it is named: between claiming the lease and executing, another
+    // resumer in this process must find the lease held, not free to take over.
+    const owner = localOwner();
+    markActive(owner, true);
+    return owner;
   }
 
   async isAlive(owner: string): Promise<boolean> {

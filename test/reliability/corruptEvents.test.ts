@@ -1,0 +1,149 @@
+import { DeleteItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
+import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
+import { RunlogError } from "../../lib/core/errors.ts";
+import { type NewEvent, type RunEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
+import { cleanup, library, runlog, runlogJson, tempDataDir, testEnv } from "../support/cli.ts";
+import { tally } from "./support/tally.ts";
+
+/**
+ * Stored events broken behind runlog's back, with the raw DynamoDB client: an
+ * unknown schema version, a body that is not JSON, a gap, a body for another
+ * seq, an item without a body, a result for no call. Every reader says
+ * `malformed` naming the seq; nothing writes, nothing crashes, nothing is overwritten.
+ */
+const dir = tempDataDir("reliability-corrupt");
+let raw: Awaited<ReturnType<typeof connectDynamo>>;
+let store: DynamoEventStore;
+let cases = 0;
+let commands = 0;
+
+beforeAll(async () => {
+  raw = await connectDynamo({ dataDir: dir, env: testEnv() });
+  store = new DynamoEventStore({ client: raw.client, tableName: raw.tableName });
+});
+afterAll(async () => {
+  tally("corrupt stored events", { cases, commands });
+  raw.client.destroy();
+  await cleanup(dir);
+});
+
+const CALL = { id: "call_0_0", name: "write_note", arguments: '{"text":"never"}' };
+/** An interrupted run: a note started and never answered, so resuming it would write. */
+const LOG: NewEvent[] = [
+  { type: "model_response", text: "", toolCalls: [CALL], stop: "tool_calls" },
+  { type: "tool_started", callId: CALL.id, name: CALL.name },
+];
+
+async function seed(runId: string): Promise<RunEvent[]> {
+  const at = new Date();
+  const first = stamp(
+    { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "go" },
+    1,
+    at,
+  );
+  await store.createRun(first as RunStarted);
+  const events = [first, ...LOG.map((event, i) => stamp(event, i + 2, at))];
+  for (const event of events.slice(1)) await store.append(runId, event);
+  return events;
+}
+
+const key = (runId: string, seq: number) => ({ runId: { S: runId }, seq: { N: String(seq) } });
+const putRaw = (runId: string, seq: number, body: string | undefined) =>
+  raw.client.send(
+    new PutItemCommand({
+      TableName: raw.tableName,
+      Item: {
+        ...key(runId, seq),
+        type: { S: "user_message" },
+        ...(body === undefined ? {} : { body: { S: body } }),
+      },
+    }),
+  );
+
+/** Every event item of a run exactly as stored (the head at seq 0 may be repaired; events never). */
+async function items(runId: string) {
+  const out = await raw.client.send(
+    new QueryCommand({
+      TableName: raw.tableName,
+      KeyConditionExpression: "runId = :r AND seq > :zero",
+      ExpressionAttributeValues: { ":r": { S: runId }, ":zero": { N: "0" } },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items ?? [];
+}
+
+const CASES: [string, number, (runId: string, log: RunEvent[]) => Promise<unknown>][] = [
+  ["an unknown schema version", 2, (id, log) => putRaw(id, 2, JSON.stringify({ ...log[1], v: 2 }))],
+  ["a body that is not JSON", 2, (id) => putRaw(id, 2, "{not json")],
+  ["a body for another seq", 3, (id, log) => putRaw(id, 3, JSON.stringify({ ...log[2], seq: 7 }))],
+  ["an item without a body", 3, (id) => putRaw(id, 3, undefined)],
+  [
+    "a gap in seq",
+    2,
+    (id) => raw.client.send(new DeleteItemCommand({ TableName: raw.tableName, Key: key(id, 2) })),
+  ],
+  [
+    "a gap at the tail",
+    4,
+    (id, log) =>
+      putRaw(id, 5, JSON.stringify(stamp({ type: "user_message", text: "late" }, 5, new Date(log[0]!.at)))),
+  ],
+  [
+    "a result that answers no call",
+    4,
+    (id) =>
+      putRaw(
+        id,
+        4,
+        JSON.stringify(
+          stamp(
+            { type: "tool_result", callId: "ghost", name: "x", content: "", isError: false },
+            4,
+            new Date(),
+          ),
+        ),
+      ),
+  ],
+];
+
+describe.each(CASES)("a stored log with %s", (label, seq, corrupt) => {
+  const runId = `corrupt-${label.replace(/\W+/g, "-")}`;
+
+  it(`is malformed at seq ${seq} for every reader, and nothing writes to it`, async () => {
+    await corrupt(runId, await seed(runId));
+    const before = await items(runId);
+    const { runlog: lib } = await library(dir);
+
+    expect(await lib.resumePoint(runId)).toMatchObject({ resumable: false, reason: "malformed", seq });
+    const point = await runlogJson(dir, ["resume-point", runId]);
+    expect(point.code, point.stderr).toBe(0);
+    expect(point.json).toMatchObject({ resumable: false, reason: "malformed", seq });
+    expect(point.json.description).toMatch(new RegExp(`seq ${seq}`));
+
+    const resumed = await runlog(dir, ["resume", runId]);
+    expect(resumed.code).toBe(1);
+    expect(`${resumed.stdout}${resumed.stderr}`).toMatch(/malformed|corrupt/);
+    expect(resumed.stderr).not.toMatch(/^\s+at /m);
+    commands += 2;
+
+    // The library's writers refuse too, with runlog errors, never a crash.
+    for (const attempt of [
+      () => lib.resume({ runId }),
+      () => lib.send(runId, "hello?"),
+      () => lib.cancel(runId, { by: "ops" }),
+      () => lib.approve(runId, CALL.id, { by: "ops" }),
+      () => lib.fork({ runId, forkId: `${runId}-fork` }),
+    ]) {
+      const outcome = await attempt().catch((error: unknown) => error);
+      if (outcome instanceof Error) expect(outcome).toBeInstanceOf(RunlogError);
+      else expect(outcome).toMatchObject({ status: "malformed" });
+      commands++;
+    }
+    expect(await items(runId)).toEqual(before);
+    expect(await store.read(`${runId}-fork`).catch(() => [])).toEqual([]);
+    cases++;
+  });
+});

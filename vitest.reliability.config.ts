@@ -1,0 +1,18 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * `npm run test:reliability`: the crash matrix, concurrency, store faults, bad
+ * input and the store contract on DynamoDB Local. Long, so not part of `npm test`.
+ * Two workers and two concurrent cases each: the suites spawn CLI processes, and
+ * the machine has two cores.
+ */
+export default defineConfig({
+  test: {
+    include: ["test/reliability/**/*.test.ts", "test/contract/dynamodbLocal.test.ts"],
+    testTimeout: 300_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+    maxWorkers: 2,
+    maxConcurrency: 2,
+  },
+});
