@@ -1,5 +1,13 @@
 import type { ResumeKind, RunEvent, ToolCall } from "./events.ts";
-import { assertNever, isCleared, readLog, type ToolBatch, unanswered } from "./log.ts";
+import {
+  assertNever,
+  isCleared,
+  type LogFacts,
+  type LogStart,
+  readLog,
+  type ToolBatch,
+  unanswered,
+} from "./log.ts";
 
 /** Why a log cannot be resumed as it stands. */
 export type NotResumableReason =
@@ -53,9 +61,13 @@ const names = (calls: ToolCall[]) => calls.map((call) => `${call.name} (${call.i
  * Pure: it writes nothing and calls nothing. Every caller that decides what
  * happens next (steps, resume, sweeper, API, CLI) asks this one function.
  */
-export function classify(events: readonly RunEvent[]): Classification {
+export function classify(events: readonly RunEvent[], start?: LogStart): Classification {
   if (events.length === 0) return notResumable("empty", "the run has no events");
-  const facts = readLog(events);
+  return classifyFacts(readLog(events, start));
+}
+
+/** classify, from facts already read (of a whole log or of a tail). */
+export function classifyFacts(facts: LogFacts): Classification {
   if (facts.problem) {
     return notResumable("malformed", `seq ${facts.problem.seq}: ${facts.problem.message}`, facts.problem.seq);
   }

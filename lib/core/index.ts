@@ -4,3 +4,4 @@ export * from "./events.ts";
 export * from "./log.ts";
 export * from "./messages.ts";
 export * from "./status.ts";
+export * from "./tail.ts";

@@ -44,9 +44,23 @@ export function isCleared(batch: ToolBatch, callId: string): boolean {
   return !batch.needsApproval.has(callId) || batch.decisions.get(callId)?.approved === true;
 }
 
-/** Read a log (events from seq 1, in order) into the facts resume decisions need. */
-export function readLog(events: readonly RunEvent[]): LogFacts {
-  const facts: LogFacts = { generation: 1, modelTurns: 0 };
+/**
+ * Where a tail of a log begins: its first seq (an anchor, see `lib/core/tail.ts`) and the
+ * generation in force just before it. Without one, a log is read from seq 1.
+ */
+export interface LogStart {
+  seq: number;
+  generation: number;
+}
+
+/**
+ * Read a log (events from seq 1, in order; or a tail from `start`, in order) into the facts
+ * resume decisions need. A tail gives the same answer about where the run stands as the whole
+ * log; `modelTurns`, `agent` and `model` then count only what the tail shows.
+ */
+export function readLog(events: readonly RunEvent[], start?: LogStart): LogFacts {
+  const facts: LogFacts = { generation: start?.generation ?? 1, modelTurns: 0 };
+  const firstSeq = start?.seq ?? 1;
   let started = new Set<string>();
   let results = new Map<string, ToolResult>();
   let decisions = new Map<string, ToolDecided>();
@@ -60,20 +74,20 @@ export function readLog(events: readonly RunEvent[]): LogFacts {
 
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
-    const expected = i + 1;
+    const expected = firstSeq + i;
     if (event.seq !== expected) {
       return fail(
         expected,
         `expected seq ${expected} but found ${event.seq} (a gap or a duplicate in the log)`,
       );
     }
-    if (i === 0 && event.type !== "run_started") {
+    if (i === 0 && firstSeq === 1 && event.type !== "run_started") {
       return fail(event.seq, `a log must start with run_started, found ${event.type}`);
     }
     if (facts.cancelled) return fail(event.seq, `${event.type} written after the run was cancelled`);
     switch (event.type) {
       case "run_started":
-        if (i !== 0) return fail(event.seq, "run_started appears after the start of the log");
+        if (event.seq !== 1) return fail(event.seq, "run_started appears after the start of the log");
         facts.agent = event.agent;
         facts.model = event.model;
         facts.last = event;
@@ -152,6 +166,9 @@ export function readLog(events: readonly RunEvent[]): LogFacts {
         break;
       default:
         return assertNever(event);
+    }
+    if (event.gen !== undefined && event.gen !== facts.generation) {
+      return fail(event.seq, `written as generation ${event.gen}, but the log is at ${facts.generation}`);
     }
   }
   return facts;

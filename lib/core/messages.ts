@@ -119,7 +119,9 @@ export function finalOutput(events: readonly RunEvent[]): string | null {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (event.type === "model_response") return event.stop === "stop" ? event.text : null;
-    if (event.type === "user_message" || (event.type === "resumed" && event.input !== undefined)) return null;
+    // Anything newer than the last answer that moves the conversation means it is not the output.
+    if (event.type === "user_message" || event.type === "model_failed") return null;
+    if (event.type === "resumed" && event.input !== undefined) return null;
   }
   return null;
 }

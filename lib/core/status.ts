@@ -1,6 +1,6 @@
 import type { Classification } from "./classify.ts";
 import type { RunEvent } from "./events.ts";
-import { readLog } from "./log.ts";
+import { type LogStart, readLog } from "./log.ts";
 
 /**
  * A run's status. `running` comes from a live lease; every other status is
@@ -35,10 +35,14 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   "empty",
 ];
 
-/** The status a log implies when nobody is executing the run. */
-export function restingStatus(events: readonly RunEvent[], classification: Classification): RunStatus {
+/** The status a log (or a tail from `start`) implies when nobody is executing the run. */
+export function restingStatus(
+  events: readonly RunEvent[],
+  classification: Classification,
+  start?: LogStart,
+): RunStatus {
   if (!classification.resumable) {
     return classification.reason === "awaiting_approval" ? "paused" : classification.reason;
   }
-  return readLog(events).last?.type === "model_failed" ? "failed" : "interrupted";
+  return readLog(events, start).last?.type === "model_failed" ? "failed" : "interrupted";
 }

@@ -1,0 +1,67 @@
+import type { RunEvent } from "./events.ts";
+import type { LogStart } from "./log.ts";
+
+/**
+ * An anchor is an event that fixes where a conversation stands: a message or
+ * an answer. What follows it (tool calls starting and finishing, decisions,
+ * markers) is read on top of it, so a log read backwards from its end as far
+ * as the last anchor, and to the generation in force there, says everything
+ * `classify` needs, however long the log is.
+ */
+export function isAnchor(event: RunEvent): boolean {
+  switch (event.type) {
+    case "run_started":
+    case "user_message":
+    case "model_response":
+    case "model_failed":
+      return true;
+    case "resumed":
+      return event.input !== undefined;
+    default:
+      return false;
+  }
+}
+
+/**
+ * For reading a log backwards (newest first): returns true at the oldest event
+ * the tail needs. That is the last anchor itself, which records the generation
+ * it was written in (`gen`); for logs written before `gen` existed, the
+ * `resumed` (or `run_started`) before it, which is never far back either:
+ * every execution starts with one and is bounded in steps.
+ */
+export function tailBoundary(): (event: RunEvent) => boolean {
+  let anchored = false;
+  return (event) => {
+    if (event.type === "run_started") return true;
+    if (!anchored) {
+      anchored = isAnchor(event);
+      return anchored && generationBefore(event) !== undefined;
+    }
+    return event.type === "resumed";
+  };
+}
+
+/** The generation in force just before `event`, when the event itself tells it. */
+function generationBefore(event: RunEvent): number | undefined {
+  // Only `resumed` changes the generation, and always to the one after.
+  return event.type === "resumed" ? event.generation - 1 : event.gen;
+}
+
+/** A tail of a log, in order, from its last anchor; `start` tells readLog where it begins. */
+export interface Tail {
+  events: RunEvent[];
+  start: LogStart;
+}
+
+/**
+ * Cut a tail read with `tailBoundary` (oldest first) down to what readLog
+ * reads: the events from the last anchor on, and the generation before it.
+ */
+export function fromAnchor(events: readonly RunEvent[]): Tail {
+  const anchor = events.findLastIndex(isAnchor);
+  if (anchor < 0) return { events: [...events], start: { seq: events[0]?.seq ?? 1, generation: 1 } };
+  const before = events.slice(0, anchor).findLast((event) => event.type === "resumed");
+  const generation =
+    generationBefore(events[anchor]!) ?? (before?.type === "resumed" ? before.generation : 1);
+  return { events: events.slice(anchor), start: { seq: events[anchor]!.seq, generation } };
+}
