@@ -10,6 +10,7 @@ import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { Observer } from "../ports/runtime.ts";
 import type { StepDeps } from "../steps/deps.ts";
 import { LogCache } from "../steps/logCache.ts";
+import { RETENTION_VARIABLE, retentionMs } from "../steps/retention.ts";
 import { Runlog } from "./runlog.ts";
 
 export interface LocalOptions {
@@ -23,8 +24,12 @@ export interface LocalOptions {
   leaseMs?: number;
   /** Return from start/resume/… as soon as the execution is under way (a server's mode). @default false */
   background?: boolean;
+  /** Days a run that finished is kept (then it reads as not found). @default $RUNLOG_RETENTION_DAYS, else forever */
+  retentionDays?: number;
   /** Told about an execution that failed in the background. @default writes to stderr */
   onBackgroundError?: (runId: string, error: unknown) => void;
+  /** Steps one execution does before handing the run to a new one. @default $RUNLOG_STEPS_PER_EXECUTION, else 500 */
+  stepsPerExecution?: number;
 }
 
 export interface LocalRunlog {
@@ -46,22 +51,41 @@ function retryInterval(value: string): number {
   return ms;
 }
 
+function stepsPerExecution(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const steps = Number(value);
+  if (!Number.isInteger(steps) || steps < 1) {
+    throw new InvalidInputError(
+      `RUNLOG_STEPS_PER_EXECUTION must be a whole number of steps, 1 or more, got ${JSON.stringify(value)}`,
+    );
+  }
+  return steps;
+}
+
 /** The composition root for one machine: embedded (or configured) DynamoDB, in-process state machine. */
 export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog> {
   const env = options.env ?? process.env;
   const dataDir = resolve(options.dataDir ?? env.RUNLOG_DIR ?? ".runlog");
   const faults = faultsFromEnv(env.RUNLOG_CRASH_AT);
   const leaseMs = options.leaseMs ?? 30_000;
+  const retention =
+    options.retentionDays === undefined
+      ? retentionMs(env[RETENTION_VARIABLE])
+      : retentionMs(options.retentionDays, "retentionDays");
   const { store, where, close } = await connectStore({ dataDir, env });
   const retry = env.RUNLOG_RETRY_INTERVAL_MS;
+  const steps = options.stepsPerExecution ?? stepsPerExecution(env.RUNLOG_STEPS_PER_EXECUTION);
   const deps: StepDeps = {
     store,
-    logs: new LogCache(store),
+    // This process executes its runs itself: its cached log is the tail (a lost seq race re-reads).
+    logs: new LogCache(store, { trustTail: true }),
     agents: agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS),
     models: modelResolver(),
     clock: { now: () => new Date() },
     faults,
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(steps === undefined ? {} : { stepsPerExecution: steps }),
+    ...(retention === undefined ? {} : { retentionMs: retention }),
   };
   const local = new LocalOrchestrator({
     deps: () => deps,

@@ -1,8 +1,11 @@
 import type { RunEvent, RunStarted } from "../core/events.ts";
 import type { RunStatus } from "../core/status.ts";
 
-/** The largest event, as JSON, a store holds: DynamoDB's 400 KB item, less room for the key and the copied fields. */
-export const MAX_EVENT_BYTES = 400 * 1024 - 4096;
+/**
+ * The largest event, as JSON (UTF-8 bytes), a store holds. Stores split big
+ * events across items, so this is a sanity bound, not DynamoDB's 400 KB item.
+ */
+export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
 /** Who executes a run right now, and until when that claim holds without renewal. */
 export interface Lease {
@@ -12,9 +15,10 @@ export interface Lease {
 }
 
 /**
- * The run-head: one small record per run for listing and leasing. It may lag
- * the log (a crash between an append and the head update) and is repaired
- * from the log by whoever notices.
+ * The run-head: one small record per run for listing and leasing. Appends do
+ * not touch it, so while a run executes its stored `lastSeq` lags the log;
+ * getHead reports the log's, and recording a status (finish, release) stores
+ * it. A missing head is rebuilt from the log by whoever notices.
  */
 export interface RunHead {
   runId: string;
@@ -44,10 +48,20 @@ export interface EventStore {
    * with the same first event returns `created: false`; a different one is a ConflictError.
    */
   createRun(first: RunStarted, lease?: Lease): Promise<{ created: boolean }>;
-  /** Append at `event.seq`; ConflictError if that seq is taken. Updates the head after the event is stored. */
-  append(runId: string, event: RunEvent, status?: RunStatus): Promise<void>;
+  /**
+   * Append at `event.seq`; ConflictError if that seq is taken. The head is not touched: it learns
+   * the last seq when a status is recorded, and getHead reads it from the log meanwhile.
+   */
+  append(runId: string, event: RunEvent): Promise<void>;
   /** Events with seq > afterSeq (default 0), in order. Empty for an unknown run. CorruptEventError on a bad record. */
   read(runId: string, afterSeq?: number): Promise<RunEvent[]>;
+  /**
+   * Events read backwards from the newest, stopping after the first for which `stop` says true
+   * (or at seq 1); returned in order, oldest first. Empty for an unknown run. Costs what the tail
+   * costs, not what the log does.
+   */
+  readBack(runId: string, stop: (event: RunEvent) => boolean): Promise<RunEvent[]>;
+  /** The head, with `lastSeq` the log's last seq even when the stored head lags behind it. */
   getHead(runId: string): Promise<RunHead | undefined>;
   /** Set the head's status (and lastSeq if it lags), without touching the lease. */
   setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void>;
@@ -55,8 +69,14 @@ export interface EventStore {
   claimLease(runId: string, lease: Lease, expectVersion: number): Promise<void>;
   /** Extend a lease this owner holds; false if it is no longer theirs. */
   renewLease(runId: string, lease: Lease): Promise<boolean>;
-  /** Drop the lease if this owner holds it, recording the status the run rests in. */
-  releaseLease(runId: string, owner: string, status: RunStatus): Promise<void>;
+  /** Drop the lease if this owner holds it, recording the status the run rests in (and its last seq, when given). */
+  releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<void>;
   /** Heads by most recent update (newest first where the store can); `status` lists only runs in that status. */
   listRuns(options?: { limit?: number; cursor?: string; status?: RunStatus }): Promise<RunPage>;
+  /**
+   * Make every item of the run (head, events, its share of big payloads) expire at `at`, or never
+   * (null). Reads treat a run whose time has passed as absent, before the store deletes it.
+   * Idempotent and safe to repeat after a crash; a run that does not exist is left alone.
+   */
+  expire(runId: string, at: Date | null): Promise<void>;
 }

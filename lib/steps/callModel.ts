@@ -1,42 +1,64 @@
 import { classify } from "../core/classify.ts";
+import {
+  errorMessage,
+  ModelRejectedError,
+  ModelUnavailableError,
+  RetryableError,
+  StaleError,
+} from "../core/errors.ts";
 import { readLog } from "../core/log.ts";
 import { toMessages } from "../core/messages.ts";
-import type { ModelReply } from "../ports/model.ts";
+import type { Model, ModelReply } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
 import type { Agent } from "../ports/tool.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments } from "./executeTool.ts";
 import { nextAction } from "./nextAction.ts";
+import { STEPS_PER_EXECUTION, stepsThisGeneration, withinBudget } from "./stepBudget.ts";
 import { toolSpecs } from "./toolSpecs.ts";
-import { assertCurrent, loadRun, writeNext } from "./writeNext.ts";
+import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
 
 /**
  * The CallModel task. If the log already holds the answer to its input (a retry
  * or a duplicate delivery), it returns the next action from it without calling
- * the model; otherwise it calls the model and appends `model_response`.
+ * the model; otherwise it calls the model and appends `model_response`. When
+ * this execution has done its share of steps, the next action is a handoff.
+ * What the model (or resolving it) throws is a model error; anything else
+ * (the store) is not, so the workflow never records it as a model failure.
  */
 export async function callModel(deps: StepDeps, input: StepInput): Promise<NextAction> {
-  const events = await loadRun(deps, input.runId);
+  const events = await currentRun(deps, input.runId);
   const facts = readLog(events);
   assertCurrent(input.runId, facts, input.generation);
   const before = classify(events);
-  const next = nextAction(before, true);
+  const used = stepsThisGeneration(events);
+  const limit = deps.stepsPerExecution ?? STEPS_PER_EXECUTION;
+  const next = withinBudget(nextAction(before, true), used, limit);
   if (next.action !== "model") return next;
 
   const agent = deps.agents(facts.agent!);
-  const model = deps.models(facts.model!);
+  let model: Model;
+  try {
+    model = deps.models(facts.model!);
+  } catch (error) {
+    throw asModelError(facts.model!, error);
+  }
   deps.faults.reached("model:before");
   const startedAt = Date.now();
-  const reply = normalize(
-    await model.call({
+  let raw: ModelReply;
+  try {
+    raw = await model.call({
       runId: input.runId,
       turn: facts.modelTurns,
       instructions: agent.instructions,
       messages: toMessages(events),
       tools: toolSpecs(agent),
       ...(deps.signal ? { signal: deps.signal } : {}),
-    }),
-  );
+    });
+  } catch (error) {
+    throw asModelError(model.spec, error);
+  }
+  const reply = normalize(raw);
   const approvals = callsNeedingApproval(agent, reply);
   const ms = Date.now() - startedAt;
   deps.faults.reached("model:after-call");
@@ -59,7 +81,25 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
     };
   });
   deps.faults.reached("model:after-append");
-  return nextAction(after, false);
+  return withinBudget(nextAction(after, false), used + 1, limit);
+}
+
+/**
+ * What resolving or calling a model threw, as a model error: ModelUnavailableError
+ * when it is transient, ModelRejectedError otherwise. A stop (a cancel, a newer
+ * generation) stays what it is.
+ */
+function asModelError(spec: string, error: unknown): unknown {
+  if (
+    error instanceof ModelUnavailableError ||
+    error instanceof ModelRejectedError ||
+    error instanceof StaleError
+  ) {
+    return error;
+  }
+  const detail = `${spec}: ${error instanceof Error ? `${error.name}: ` : ""}${errorMessage(error)}`;
+  if (error instanceof RetryableError) return new ModelUnavailableError(detail, { cause: error });
+  return new ModelRejectedError(detail, { cause: error });
 }
 
 /** The calls of a reply whose tool asks a person first. A call with bad arguments asks nobody: it will fail. */

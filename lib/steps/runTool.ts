@@ -4,7 +4,7 @@ import { isCleared, readLog } from "../core/log.ts";
 import { INTERRUPTED_TOOL_RESULT, rejectedToolResult } from "../core/messages.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments, runWithTimeout, type ToolOutcome } from "./executeTool.ts";
-import { assertCurrent, loadRun, writeNext } from "./writeNext.ts";
+import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
 
 export interface RunToolInput extends StepInput {
   callId: string;
@@ -22,7 +22,7 @@ export interface RunToolOutput {
  * run, with `tool_started` written first.
  */
 export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunToolOutput> {
-  const events = await loadRun(deps, input.runId);
+  const events = await currentRun(deps, input.runId);
   const facts = readLog(events);
   assertCurrent(input.runId, facts, input.generation);
   const call = facts.batch?.response.toolCalls.find((c) => c.id === input.callId);

@@ -37,7 +37,7 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       expect(await rawGet(s, runId, 0)).toMatchObject({ lastSeq: { N: "3" }, status: { S: "interrupted" } });
     });
 
-    it("catches a lagging head up with the log, keeping its status and lease", async () => {
+    it("reports a lagging head at the log's last seq, keeping its status and lease, without writing", async () => {
       const s = get();
       const { runId } = await runWithEvents("head-lagging", 4, "holder");
       await rawSetLastSeq(s, runId, 2);
@@ -48,15 +48,25 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
         leaseVersion: 1,
         lease: { owner: "holder" },
       });
-      expect((await rawGet(s, runId, 0))?.lastSeq).toEqual({ N: "4" });
+      // Appends leave the head alone, so a lagging head is normal: reading it writes nothing.
+      expect((await rawGet(s, runId, 0))?.lastSeq).toEqual({ N: "2" });
+    });
+
+    it("is not written by appends; releasing the lease records the last seq", async () => {
+      const s = get();
+      const { runId } = await runWithEvents("head-release", 3, "holder");
+      expect((await rawGet(s, runId, 0))?.lastSeq).toEqual({ N: "1" });
+      await s.store.releaseLease(runId, "holder", "completed", 3);
+      expect(await rawGet(s, runId, 0)).toMatchObject({ lastSeq: { N: "3" }, status: { S: "completed" } });
+      expect((await s.store.getHead(runId))?.lease).toBeUndefined();
     });
   });
 
   describe("status", () => {
-    it("append with a status and setStatus record it; lastSeq moves forward, never back", async () => {
+    it("setStatus records it; lastSeq moves forward, never back", async () => {
       const s = get();
-      const { runId } = await runWithEvents("status", 3, "holder");
-      await s.store.append(runId, message(4), "failed");
+      const { runId } = await runWithEvents("status", 4, "holder");
+      await s.store.setStatus(runId, "failed", 4);
       expect(await s.store.getHead(runId)).toMatchObject({ status: "failed", lastSeq: 4 });
       await rawSetLastSeq(s, runId, 1);
       await s.store.setStatus(runId, "interrupted", 4);

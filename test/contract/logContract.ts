@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ConflictError, CorruptEventError, InvalidInputError } from "../../lib/core/errors.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
@@ -122,6 +123,26 @@ export function logContract(get: () => ContractStore, id: (label: string) => str
     });
   });
 
+  describe("readBack", () => {
+    it("reads from the newest back to the first event `stop` accepts, and returns them oldest first", async () => {
+      const { store } = get();
+      const runId = id("read-back");
+      await store.createRun(started(runId));
+      for (let seq = 2; seq <= 40; seq++) await store.append(runId, message(seq));
+      const seen: number[] = [];
+      const tail = await store.readBack(runId, (event) => {
+        seen.push(event.seq);
+        return event.seq === 37;
+      });
+      expect(tail.map((e) => e.seq)).toEqual([37, 38, 39, 40]);
+      expect(seen).toEqual([40, 39, 38, 37]);
+      expect((await store.readBack(runId, () => false)).map((e) => e.seq)).toEqual(
+        Array.from({ length: 40 }, (_, i) => i + 1),
+      );
+      expect(await store.readBack(id("never-created-back"), () => true)).toEqual([]);
+    });
+  });
+
   describe("corrupt items", () => {
     it.each([
       ["invalid JSON", "{not json", /not valid JSON/],
@@ -149,5 +170,47 @@ export function logContract(get: () => ContractStore, id: (label: string) => str
         expect((await rawGet(s, runId, 2))?.body).toEqual({ S: body });
       },
     );
+  });
+
+  describe("expire", () => {
+    it("sets the TTL on every item, hides a run whose time has passed, and null brings it back", async () => {
+      const s = get();
+      const runId = id("expire");
+      await s.store.createRun(started(runId));
+      await s.store.append(runId, message(2));
+      const future = new Date(Date.now() + 86_400_000);
+      await s.store.expire(runId, future);
+      const ttl = String(Math.ceil(future.getTime() / 1000));
+      for (const seq of [0, 1, 2]) expect((await rawGet(s, runId, seq))?.expiresAt).toEqual({ N: ttl });
+      expect(await s.store.read(runId)).toHaveLength(2);
+
+      await s.store.expire(runId, new Date(Date.now() - 1000));
+      expect(await s.store.read(runId)).toEqual([]);
+      expect(await s.store.getHead(runId)).toBeUndefined();
+      expect((await s.store.listRuns({ limit: 1000 })).runs.map((r) => r.runId)).not.toContain(runId);
+
+      await s.store.expire(runId, null);
+      for (const seq of [0, 1, 2]) expect((await rawGet(s, runId, seq))?.expiresAt).toBeUndefined();
+      expect(texts(await s.store.read(runId))).toEqual(["run_started", "message 2"]);
+    });
+  });
+
+  describe("big events", () => {
+    it("a 4 MB message round-trips intact, with every item of the run under 400 KB", async () => {
+      const s = get();
+      const runId = id("four-mb");
+      await s.store.createRun(started(runId));
+      // Half text that compresses, half that does not: both paths of the store.
+      const text = `${"the quick brown fox ".repeat(100_000)}${randomBytes(1536 * 1024).toString("base64")}`;
+      await s.store.append(runId, message(2, text));
+      await s.store.append(runId, message(3));
+      expect(texts(await s.store.read(runId))).toEqual(["run_started", text, "message 3"]);
+      expect(texts(await s.store.read(runId, 1))[0]).toBe(text);
+      for (const seq of [0, 1, 2, 3]) {
+        const item = await rawGet(s, runId, seq);
+        expect(item).toBeDefined();
+        expect(JSON.stringify(item).length).toBeLessThan(400 * 1024);
+      }
+    });
   });
 }

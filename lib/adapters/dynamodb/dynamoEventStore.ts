@@ -6,10 +6,12 @@ import type { RunStatus } from "../../core/status.ts";
 import type { EventStore, Lease, RunHead, RunPage } from "../../ports/eventStore.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { isConditionalFailure, toRunlogError, wasRetried } from "./errors.ts";
-import { advanceHead, getHead, getItem, setStatus } from "./heads.ts";
-import { decodeEventItem, encodeEvent, encodeHead, type Item, num, readString, str } from "./items.ts";
+import { expireRun } from "./expiry.ts";
+import { getHead, getItem, setStatus } from "./heads.ts";
+import { encodeHead, type Item, num, readString, str } from "./items.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
 import { type ListOptions, listRuns } from "./listing.ts";
+import { decodeEventItems, encodeEventItem } from "./payloads.ts";
 
 export interface DynamoEventStoreOptions {
   client: DynamoDBClient;
@@ -20,6 +22,8 @@ export interface DynamoEventStoreOptions {
 
 function checkPosition(runId: string, seq: number): void {
   if (runId.length === 0) throw new InvalidInputError("runId: expected a non-empty string");
+  // Big payloads live in `blob#…` partitions of the same table.
+  if (runId.includes("#")) throw new InvalidInputError(`runId: ${runId} must not contain "#"`);
   if (!Number.isInteger(seq) || seq < 1) {
     throw new InvalidInputError(`seq: expected an integer >= 1 for run ${runId}, got ${seq}`);
   }
@@ -41,11 +45,13 @@ export class DynamoEventStore implements EventStore {
    */
   private async putEvent(runId: string, event: RunEvent, what: string): Promise<boolean> {
     const token = randomUUID();
+    // A big body is stored (as a blob) before the item that refers to it: the put below stays the commit.
+    const item = await encodeEventItem(this.ctx, runId, event);
     try {
       await this.ctx.client.send(
         new PutItemCommand({
           TableName: this.ctx.tableName,
-          Item: { ...encodeEvent(runId, event), putToken: str(token) },
+          Item: { ...item, putToken: str(token) },
           ConditionExpression: "attribute_not_exists(runId)",
         }),
       );
@@ -66,7 +72,7 @@ export class DynamoEventStore implements EventStore {
     checkPosition(runId, first.seq);
     if (!(await this.putEvent(runId, first, `create run ${runId}`))) {
       const storedItem = await getItem(this.ctx, runId, 1);
-      const stored = storedItem ? decodeEventItem(runId, storedItem) : undefined;
+      const [stored] = storedItem ? await this.decodeItems(runId, [storedItem]) : [];
       const same =
         stored?.type === "run_started" &&
         stored.agent === first.agent &&
@@ -105,12 +111,17 @@ export class DynamoEventStore implements EventStore {
     return { created: true };
   }
 
-  async append(runId: string, event: RunEvent, status?: RunStatus): Promise<void> {
+  async append(runId: string, event: RunEvent): Promise<void> {
     checkPosition(runId, event.seq);
+    // One write per event: the head is not advanced here (getHead reads the last seq from the log).
     if (!(await this.putEvent(runId, event, `append seq ${event.seq} to run ${runId}`))) {
       throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`);
     }
-    await advanceHead(this.ctx, runId, event.seq, status);
+  }
+
+  /** Stored event items to events: the one decoding every read path shares. */
+  private decodeItems(runId: string, items: readonly Item[]): Promise<RunEvent[]> {
+    return decodeEventItems(this.ctx, runId, items);
   }
 
   async read(runId: string, afterSeq = 0): Promise<RunEvent[]> {
@@ -133,10 +144,41 @@ export class DynamoEventStore implements EventStore {
           }),
         ),
       );
-      for (const item of page.Items ?? []) events.push(decodeEventItem(runId, item));
+      events.push(...(await this.decodeItems(runId, page.Items ?? [])));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return events;
+  }
+
+  async readBack(runId: string, stop: (event: RunEvent) => boolean): Promise<RunEvent[]> {
+    const newestFirst: RunEvent[] = [];
+    let startKey: Item | undefined;
+    // Small pages first: most tails are a few events; a long tool batch reads its way back in larger ones.
+    for (let limit = 8; ; limit = Math.min(limit * 4, 1024)) {
+      const page = await attempt(this.ctx, `read the tail of run ${runId}`, () =>
+        this.ctx.client.send(
+          new QueryCommand({
+            TableName: this.ctx.tableName,
+            KeyConditionExpression: "runId = :runId AND #seq > :head",
+            ExpressionAttributeNames: { "#seq": "seq" },
+            ExpressionAttributeValues: { ":runId": str(runId), ":head": num(0) },
+            ScanIndexForward: false,
+            Limit: limit,
+            ConsistentRead: true,
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        ),
+      );
+      // One at a time: nothing past the boundary is decoded (or its payload fetched, or judged corrupt).
+      for (const item of page.Items ?? []) {
+        const [event] = await this.decodeItems(runId, [item]);
+        if (!event) continue; // expired
+        newestFirst.push(event);
+        if (stop(event)) return newestFirst.reverse();
+      }
+      startKey = page.LastEvaluatedKey;
+      if (!startKey) return newestFirst.reverse();
+    }
   }
 
   getHead(runId: string): Promise<RunHead | undefined> {
@@ -155,11 +197,16 @@ export class DynamoEventStore implements EventStore {
     return renewLease(this.ctx, runId, lease);
   }
 
-  releaseLease(runId: string, owner: string, status: RunStatus): Promise<void> {
-    return releaseLease(this.ctx, runId, owner, status);
+  releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<void> {
+    return releaseLease(this.ctx, runId, owner, status, lastSeq);
   }
 
   listRuns(options?: ListOptions): Promise<RunPage> {
     return listRuns(this.ctx, options);
+  }
+
+  expire(runId: string, at: Date | null): Promise<void> {
+    if (runId.length === 0) throw new InvalidInputError("runId: expected a non-empty string");
+    return expireRun(this.ctx, runId, at);
   }
 }

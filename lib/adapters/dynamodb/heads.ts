@@ -3,7 +3,18 @@ import { NotFoundError, PermanentError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
-import { decodeEventItem, decodeHead, HEAD_SEQ, type Item, key, num, readNumber, str } from "./items.ts";
+import {
+  decodeHead,
+  HEAD_SEQ,
+  type Item,
+  isExpired,
+  key,
+  num,
+  readNumber,
+  str,
+  TTL_ATTRIBUTE,
+} from "./items.ts";
+import { decodeEventItems } from "./payloads.ts";
 
 /** Read one item with a strongly consistent read: heads and seq 1 decide what happens next. */
 export async function getItem(ctx: StoreContext, runId: string, seq: number): Promise<Item | undefined> {
@@ -16,16 +27,16 @@ export async function getItem(ctx: StoreContext, runId: string, seq: number): Pr
   return out.Item;
 }
 
-/** The highest event seq stored for a run, undefined when it has no events. */
+/** The highest event seq stored for a run, undefined when it has none (or its last one has expired). */
 export async function lastEventSeq(ctx: StoreContext, runId: string): Promise<number | undefined> {
   const out = await attempt(ctx, `find the last event of run ${runId}`, () =>
     ctx.client.send(
       new QueryCommand({
         TableName: ctx.tableName,
         KeyConditionExpression: "runId = :runId AND #seq > :head",
-        ExpressionAttributeNames: { "#seq": "seq" },
+        ExpressionAttributeNames: { "#seq": "seq", "#ttl": TTL_ATTRIBUTE },
         ExpressionAttributeValues: { ":runId": str(runId), ":head": num(HEAD_SEQ) },
-        ProjectionExpression: "#seq",
+        ProjectionExpression: "#seq, #ttl",
         ScanIndexForward: false,
         Limit: 1,
         ConsistentRead: true,
@@ -33,26 +44,7 @@ export async function lastEventSeq(ctx: StoreContext, runId: string): Promise<nu
     ),
   );
   const item = out.Items?.[0];
-  return item ? readNumber(item, "seq") : undefined;
-}
-
-/** Move the head forward after an append; a head already at or past `seq` (or none yet) is left alone. */
-export async function advanceHead(ctx: StoreContext, runId: string, seq: number, status?: RunStatus) {
-  const values: Item = { ":seq": num(seq), ":now": str(ctx.now().toISOString()) };
-  if (status) values[":status"] = str(status);
-  await attemptConditional(ctx, `update the head of run ${runId} to seq ${seq}`, () =>
-    ctx.client.send(
-      new UpdateItemCommand({
-        TableName: ctx.tableName,
-        Key: key(runId, HEAD_SEQ),
-        UpdateExpression: `SET lastSeq = :seq, updatedAt = :now${status ? ", #status = :status" : ""}`,
-        // Requiring the head keeps appends from creating a head with no agent; getHead repairs a missing one.
-        ConditionExpression: "attribute_exists(runId) AND (attribute_not_exists(lastSeq) OR lastSeq < :seq)",
-        ...(status ? { ExpressionAttributeNames: { "#status": "status" } } : {}),
-        ExpressionAttributeValues: values,
-      }),
-    ),
-  );
+  return item && !isExpired(item, ctx.now()) ? readNumber(item, "seq") : undefined;
 }
 
 /** Bring a missing, partial or lagging head up to the log; identity fields come from seq 1. */
@@ -62,7 +54,7 @@ async function repairHead(ctx: StoreContext, runId: string, last: number, known:
   const now = ctx.now().toISOString();
   if (agent === undefined || createdAt === undefined) {
     const firstItem = await getItem(ctx, runId, 1);
-    const first = firstItem ? decodeEventItem(runId, firstItem) : undefined;
+    const [first] = firstItem ? await decodeEventItems(ctx, runId, [firstItem]) : [];
     agent = first?.type === "run_started" ? first.agent : "unknown";
     createdAt = first?.at ?? now;
   }
@@ -94,9 +86,13 @@ async function repairHead(ctx: StoreContext, runId: string, last: number, known:
 /** The head as the log says it should be, repairing the stored one when it is missing or lags. */
 export async function getHead(ctx: StoreContext, runId: string): Promise<RunHead | undefined> {
   const [item, last] = await Promise.all([getItem(ctx, runId, HEAD_SEQ), lastEventSeq(ctx, runId)]);
+  // A run whose head has expired is gone, whatever DynamoDB has not deleted yet.
+  if (item && isExpired(item, ctx.now())) return undefined;
   const head = item ? decodeHead(item) : undefined;
   if (last === undefined) return head;
   if (head && head.lastSeq >= last) return head;
+  // A head that only lags is normal (appends do not touch it): report the log's last seq, write nothing.
+  if (head) return { ...head, lastSeq: last };
   await repairHead(ctx, runId, last, head);
   const repaired = await getItem(ctx, runId, HEAD_SEQ);
   const decoded = repaired ? decodeHead(repaired) : undefined;

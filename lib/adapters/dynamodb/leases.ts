@@ -76,19 +76,28 @@ export async function renewLease(ctx: StoreContext, runId: string, lease: Lease)
 }
 
 /** Drop the lease and record the resting status; a non-holder's release changes nothing. */
-export async function releaseLease(ctx: StoreContext, runId: string, owner: string, status: RunStatus) {
+export async function releaseLease(
+  ctx: StoreContext,
+  runId: string,
+  owner: string,
+  status: RunStatus,
+  lastSeq?: number,
+) {
+  const withSeq = lastSeq !== undefined;
   await attemptConditional(ctx, `release the lease of run ${runId} held by ${owner}`, () =>
     ctx.client.send(
       new UpdateItemCommand({
         TableName: ctx.tableName,
         Key: key(runId, HEAD_SEQ),
-        UpdateExpression: "REMOVE leaseOwner, leaseUntil SET #status = :status, updatedAt = :now",
+        UpdateExpression: `REMOVE leaseOwner, leaseUntil SET #status = :status, updatedAt = :now${withSeq ? ", lastSeq = :seq" : ""}`,
+        // The holder's last seq is the log's: nobody else writes while it holds the lease.
         ConditionExpression: "leaseOwner = :owner",
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: {
           ":owner": str(owner),
           ":status": str(status),
           ":now": str(ctx.now().toISOString()),
+          ...(withSeq ? { ":seq": num(lastSeq) } : {}),
         },
       }),
     ),

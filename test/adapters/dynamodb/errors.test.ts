@@ -97,16 +97,19 @@ describe("SDK errors become runlog errors", () => {
     expect((error as Error).message).toContain("maximum allowed size");
   });
 
-  it("a failure after the event is stored still fails the append (nothing is best-effort)", async () => {
+  it("an append is one conditional put: it never touches the head", async () => {
     ddb.on(PutItemCommand).resolves({});
     ddb.on(UpdateItemCommand).rejects(new InternalServerError({ message: "oops", $metadata }));
-    await expect(store.append("r1", event)).rejects.toBeInstanceOf(RetryableError);
+    await store.append("r1", event);
+    expect(ddb.commandCalls(PutItemCommand)).toHaveLength(1);
+    expect(ddb.commandCalls(UpdateItemCommand)).toHaveLength(0);
   });
 
   const calls: [string, () => Promise<unknown>][] = [
     ["createRun", () => store.createRun(first, { owner: "o", until: 1 })],
-    ["append", () => store.append("r1", event, "running")],
+    ["append", () => store.append("r1", event)],
     ["read", () => store.read("r1")],
+    ["readBack", () => store.readBack("r1", () => true)],
     ["getHead", () => store.getHead("r1")],
     ["setStatus", () => store.setStatus("r1", "completed", 2)],
     ["claimLease", () => store.claimLease("r1", { owner: "o", until: 1 }, 0)],

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
+import { agentRegistry } from "../../lib/agents/registry.ts";
+import { Runlog } from "../../lib/api/runlog.ts";
+import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
+import type { EventStore } from "../../lib/ports/eventStore.ts";
+import type { ExecutionInput, Orchestrator } from "../../lib/ports/runtime.ts";
+import { LogCache } from "../../lib/steps/logCache.ts";
+import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+
+/**
+ * The cost of reading a run must not grow with the run: resume-point and resume read the head and
+ * the tail of a 10,000-event log, and a process that holds a log reads only what is new.
+ * Every store call is counted, with the events it returned.
+ */
+const dir = tempDataDir("flat-cost");
+const AT = new Date("2026-01-01T00:00:00Z");
+const TURNS = 3_400; // 3 events a turn: 10,201 events
+let store: EventStore;
+let closeStore: () => Promise<void>;
+
+interface Count {
+  calls: Record<string, number>;
+  eventsRead: number;
+}
+
+/** The store, counting every call and every event read through it. */
+function counted(inner: EventStore): { store: EventStore; count: Count; reset(): void } {
+  const count: Count = { calls: {}, eventsRead: 0 };
+  const proxy = new Proxy(inner, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        count.calls[String(property)] = (count.calls[String(property)] ?? 0) + 1;
+        const result: unknown = await value.apply(target, args);
+        if (property === "read" || property === "readBack") count.eventsRead += (result as unknown[]).length;
+        return result;
+      };
+    },
+  });
+  const reset = () => {
+    count.calls = {};
+    count.eventsRead = 0;
+  };
+  return { store: proxy, count, reset };
+}
+
+/** A long run as the steps write it, one generation, its last tool call interrupted. */
+async function writeLongRun(runId: string): Promise<number> {
+  const events: NewEvent[] = [
+    { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "go" },
+  ];
+  for (let turn = 0; turn < TURNS; turn++) {
+    const id = `call-${turn}`;
+    events.push(
+      {
+        type: "model_response",
+        text: "",
+        toolCalls: [{ id, name: "get_weather", arguments: '{"city":"Faro"}' }],
+        stop: "tool_calls",
+      },
+      { type: "tool_started", callId: id, name: "get_weather" },
+      {
+        type: "tool_result",
+        callId: id,
+        name: "get_weather",
+        content: "sunny, 2".padEnd(200, "."),
+        isError: false,
+      },
+    );
+  }
+  events.pop(); // the last call started and has no result: resuming recovers it
+  const stamped: RunEvent[] = events.map((event, i) => stamp(event, i + 1, AT, 1));
+  await store.createRun(stamped[0] as Extract<RunEvent, { type: "run_started" }>);
+  for (let from = 1; from < stamped.length; from += 200) {
+    await Promise.all(stamped.slice(from, from + 200).map((event) => store.append(runId, event)));
+  }
+  return stamped.length;
+}
+
+function runlogOn(countedStore: EventStore, executed: ExecutionInput[]): Runlog {
+  const orchestrator: Orchestrator = {
+    execute: async (input) => {
+      executed.push(input);
+    },
+    leaseOwnerFor: ({ runId, generation }) => `${runId}-g${generation}`,
+    isAlive: async () => false,
+  };
+  return new Runlog({
+    store: countedStore,
+    logs: new LogCache(countedStore),
+    agents: agentRegistry({ dataDir: dir }),
+    models: () => {
+      throw new Error("no model is called here");
+    },
+    clock: { now: () => new Date() },
+    faults: { reached: () => {} },
+    orchestrator,
+    leaseMs: 30_000,
+    ids: { runId: () => "unused" },
+  });
+}
+
+beforeAll(async () => {
+  const connected = await connectStore({ dataDir: dir, env: testEnv() });
+  store = connected.store;
+  closeStore = connected.close;
+}, 240_000);
+
+afterAll(async () => {
+  await closeStore?.();
+  await cleanup(dir);
+});
+
+describe("on a 10,000-event run", () => {
+  it("resume-point reads the head and the last three events", { timeout: 240_000 }, async () => {
+    const length = await writeLongRun("long-point");
+    expect(length).toBeGreaterThan(10_000);
+    const { store: countedStore, count } = counted(store);
+    const answer = await runlogOn(countedStore, []).resumePoint("long-point");
+    expect(answer).toMatchObject({ resumable: true, kind: "recover_tools" });
+    expect(count.calls).toEqual({ getHead: 1, readBack: 1 });
+    expect(count.eventsRead).toBe(2); // the last response and its call's tool_started
+  });
+
+  it("resume reads the head and the tail, writes `resumed` after it, and starts the execution", async () => {
+    const length = await writeLongRun("long-resume");
+    const { store: countedStore, count } = counted(store);
+    const executed: ExecutionInput[] = [];
+    const result = await runlogOn(countedStore, executed).resume({ runId: "long-resume" });
+    expect(result.resume).toMatchObject({ resumed: true, generation: 2, kind: "recover_tools" });
+    expect(executed).toHaveLength(1);
+    expect(count.calls.read ?? 0).toBe(0);
+    expect(count.eventsRead).toBeLessThan(10);
+    const [resumed] = await store.read("long-resume", length);
+    expect(resumed).toMatchObject({ type: "resumed", seq: length + 1, generation: 2, gen: 2 });
+  });
+});
+
+describe("a process that holds a run's log", () => {
+  it("reads only the events after the ones it holds", async () => {
+    const { store: countedStore, count, reset } = counted(store);
+    const logs = new LogCache(countedStore);
+    const first = await logs.load("long-point");
+    expect(count.eventsRead).toBe(first.length);
+    reset();
+    const next = stamp({ type: "cancelled", by: "test" }, first.length + 1, AT, 1);
+    await store.append("long-point", next);
+    const again = await logs.load("long-point");
+    expect(again.at(-1)).toEqual(next);
+    expect(count.eventsRead).toBe(1);
+    expect(count.calls).toEqual({ read: 1 });
+  });
+
+  it("trusted as the tail, decides on it without reading at all", async () => {
+    const { store: countedStore, count, reset } = counted(store);
+    const logs = new LogCache(countedStore, { trustTail: true });
+    await logs.load("long-resume");
+    reset();
+    expect((await logs.current("long-resume")).length).toBeGreaterThan(10_000);
+    expect(count.calls).toEqual({});
+  });
+
+  it("keeps within its byte budget, dropping the least recently used run", async () => {
+    const logs = new LogCache(store, { maxBytes: 4 * 1024 * 1024 });
+    await logs.load("long-point");
+    await logs.load("long-resume");
+    expect(logs.has("long-resume")).toBe(true);
+    expect(logs.has("long-point")).toBe(false);
+  });
+});
