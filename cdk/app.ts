@@ -13,11 +13,13 @@ const app = new App();
 const agentsModule = context(app, "agentsModule");
 const modelKeySecret = context(app, "modelKeySecret");
 const eventBusName = context(app, "eventBusName");
+const retentionDays = context(app, "retentionDays");
 const stack = new RunlogStack(app, context(app, "stackName") ?? "Runlog", {
   description: "runlog: durable AI-agent runs (DynamoDB log, Step Functions loop, one Lambda per step)",
   ...(agentsModule ? { agentsModule } : {}),
   ...(modelKeySecret ? { modelKeySecret } : {}),
   ...(eventBusName ? { eventBusName } : {}),
+  ...(retentionDays ? { retentionDays: Number(retentionDays) } : {}),
 });
 acceptedFindings(stack);
 // Synthesis fails on any finding that is not acknowledged (with its reason) in cdk/nag.ts.

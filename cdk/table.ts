@@ -1,10 +1,11 @@
 import { RemovalPolicy } from "aws-cdk-lib";
 import { AttributeType, BillingMode, ProjectionType, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Construct } from "constructs";
+import { TTL_ATTRIBUTE } from "../lib/adapters/dynamodb/items.ts";
 import { STATUS_INDEX, tableDefinition } from "../lib/adapters/dynamodb/table.ts";
 
-/** The attribute DynamoDB's TTL reads (epoch seconds): the hook for retention, written by nobody yet. */
-export const TTL_ATTRIBUTE = "expiresAt";
+/** The attribute DynamoDB's TTL reads (epoch seconds), set on every item of a finished run (retention). */
+export { TTL_ATTRIBUTE };
 
 export interface RunlogTableProps {
   /** What happens to the runs when the stack is deleted. @default RemovalPolicy.RETAIN */

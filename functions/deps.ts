@@ -14,6 +14,7 @@ import type { ModelResolver } from "../lib/ports/model.ts";
 import type { Ids } from "../lib/ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../lib/steps/deps.ts";
 import { LogCache } from "../lib/steps/logCache.ts";
+import { RETENTION_VARIABLE, retentionMs } from "../lib/steps/retention.ts";
 import type { SweepOptions } from "../lib/steps/sweep.ts";
 import { readModelKey } from "./secret.ts";
 
@@ -28,6 +29,8 @@ const EnvSchema = z.object({
   RUNLOG_LEASE_MS: z.coerce.number().int().positive(),
   /** Where tools may keep files: Lambda's only writable place. */
   RUNLOG_DATA_DIR: z.string().min(1).default("/tmp/runlog"),
+  /** Steps one execution does before handing the run to a new one (lib/steps/stepBudget.ts). */
+  RUNLOG_STEPS_PER_EXECUTION: z.coerce.number().int().positive().optional(),
 });
 export type FunctionEnv = z.infer<typeof EnvSchema>;
 
@@ -36,6 +39,11 @@ export interface AwsDeps {
   steps: StepDeps;
   /** PermanentError for a function deployed without STATE_MACHINE_ARN. */
   control(): ControlDeps & { ids: Ids };
+  /**
+   * Control deps starting executions of the given state machine: for the Handoff task, which
+   * learns it from its execution (a reference in its environment would make a cycle in the stack).
+   */
+  controlFor(stateMachineArn: string): ControlDeps & { ids: Ids };
 }
 
 /**
@@ -68,6 +76,8 @@ function awsModels(apiKey: string | undefined): ModelResolver {
 /** Build every dependency from the environment: the clients, the store, the models (reading the key once). */
 export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
   const config = readEnv(env);
+  // Checked on its own so a bad value is named as bad input (InvalidInputError), not a missing setting.
+  const retention = retentionMs(env[RETENTION_VARIABLE]);
   const apiKey =
     config.MODEL_KEY_SECRET_ARN === undefined
       ? undefined
@@ -84,18 +94,19 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
     models: awsModels(apiKey),
     clock: { now: () => new Date() },
     faults: { reached: () => {} },
+    ...(config.RUNLOG_STEPS_PER_EXECUTION === undefined
+      ? {}
+      : { stepsPerExecution: config.RUNLOG_STEPS_PER_EXECUTION }),
+    ...(retention === undefined ? {} : { retentionMs: retention }),
+  };
+  let sfn: SFNClient | undefined;
+  const controlFor = (stateMachineArn: string) => {
+    sfn ??= new SFNClient({ maxAttempts: 3 });
+    const orchestrator = new SfnOrchestrator({ client: sfn, stateMachineArn });
+    return { ...steps, orchestrator, leaseMs: config.RUNLOG_LEASE_MS, ids: { runId: newRunId } };
   };
   const stateMachineArn = config.STATE_MACHINE_ARN;
-  const orchestrator =
-    stateMachineArn === undefined
-      ? undefined
-      : new SfnOrchestrator({ client: new SFNClient({ maxAttempts: 3 }), stateMachineArn });
-  const control = orchestrator && {
-    ...steps,
-    orchestrator,
-    leaseMs: config.RUNLOG_LEASE_MS,
-    ids: { runId: newRunId },
-  };
+  const control = stateMachineArn === undefined ? undefined : controlFor(stateMachineArn);
   return {
     steps,
     control() {
@@ -103,6 +114,7 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
         throw new PermanentError("this function starts no executions: STATE_MACHINE_ARN is not set");
       return control;
     },
+    controlFor,
   };
 }
 

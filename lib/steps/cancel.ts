@@ -1,6 +1,7 @@
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError } from "../core/errors.ts";
 import type { StepDeps } from "./deps.ts";
+import { expireRun } from "./retention.ts";
 import { writeNext } from "./writeNext.ts";
 
 type Outcome = { cancelled: boolean; seq?: number };
@@ -34,5 +35,7 @@ export async function cancelRun(
   });
   // `ls` reads the head: a resting run (paused, interrupted) has no execution left to record the cancel there.
   if (outcome.seq !== undefined) await deps.store.setStatus(request.runId, "cancelled", outcome.seq);
+  // A cancelled run takes nothing more: its retention starts now (again, for a repeated cancel).
+  await expireRun(deps, request.runId, "cancelled");
   return { cancelled: outcome.cancelled };
 }

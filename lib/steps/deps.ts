@@ -15,6 +15,10 @@ export interface StepDeps {
   observer?: Observer;
   /** Aborted when the execution is stopped (a cancel): model calls and tools should stop early. */
   signal?: AbortSignal;
+  /** Steps (model and tool calls) one execution does before it hands over to a new one. @default STEPS_PER_EXECUTION (500) */
+  stepsPerExecution?: number;
+  /** How long a run that came to rest in a final status is kept (see retention.ts). @default forever */
+  retentionMs?: number;
 }
 
 /** Deps of the operations that start executions (start, resume). */

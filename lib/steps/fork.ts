@@ -7,6 +7,7 @@ import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
 import { type ResumeResult, resumeRun } from "./resume.ts";
+import { expireRun } from "./retention.ts";
 import { validateRunId } from "./start.ts";
 import { loadRun } from "./writeNext.ts";
 
@@ -76,8 +77,11 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
     runId: forkId,
     ...(request.input === undefined ? {} : { input: request.input }),
   });
-  if (!resume.resumed)
-    await deps.store.setStatus(forkId, restingStatus(events, classify(events)), events.length);
+  if (!resume.resumed) {
+    const status = restingStatus(events, classify(events));
+    await deps.store.setStatus(forkId, status, events.length);
+    await expireRun(deps, forkId, status);
+  }
   return { forkId, resume };
 }
 

@@ -1,8 +1,6 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
-import { CorruptEventError, errorMessage, InvalidInputError } from "../../core/errors.ts";
-import { decodeEvent, type RunEvent } from "../../core/events.ts";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
-import { MAX_EVENT_BYTES, type RunHead } from "../../ports/eventStore.ts";
+import type { RunHead } from "../../ports/eventStore.ts";
 
 /** One stored DynamoDB item in wire form. */
 export type Item = Record<string, AttributeValue>;
@@ -10,7 +8,10 @@ export type Item = Record<string, AttributeValue>;
 /** The run-head shares the run's partition, below every event, so one Query can never confuse the two. */
 export const HEAD_SEQ = 0;
 
-/** Attribute value builders: the table only ever stores strings and numbers. */
+/** The TTL attribute DynamoDB deletes items by (epoch seconds); cdk/ declares the same name. */
+export const TTL_ATTRIBUTE = "expiresAt";
+
+/** Attribute value builders (payloads are also stored as binary). */
 export const str = (value: string): AttributeValue => ({ S: value });
 export const num = (value: number): AttributeValue => ({ N: String(value) });
 
@@ -34,46 +35,12 @@ export function readNumber(item: Item, name: string): number | undefined {
 }
 
 /**
- * An event item keeps the whole event as JSON text in `body`; `type` and `at`
- * are copies for people browsing the table. This is the one place to
- * compress or chunk big payloads later.
+ * Whether an item's TTL has passed by the store's clock. DynamoDB deletes such
+ * items only eventually (DynamoDB Local and dynalite never): reads treat them as gone.
  */
-export function encodeEvent(runId: string, event: RunEvent): Item {
-  const body = JSON.stringify(event);
-  const bytes = Buffer.byteLength(body, "utf8");
-  if (bytes > MAX_EVENT_BYTES) {
-    const fromUser =
-      event.type === "run_started" || event.type === "resumed" || event.type === "user_message";
-    throw new InvalidInputError(
-      `run ${runId}: the ${event.type} event at seq ${event.seq} is ${bytes} bytes as stored, over the ` +
-        `${MAX_EVENT_BYTES} a DynamoDB item can hold${fromUser ? ": shorten the input" : ""}`,
-    );
-  }
-  return {
-    ...key(runId, event.seq),
-    type: str(event.type),
-    at: str(event.at),
-    body: str(body),
-  };
-}
-
-/** The stored event, or a CorruptEventError naming its seq: never a half-valid value. */
-export function decodeEventItem(runId: string, item: Item): RunEvent {
-  const seq = readNumber(item, "seq") ?? Number.NaN;
-  const body = readString(item, "body");
-  if (body === undefined) throw new CorruptEventError(runId, seq, "the item has no body attribute");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(body);
-  } catch (error) {
-    throw new CorruptEventError(runId, seq, `body is not valid JSON (${errorMessage(error)})`);
-  }
-  const decoded = decodeEvent(raw);
-  if (!decoded.ok) throw new CorruptEventError(runId, seq, decoded.problem);
-  if (decoded.event.seq !== seq) {
-    throw new CorruptEventError(runId, seq, `the body says seq ${decoded.event.seq}`);
-  }
-  return decoded.event;
+export function isExpired(item: Item, now: Date): boolean {
+  const ttl = readNumber(item, TTL_ATTRIBUTE);
+  return ttl !== undefined && ttl * 1000 <= now.getTime();
 }
 
 /** A head as written in full (createRun, repair); partial updates go through UpdateItem. */

@@ -3,7 +3,7 @@ import { InvalidInputError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { RunHead, RunPage } from "../../ports/eventStore.ts";
 import { attempt, type StoreContext } from "./context.ts";
-import { decodeHead, type Item, str } from "./items.ts";
+import { decodeHead, type Item, isExpired, str } from "./items.ts";
 import { STATUS_INDEX } from "./table.ts";
 
 export interface ListOptions {
@@ -77,7 +77,12 @@ export async function listRuns(ctx: StoreContext, options: ListOptions = {}): Pr
           new ScanCommand({ TableName: ctx.tableName, IndexName: STATUS_INDEX, Limit: limit, ...start }),
         ),
   );
-  const runs = (out.Items ?? []).map(decodeHead).filter((head): head is RunHead => head !== undefined);
+  const now = ctx.now();
+  // Expired runs are gone to readers, even while DynamoDB has not deleted them yet (a page may come out short).
+  const runs = (out.Items ?? [])
+    .filter((item) => !isExpired(item, now))
+    .map(decodeHead)
+    .filter((head): head is RunHead => head !== undefined);
   if (!status) runs.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
   return out.LastEvaluatedKey ? { runs, cursor: encodeCursor(out.LastEvaluatedKey) } : { runs };
 }

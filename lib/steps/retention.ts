@@ -1,0 +1,66 @@
+import { InvalidInputError } from "../core/errors.ts";
+import type { RunStatus } from "../core/status.ts";
+import type { StepDeps } from "./deps.ts";
+
+/** The environment variable (and CDK prop) that sets how long finished runs are kept. */
+export const RETENTION_VARIABLE = "RUNLOG_RETENTION_DAYS";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Statuses a run rests in for good: nothing continues it on its own. The
+ * others (paused, interrupted, malformed, empty) wait for a person or the
+ * sweeper, so they keep no retention clock.
+ */
+const FINAL: ReadonlySet<RunStatus> = new Set<RunStatus>([
+  "completed",
+  "refused",
+  "context_full",
+  "cancelled",
+  "failed",
+  "unknown_stop",
+]);
+
+/** Whether a run resting in this status starts its retention clock. */
+export const expiresWhenResting = (status: RunStatus) => FINAL.has(status);
+
+/**
+ * The retention as milliseconds from days (a number, or the text of
+ * RUNLOG_RETENTION_DAYS); undefined or "" keeps runs forever.
+ */
+export function retentionMs(
+  days: number | string | undefined,
+  name = RETENTION_VARIABLE,
+): number | undefined {
+  if (days === undefined || days === "") return undefined;
+  const value = typeof days === "number" ? days : Number(days.trim() || Number.NaN);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new InvalidInputError(
+      `${name} must be a positive number of days (e.g. 30), got ${JSON.stringify(days)}`,
+    );
+  }
+  return value * DAY_MS;
+}
+
+type RetentionDeps = Pick<StepDeps, "store" | "clock" | "retentionMs">;
+
+/**
+ * Start the retention clock of a run that came to rest in `status`, when that
+ * status is final and a retention is configured: every item of the run then
+ * expires `retentionMs` from now. Call it while no one can continue the run
+ * (Finish calls it before giving back its lease). True when it set a TTL.
+ */
+export async function expireRun(deps: RetentionDeps, runId: string, status: RunStatus): Promise<boolean> {
+  if (deps.retentionMs === undefined || !expiresWhenResting(status)) return false;
+  await deps.store.expire(runId, new Date(deps.clock.now().getTime() + deps.retentionMs));
+  return true;
+}
+
+/**
+ * Stop the retention clock of a run about to be continued (a new message, a
+ * resume), so nothing it still needs is deleted. Call it before writing to
+ * the run, after taking its lease. Costs one read when the run has no TTL.
+ */
+export async function keepRun(deps: Pick<StepDeps, "store">, runId: string): Promise<void> {
+  await deps.store.expire(runId, null);
+}

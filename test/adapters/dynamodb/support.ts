@@ -1,0 +1,96 @@
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  QueryCommand,
+  ScanCommand,
+} from "@aws-sdk/client-dynamodb";
+import { type NewEvent, type RunEvent, stamp } from "../../../lib/core/events.ts";
+
+export type Item = Record<string, AttributeValue>;
+
+/** An item's size as DynamoDB counts it (names plus values), close enough to compare with 400 KB. */
+export function itemBytes(item: Item): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(item)) {
+    bytes += Buffer.byteLength(name);
+    if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
+    else if (value.N !== undefined) bytes += value.N.length;
+    else if (value.B !== undefined) bytes += value.B.length;
+    else bytes += Buffer.byteLength(JSON.stringify(value));
+  }
+  return bytes;
+}
+
+/** Every item of the table, read past the store. */
+export async function scanAll(client: DynamoDBClient, tableName: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: tableName, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Every item of one partition (a run's, or a blob's `blob#<hash>`), read past the store. */
+export async function partition(client: DynamoDBClient, tableName: string, runId: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: "runId = :runId",
+        ExpressionAttributeValues: { ":runId": { S: runId } },
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Count the bytes of every item this client puts (PutItem), to show what a write costs. */
+export function countPutBytes(client: DynamoDBClient): { bytes: number } {
+  const counter = { bytes: 0 };
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === "PutItemCommand") {
+        counter.bytes += itemBytes((args.input as { Item: Item }).Item);
+      }
+      return next(args);
+    },
+    { step: "initialize", name: "countPutBytes" },
+  );
+  return counter;
+}
+
+/** A finished run whose one tool returned `content`: run_started, call, started, result, answer. */
+export function finishedRun(runId: string, content: string, at = new Date()): RunEvent[] {
+  const call = { id: "call_0_0", name: "get_weather", arguments: "{}" };
+  const events: NewEvent[] = [
+    { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "fetch it" },
+    { type: "model_response", text: "", toolCalls: [call], stop: "tool_calls" },
+    { type: "tool_started", callId: call.id, name: call.name },
+    { type: "tool_result", callId: call.id, name: call.name, content, isError: false },
+    { type: "model_response", text: "Done", toolCalls: [], stop: "stop" },
+  ];
+  return events.map((event, i) => stamp(event, i + 1, at));
+}
+
+/** About `bytes` of text that compresses well, unique to `seed` (so tests never share a blob by accident). */
+export function compressibleText(bytes: number, seed: string): string {
+  const lines: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const line = `${seed} line ${i}: temperature ${(i * 37) % 41} C, wind ${(i * 13) % 29} km/h, sky clear\n`;
+    lines.push(line);
+    size += line.length;
+  }
+  return lines.join("").slice(0, bytes);
+}
