@@ -1,15 +1,18 @@
 import { ArnFormat, Stack } from "aws-cdk-lib";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
-import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { type IGrantable, type IRole, Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import type { Construct } from "constructs";
 import { STATUS_INDEX } from "../lib/adapters/dynamodb/table.ts";
 
 /**
  * Exactly what DynamoEventStore calls on the table: no Scan, no DeleteItem,
- * no batch or table-level actions (grantReadWriteData would allow those).
+ * no batch writes or table-level actions (grantReadWriteData would allow those).
  */
 export const STORE_ACTIONS = [
   "dynamodb:GetItem",
+  // The chunks of big payloads, read in one call.
+  "dynamodb:BatchGetItem",
   "dynamodb:Query",
   "dynamodb:PutItem",
   "dynamodb:UpdateItem",
@@ -44,12 +47,30 @@ export function executionsArn(stateMachine: StateMachine): string {
   });
 }
 
+function executionStatements(stateMachine: StateMachine): PolicyStatement[] {
+  return [
+    new PolicyStatement({ actions: ["states:StartExecution"], resources: [stateMachine.stateMachineArn] }),
+    new PolicyStatement({ actions: ["states:DescribeExecution"], resources: [executionsArn(stateMachine)] }),
+  ];
+}
+
 /** Start executions of this state machine and ask whether they still run (SfnOrchestrator). */
 export function grantExecutions(grantee: IGrantable, stateMachine: StateMachine): void {
-  grantee.grantPrincipal.addToPrincipalPolicy(
-    new PolicyStatement({ actions: ["states:StartExecution"], resources: [stateMachine.stateMachineArn] }),
-  );
-  grantee.grantPrincipal.addToPrincipalPolicy(
-    new PolicyStatement({ actions: ["states:DescribeExecution"], resources: [executionsArn(stateMachine)] }),
-  );
+  for (const statement of executionStatements(stateMachine)) {
+    grantee.grantPrincipal.addToPrincipalPolicy(statement);
+  }
+}
+
+/**
+ * grantExecutions for a function the state machine itself invokes (Handoff): in a policy of its
+ * own, not the role's default policy, which the function depends on, or the function would wait
+ * on the state machine that waits on it (a cycle).
+ */
+export function grantExecutionsApart(
+  scope: Construct,
+  id: string,
+  role: IRole,
+  stateMachine: StateMachine,
+): Policy {
+  return new Policy(scope, id, { statements: executionStatements(stateMachine), roles: [role] });
 }

@@ -1,6 +1,6 @@
 import { type CfnResource, Token, Validations } from "aws-cdk-lib";
 import type { IConstruct } from "constructs";
-import type { RunlogStack } from "./runlogStack.ts";
+import { HANDOFF_POLICY_ID, type RunlogStack } from "./runlogStack.ts";
 
 const ack = (scope: IConstruct, rule: string, reason: string) =>
   Validations.of(scope).acknowledge({ id: `AwsSolutions-${rule}`, reason });
@@ -41,6 +41,15 @@ export function acceptedFindings(stack: RunlogStack): void {
   ]) {
     ack(
       fn.role!,
+      `IAM5[Resource::${executions}]`,
+      "DescribeExecution on this state machine's executions only: their names (run id + generation) are made at run time",
+    );
+  }
+  // Handoff's own policy (see runlogStack.ts): the same DescribeExecution, for the same reason.
+  const handoff = stack.node.tryFindChild(HANDOFF_POLICY_ID);
+  if (handoff) {
+    ack(
+      handoff,
       `IAM5[Resource::${executions}]`,
       "DescribeExecution on this state machine's executions only: their names (run id + generation) are made at run time",
     );

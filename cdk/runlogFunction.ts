@@ -15,6 +15,7 @@ export type HandlerName =
   | "runTool"
   | "recordModelFailure"
   | "finish"
+  | "handoff"
   | "startRun"
   | "resume"
   | "sweeper"

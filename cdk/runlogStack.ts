@@ -11,7 +11,7 @@ import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
 import { TASK_TIMEOUT_SECONDS } from "../lib/workflow/definition.ts";
-import { grantExecutions, grantStore } from "./grants.ts";
+import { grantExecutions, grantExecutionsApart, grantStore } from "./grants.ts";
 import { RunlogHttpApi } from "./httpApi.ts";
 import { type HandlerName, ROOT, RunlogFunction } from "./runlogFunction.ts";
 import { RunStateMachine } from "./runStateMachine.ts";
@@ -31,6 +31,8 @@ export interface RunlogStackProps extends StackProps {
   executionTimeout?: Duration;
   /** @default RemovalPolicy.RETAIN */
   tableRemovalPolicy?: RemovalPolicy;
+  /** Days a run that finished (completed, cancelled, failed…) is kept before DynamoDB's TTL deletes it. @default forever */
+  retentionDays?: number;
 }
 
 /** Each function's own limits: the task ones match lib/workflow's TimeoutSeconds. */
@@ -39,12 +41,15 @@ const SIZING: Record<HandlerName, { timeout: Duration; memorySize: number }> = {
   runTool: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.RunTool), memorySize: 512 },
   recordModelFailure: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.RecordModelFailure), memorySize: 256 },
   finish: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Finish), memorySize: 256 },
+  handoff: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Handoff), memorySize: 256 },
   startRun: { timeout: Duration.seconds(30), memorySize: 256 },
   resume: { timeout: Duration.seconds(60), memorySize: 256 },
   sweeper: { timeout: Duration.minutes(5), memorySize: 512 },
   // API Gateway gives an integration at most 30 s; runs execute in Step Functions, not here.
   api: { timeout: Duration.seconds(29), memorySize: 512 },
 };
+/** The id of the policy letting Handoff start executions (cdk/nag.ts acknowledges its finding). */
+export const HANDOFF_POLICY_ID = "HandoffExecutions";
 /** The lease is claimed just before the execution starts: it must outlast the execution's timeout. */
 const LEASE_MARGIN = Duration.minutes(5);
 
@@ -88,6 +93,7 @@ export class RunlogStack extends Stack {
     const common = {
       TABLE_NAME: this.table.tableName,
       RUNLOG_LEASE_MS: String(executionTimeout.plus(LEASE_MARGIN).toMilliseconds()),
+      ...(props.retentionDays === undefined ? {} : { RUNLOG_RETENTION_DAYS: String(props.retentionDays) }),
     };
     const agentsModule = agentsPath(props.agentsModule);
     const secret = props.modelKeySecret === undefined ? undefined : importSecret(this, props.modelKeySecret);
@@ -105,6 +111,7 @@ export class RunlogStack extends Stack {
       runTool: make("runTool"),
       recordModelFailure: make("recordModelFailure"),
       finish: make("finish"),
+      handoff: make("handoff"),
     };
     if (secret) secret.grantRead(callModel);
     for (const fn of Object.values(steps)) grantStore(fn, this.table);
@@ -115,10 +122,14 @@ export class RunlogStack extends Stack {
         RunTool: steps.runTool,
         RecordModelFailure: steps.recordModelFailure,
         Finish: steps.finish,
+        Handoff: steps.handoff,
       },
       timeout: executionTimeout,
     });
     this.stateMachine = machine.stateMachine;
+    // Handoff starts the next execution of the machine that invokes it: a policy of its own, apart
+    // from the role's default one, so the function does not wait on the machine that waits on it.
+    grantExecutionsApart(this, HANDOFF_POLICY_ID, steps.handoff.role!, this.stateMachine);
 
     const control = { STATE_MACHINE_ARN: this.stateMachine.stateMachineArn };
     const starters = {

@@ -12,6 +12,12 @@ const base = {
   v: z.literal(SCHEMA_VERSION),
   seq: z.number().int().min(1),
   at: z.string().min(1),
+  /**
+   * The generation that owns the run once this event is written (a `resumed` event's own). Lets a
+   * reader of the log's tail know the generation without reading back to the last `resumed`.
+   * Absent on events written before it existed.
+   */
+  gen: z.number().int().min(1).optional(),
 };
 
 export const ToolCallSchema = z.object({
@@ -116,7 +122,16 @@ export const ResumedSchema = z.object({
   model: z.string().optional(),
   /** A new user message this generation starts with (send, fork with input). */
   input: z.string().optional(),
+  /**
+   * Who resumed: RESUMED_BY's `person` (the CLI, API, approvals), `sweeper` (an automatic
+   * recovery) or `handoff` (a long run moving to a new execution). Absent in logs written
+   * before it existed; any other string is kept as it is.
+   */
+  by: z.string().min(1).optional(),
 });
+
+/** The documented values of a `resumed` event's `by`. */
+export const RESUMED_BY = { person: "person", sweeper: "sweeper", handoff: "handoff" } as const;
 
 export const ToolDecidedSchema = z.object({
   ...base,
@@ -159,7 +174,7 @@ export type CancelledEvent = EventOf<"cancelled">;
 /** An event before the store gives it a position: what steps build. */
 export type NewEvent = RunEvent extends infer E
   ? E extends RunEvent
-    ? Omit<E, "v" | "seq" | "at">
+    ? Omit<E, "v" | "seq" | "at" | "gen">
     : never
   : never;
 
@@ -181,7 +196,8 @@ export function decodeEvent(raw: unknown): Decoded {
   return { ok: false, problem: `${where}: ${issue?.message ?? "invalid"}` };
 }
 
-/** Give a new event its position and time. */
-export function stamp(event: NewEvent, seq: number, at: Date): RunEvent {
-  return { ...event, v: SCHEMA_VERSION, seq, at: at.toISOString() } as RunEvent;
+/** Give a new event its position, its time and (when known) the generation it leaves the run in. */
+export function stamp(event: NewEvent, seq: number, at: Date, gen?: number): RunEvent {
+  const stamped = { ...event, v: SCHEMA_VERSION, seq, at: at.toISOString() } as RunEvent;
+  return gen === undefined ? stamped : { ...stamped, gen };
 }

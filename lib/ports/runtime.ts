@@ -1,7 +1,14 @@
 import type { RunEvent } from "../core/events.ts";
 
-/** What the state machine does next. Small on purpose: ids and an action, never the conversation. */
-export type NextAction = { action: "model" } | { action: "tools"; callIds: string[] } | { action: "done" };
+/**
+ * What the state machine does next. Small on purpose: ids and an action, never the conversation.
+ * `handoff`: this execution has done its share of steps; a new one (the next generation) goes on.
+ */
+export type NextAction =
+  | { action: "model" }
+  | { action: "tools"; callIds: string[] }
+  | { action: "done" }
+  | { action: "handoff" };
 
 export interface ExecutionInput {
   runId: string;
@@ -17,8 +24,12 @@ export interface Orchestrator {
   execute(input: ExecutionInput): Promise<void>;
   /** The lease owner name an execution of this generation will hold. */
   leaseOwnerFor(run: { runId: string; generation: number }): string;
-  /** Whether a lease owner (a process, an execution) is still alive. */
-  isAlive(owner: string): Promise<boolean>;
+  /**
+   * Whether a lease owner (a process, an execution) is still alive. `claimedAt` (epoch ms), when
+   * known, is when the owner's lease was last claimed or renewed: an owner named moments ago may
+   * not have started yet and still counts as alive.
+   */
+  isAlive(owner: string, claimedAt?: number): Promise<boolean>;
 }
 
 export interface Clock {
@@ -36,14 +47,28 @@ export type CrashPoint =
   | "model:after-append"
   | "tool:after-start"
   | "tool:after-run"
-  | "tool:after-append";
+  | "tool:after-append"
+  | "handoff:after-claim"
+  | "handoff:after-append";
 
 export interface Faults {
   /** Called as execution passes a crash point; exits the process when told to. */
   reached(point: CrashPoint): void;
 }
 
+/** One execution of the state machine, as it ended (the local orchestrator reports them). */
+export interface ExecutionReport {
+  runId: string;
+  generation: number;
+  /** The events Step Functions would have put in this execution's history (a limit of 25,000). */
+  historyEvents: number;
+  /** `handed_off`: it ended by starting the next generation's execution. */
+  ended: "succeeded" | "failed" | "handed_off";
+}
+
 /** Hears about every event a step appends (the CLI prints them). */
 export interface Observer {
   appended(runId: string, event: RunEvent): void;
+  /** Told when an execution ends, with its history size. */
+  executionEnded?(report: ExecutionReport): void;
 }

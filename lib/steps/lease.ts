@@ -16,9 +16,18 @@ export async function assertLeaseFree(deps: ControlDeps, head: RunHead): Promise
   const lease = head.lease;
   if (!lease) return;
   if (lease.until <= deps.clock.now().getTime()) return;
-  if (!(await deps.orchestrator.isAlive(lease.owner))) return;
+  if (!(await holderAlive(deps, lease))) return;
   throw new LeaseHeldError(
     `run ${head.runId} is being executed by ${lease.owner} (lease valid until ${new Date(lease.until).toISOString()}); ` +
       "not resuming it twice",
   );
+}
+
+/**
+ * Whether a lease's holder still executes the run. It is told when the lease
+ * was claimed (or last renewed), `until` less the lease time: an owner whose
+ * execution has not started yet, moments after its claim, is not gone.
+ */
+export function holderAlive(deps: ControlDeps, lease: Lease): Promise<boolean> {
+  return deps.orchestrator.isAlive(lease.owner, lease.until - deps.leaseMs);
 }

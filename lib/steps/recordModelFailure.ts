@@ -26,7 +26,8 @@ export async function recordModelFailure(
       append: {
         type: "model_failed",
         error: { name, message },
-        retryable: input.error.Error === "RetryableError",
+        // ModelUnavailableError since the workflow names model errors; RetryableError before.
+        retryable: input.error.Error === "ModelUnavailableError" || input.error.Error === "RetryableError",
       },
       result: () => ({ recorded: true }),
     };

@@ -1,12 +1,13 @@
-import { type Classification, classify, type NotResumable } from "../core/classify.ts";
+import { type Classification, classifyFacts, type NotResumable } from "../core/classify.ts";
 import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../core/errors.ts";
-import type { ResumeKind, RunEvent } from "../core/events.ts";
-import { readLog } from "../core/log.ts";
+import type { ResumeKind } from "../core/events.ts";
+import type { LogFacts } from "../core/log.ts";
 import { type RunStatus, restingStatus } from "../core/status.ts";
 import type { ControlDeps } from "./deps.ts";
 import { assertLeaseFree, leaseFor } from "./lease.ts";
 import { nextAction } from "./nextAction.ts";
-import { loadRun, writeNext } from "./writeNext.ts";
+import { expireRun, keepRun } from "./retention.ts";
+import { type Decision, factsOf, type LogView, readTail, writeNext } from "./writeNext.ts";
 
 export interface ResumeRequest {
   runId: string;
@@ -14,6 +15,8 @@ export interface ResumeRequest {
   model?: string;
   /** A new user message: continue the run with it (any state but cancelled or malformed). */
   input?: string;
+  /** Who resumes, recorded on the `resumed` event (see RESUMED_BY). @default "person" */
+  by?: string;
 }
 
 export type ResumeResult =
@@ -23,9 +26,9 @@ export type ResumeResult =
 /** Where a run can take a new message: everything but a run that must not be written to. */
 const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
 
-/** How resuming (or sending a message to) this log would start, or why it cannot. */
-function plan(events: readonly RunEvent[], input: string | undefined): Classification {
-  const classification = classify(events);
+/** How resuming (or sending a message to) a log of these facts would start, or why it cannot. */
+function plan(facts: LogFacts, input: string | undefined): Classification {
+  const classification = classifyFacts(facts);
   if (input === undefined || (!classification.resumable && CLOSED_TO_MESSAGES.has(classification.reason))) {
     return classification;
   }
@@ -50,8 +53,9 @@ export function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<Re
 
 /** resumeRun, deciding again (at most `replans` times) when the log grew between reading it and the head. */
 async function resumeFrom(deps: ControlDeps, request: ResumeRequest, replans: number): Promise<ResumeResult> {
-  const events = await loadRun(deps, request.runId);
-  const first = plan(events, request.input);
+  // The head and the tail of the log, never all of it: resuming costs the same on any length of run.
+  const tail = await readTail(deps, request.runId);
+  const first = plan(factsOf(tail), request.input);
   if (!first.resumable) return { resumed: false, runId: request.runId, classification: first };
   if (request.model !== undefined) deps.models(request.model);
 
@@ -59,17 +63,20 @@ async function resumeFrom(deps: ControlDeps, request: ResumeRequest, replans: nu
   if (!head) throw new NotFoundError(`run ${request.runId} has no head record`);
   // The log grew after we read it (another resumer ran in between): decide again on the log as it is
   // now, rather than claim the lease of a run that may have finished.
-  if (head.lastSeq > events.length && replans > 0) return resumeFrom(deps, request, replans - 1);
+  if (head.lastSeq > lastSeqOf(tail) && replans > 0) return resumeFrom(deps, request, replans - 1);
   await assertLeaseFree(deps, head);
-  const current = readLog(events).generation;
+  const current = factsOf(tail).generation;
   const generation = current + 1;
   const owner = deps.orchestrator.leaseOwnerFor({ runId: request.runId, generation });
   await deps.store.claimLease(request.runId, leaseFor(deps, owner), head.leaseVersion);
+  // Holding the lease, stop a finished run's retention clock before anything is written to it
+  // (a run comes to rest, and starts that clock, only while its executor holds the lease).
+  await keepRun(deps, request.runId);
 
   let point: Classification;
   try {
-    point = await writeNext<Classification>(deps, request.runId, current, (latest) => {
-      const now = plan(latest, request.input);
+    const decide = (_: unknown, facts: LogFacts): Decision<Classification> => {
+      const now = plan(facts, request.input);
       if (!now.resumable) return { done: now };
       return {
         append: {
@@ -79,34 +86,44 @@ async function resumeFrom(deps: ControlDeps, request: ResumeRequest, replans: nu
           description: now.description,
           ...(request.model === undefined ? {} : { model: request.model }),
           ...(request.input === undefined ? {} : { input: request.input }),
+          by: request.by ?? "person",
         },
         result: () => now,
       };
-    });
+    };
+    // Decided on the tail already read; a lost seq race reads the tail again.
+    point = await writeNext(deps, request.runId, current, decide, async (fresh) =>
+      fresh ? readTail(deps, request.runId) : tail,
+    );
   } catch (error) {
-    await deps.store.releaseLease(request.runId, owner, await restingNow(deps, request.runId));
+    await giveBack(deps, request.runId, owner);
     if (error instanceof StaleError && !(error instanceof RunCancelledError)) {
       throw new LeaseHeldError(`run ${request.runId} was resumed by another process first`, { cause: error });
     }
     throw error;
   }
   if (!point.resumable) {
-    await deps.store.releaseLease(
-      request.runId,
-      owner,
-      restingStatus(await loadRun(deps, request.runId), point),
-    );
+    await giveBack(deps, request.runId, owner);
     return { resumed: false, runId: request.runId, classification: point };
   }
   await deps.orchestrator.execute({ runId: request.runId, generation, next: nextAction(point, true), owner });
   return { resumed: true, runId: request.runId, generation, kind: point.kind };
 }
 
+const lastSeqOf = (view: LogView) => view.events.at(-1)?.seq ?? 0;
+
+/** Give back a lease taken and not used, with the status the log shows and its retention clock again. */
+async function giveBack(deps: ControlDeps, runId: string, owner: string): Promise<void> {
+  const status = await restingNow(deps, runId);
+  await expireRun(deps, runId, status);
+  await deps.store.releaseLease(runId, owner, status);
+}
+
 /** The status the log shows now, for a lease given back unused; `interrupted` if the log cannot be read. */
 async function restingNow(deps: ControlDeps, runId: string): Promise<RunStatus> {
   try {
-    const latest = await loadRun(deps, runId);
-    return restingStatus(latest, classify(latest));
+    const tail = await readTail(deps, runId);
+    return restingStatus(tail.events, classifyFacts(factsOf(tail)), tail.start);
   } catch {
     return "interrupted";
   }

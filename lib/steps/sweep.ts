@@ -1,9 +1,10 @@
 import { classify } from "../core/classify.ts";
 import { CorruptEventError, errorMessage, LeaseHeldError } from "../core/errors.ts";
-import type { ResumeKind, RunEvent } from "../core/events.ts";
+import { RESUMED_BY, type ResumeKind, type RunEvent } from "../core/events.ts";
 import type { RunStatus } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import type { ControlDeps } from "./deps.ts";
+import { holderAlive } from "./lease.ts";
 import { resumeRun } from "./resume.ts";
 
 export interface SweepOptions {
@@ -104,7 +105,7 @@ async function consider(
   if (waitForStale && !(idleMs >= policy.staleAfterMs)) {
     return skip(`updated ${Math.round(idleMs / 1000)}s ago; swept after ${policy.staleAfterMs / 1000}s idle`);
   }
-  if (lease && lease.until > now && (await deps.orchestrator.isAlive(lease.owner))) {
+  if (lease && lease.until > now && (await holderAlive(deps, lease))) {
     return skip(`being executed by ${lease.owner}`);
   }
   let events: RunEvent[];
@@ -126,7 +127,7 @@ async function consider(
     if (now < due) return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);
   }
   try {
-    const result = await resumeRun(deps, { runId });
+    const result = await resumeRun(deps, { runId, by: RESUMED_BY.sweeper });
     if (result.resumed) return { runId, resumed: true, generation: result.generation, kind: result.kind };
     return skip(`not resumable: ${result.classification.reason}`);
   } catch (error) {
@@ -137,8 +138,11 @@ async function consider(
 }
 
 /**
- * Resumes since the latest new message (a user message, or a resume that
- * brought one), and when the last one happened: each request gets its own budget.
+ * Automatic resumes since the latest new message (a user message, or a resume
+ * that brought one), and when the last one happened: each request gets its own
+ * budget. Only the sweeper's own resumes count: a handoff or a person's resume
+ * does not use it up. A `resumed` event without `by` (written before it
+ * existed) counts, as it did then.
  */
 function autoResumes(events: readonly RunEvent[]): { count: number; lastAt?: number } {
   let count = 0;
@@ -149,7 +153,7 @@ function autoResumes(events: readonly RunEvent[]): { count: number; lastAt?: num
     if (newMessage) {
       count = 0;
       lastAt = undefined;
-    } else if (event.type === "resumed") {
+    } else if (event.type === "resumed" && (event.by === undefined || event.by === RESUMED_BY.sweeper)) {
       count++;
       lastAt = Date.parse(event.at);
     }

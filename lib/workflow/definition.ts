@@ -1,4 +1,4 @@
-import { LAMBDA_TRANSIENT, RETRY_ON, SUPERSEDED_ON } from "./errors.ts";
+import { LAMBDA_TRANSIENT, MODEL_FAILED_ON, RETRY_ON, SUPERSEDED_ON } from "./errors.ts";
 
 /** The Task states, and the placeholder each one's Resource is substituted from. */
 export const TASKS = {
@@ -6,6 +6,7 @@ export const TASKS = {
   RunTool: "RunToolFunctionArn",
   RecordModelFailure: "RecordModelFailureFunctionArn",
   Finish: "FinishFunctionArn",
+  Handoff: "HandoffFunctionArn",
 } as const;
 export type TaskName = keyof typeof TASKS;
 
@@ -15,6 +16,7 @@ export const TASK_TIMEOUT_SECONDS = {
   RunTool: 900,
   RecordModelFailure: 60,
   Finish: 60,
+  Handoff: 60,
 } as const;
 
 const resource = (task: TaskName) => `\${${TASKS[task]}}`;
@@ -37,11 +39,19 @@ const retry = (maxAttempts: number) => [
 ];
 // A superseded or cancelled execution still passes Finish, which releases the lease only if its generation owns the run.
 const superseded = { ErrorEquals: [...SUPERSEDED_ON], ResultPath: "$.error", Next: "Finish" };
+// A step that could not do its work (the store, after its retries) ends the execution as failed, the run interrupted.
+const failed = { ErrorEquals: ["States.ALL"], ResultPath: "$.failure", Next: "Finish" };
 
 /**
  * One execution of a run's step loop, in JSONPath ASL: the one definition the
  * CDK stack deploys and the local orchestrator runs. State carries ids and the
  * next action only, never the conversation.
+ *
+ * A long run does not stay in one execution: after STEPS_PER_EXECUTION steps
+ * (lib/steps/stepBudget.ts, where the history arithmetic is) CallModel answers
+ * `handoff`, and the Handoff task continues the run in a new execution of the
+ * next generation, through the same resume path as `runlog resume`. This one
+ * then ends without Finish: the lease is the new execution's.
  */
 export const RUN_DEFINITION = {
   Comment: "runlog: execute one generation of a run, one Lambda per model or tool step",
@@ -52,6 +62,7 @@ export const RUN_DEFINITION = {
       Choices: [
         { Variable: "$.next.action", StringEquals: "model", Next: "CallModel" },
         { Variable: "$.next.action", StringEquals: "tools", Next: "RunTools" },
+        { Variable: "$.next.action", StringEquals: "handoff", Next: "Handoff" },
       ],
       Default: "Finish",
     },
@@ -62,7 +73,12 @@ export const RUN_DEFINITION = {
       ResultPath: "$.next",
       TimeoutSeconds: TASK_TIMEOUT_SECONDS.CallModel,
       Retry: retry(2),
-      Catch: [superseded, { ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordModelFailure" }],
+      // Only the model's own failure is recorded as one; a store failure fails the execution (recovery resumes it).
+      Catch: [
+        superseded,
+        { ErrorEquals: [...MODEL_FAILED_ON], ResultPath: "$.error", Next: "RecordModelFailure" },
+        failed,
+      ],
       Next: "Route",
     },
     RunTools: {
@@ -83,7 +99,7 @@ export const RUN_DEFINITION = {
         },
       },
       ResultPath: null,
-      Catch: [superseded, { ErrorEquals: ["States.ALL"], ResultPath: "$.failure", Next: "Finish" }],
+      Catch: [superseded, failed],
       Next: "CallModel",
     },
     RecordModelFailure: {
@@ -93,8 +109,28 @@ export const RUN_DEFINITION = {
       ResultPath: null,
       TimeoutSeconds: TASK_TIMEOUT_SECONDS.RecordModelFailure,
       Retry: retry(3),
-      Catch: [superseded, { ErrorEquals: ["States.ALL"], ResultPath: "$.failure", Next: "Finish" }],
+      Catch: [superseded, failed],
       Next: "Finish",
+    },
+    Handoff: {
+      Type: "Task",
+      Resource: resource("Handoff"),
+      // The state machine's own ARN, so the function starts the next execution of this one without a reference to it.
+      Parameters: { ...ids, "owner.$": "$.owner", "stateMachineArn.$": "$$.StateMachine.Id" },
+      ResultPath: "$.handoff",
+      TimeoutSeconds: TASK_TIMEOUT_SECONDS.Handoff,
+      Retry: retry(3),
+      Catch: [superseded, failed],
+      Next: "HandedOff",
+    },
+    HandedOff: {
+      Type: "Choice",
+      Choices: [{ Variable: "$.handoff.handedOff", BooleanEquals: true, Next: "Continued" }],
+      Default: "Finish",
+    },
+    Continued: {
+      Type: "Succeed",
+      Comment: "the next generation's execution owns the run and its lease; this one ends without Finish",
     },
     Finish: {
       Type: "Task",

@@ -9,6 +9,7 @@ import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import { handler as api } from "../../functions/api.ts";
 import { handler as callModel } from "../../functions/callModel.ts";
 import { handler as finish } from "../../functions/finish.ts";
+import { handler as handoff } from "../../functions/handoff.ts";
 import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
 import { handler as resume } from "../../functions/resume.ts";
 import { handler as runTool } from "../../functions/runTool.ts";
@@ -18,6 +19,7 @@ import {
   ConflictError,
   ModelRejectedError,
   ModelUnavailableError,
+  RetryableError,
   StaleError,
 } from "../../lib/core/errors.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
@@ -31,6 +33,7 @@ const HANDLERS: Record<HandlerName, (event: unknown) => Promise<unknown>> = {
   runTool,
   recordModelFailure,
   finish,
+  handoff,
   startRun,
   resume,
   sweeper,
@@ -105,6 +108,7 @@ describe("the deployed definition", () => {
         new ConflictError("x"),
         new StaleError("x"),
         new ModelRejectedError("x"),
+        new RetryableError("x"),
       ].map((error) => toWorkflowError(error).name),
     );
     const named = allStates(deployed.States).flatMap(([, state]) =>

@@ -21,6 +21,7 @@ const HANDLERS: HandlerName[] = [
   "runTool",
   "recordModelFailure",
   "finish",
+  "handoff",
   "startRun",
   "resume",
   "sweeper",
@@ -112,7 +113,7 @@ describe("least privilege", () => {
     for (const handler of HANDLERS) {
       const { actions, resources } = permissions(handler);
       const states = actions.filter((a) => a.startsWith("states:")).sort();
-      if (["startRun", "resume", "sweeper", "api"].includes(handler)) {
+      if (["startRun", "resume", "sweeper", "api", "handoff"].includes(handler)) {
         expect(states, handler).toEqual(["states:DescribeExecution", "states:StartExecution"]);
         expect(resources, handler).toContainEqual({ Ref: machine });
       } else expect(states, handler).toEqual([]);
@@ -137,12 +138,27 @@ describe("least privilege", () => {
     });
   });
 
-  it("lets the state machine invoke exactly its four task functions", () => {
+  it("lets Handoff start executions from a policy of its own, which its function does not wait for", () => {
+    const policies = s.template.findResources("AWS::IAM::Policy");
+    const role = s.logicalId(s.stack.functions.handoff.role!);
+    const own = Object.entries(policies).filter(([id, policy]) => {
+      const roles = (policy.Properties.Roles ?? []) as { Ref?: string }[];
+      return id.startsWith("HandoffExecutions") && roles.some((r) => r.Ref === role);
+    });
+    expect(own).toHaveLength(1);
+    const [policyId] = own[0]!;
+    const fn = s.template.findResources("AWS::Lambda::Function")[s.functionIds.handoff]!;
+    expect([fn.DependsOn ?? []].flat()).not.toContain(policyId);
+    // The machine's ARN comes from the execution ($$.StateMachine.Id), not from the function's environment.
+    expect("STATE_MACHINE_ARN" in functionProps("handoff").Environment.Variables).toBe(false);
+  });
+
+  it("lets the state machine invoke exactly its five task functions", () => {
     const { actions, resources } = permissionsOf(s.template, s.logicalId(s.stack.stateMachine.role));
     expect(actions.filter((a) => a.startsWith("lambda:"))).toEqual(["lambda:InvokeFunction"]);
     const invoked = resources.filter((r) => JSON.stringify(r).includes("Function"));
     expect(invoked).toEqual(
-      (["callModel", "runTool", "recordModelFailure", "finish"] as const).map((h) => ({
+      (["callModel", "runTool", "recordModelFailure", "finish", "handoff"] as const).map((h) => ({
         "Fn::GetAtt": [s.functionIds[h], "Arn"],
       })),
     );

@@ -95,11 +95,11 @@ describe("the step functions", () => {
     let next: NextAction = input.next;
     for (let turns = 0; next.action !== "done" && turns < 10; turns++) {
       if (next.action === "model") next = (await callModel(ids)) as NextAction;
-      else {
+      else if (next.action === "tools") {
         for (const callId of next.callIds)
           expect(await runTool({ ...ids, callId })).toMatchObject({ isError: false });
         next = { action: "model" };
-      }
+      } else throw new Error(`the demo does not hand off, got ${next.action}`);
     }
     expect(await finish({ ...ids, owner: input.owner })).toMatchObject({
       status: "completed",

@@ -124,6 +124,35 @@ describe("sweep", () => {
   });
 });
 
+describe("the automatic-resume budget", () => {
+  it("counts only the sweeper's own resumes: handoffs and a person's resumes leave it alone", async () => {
+    const by = (generation: number, who: string): NewEvent => ({
+      type: "resumed",
+      generation,
+      kind: "call_model",
+      description: "resumed",
+      by: who,
+    });
+    const others = [by(2, "handoff"), by(3, "person"), by(4, "handoff"), by(5, "handoff"), by(6, "person")];
+    await leftBehind("handed-off", deadOwner(), [...others, by(7, "sweeper")], new Date(Date.now() - HOUR));
+    await leftBehind(
+      "swept",
+      deadOwner(),
+      [2, 3, 4, 5, 6].map((g) => by(g, "sweeper")),
+    );
+    const handedOff = await recoverRun(deps, "handed-off");
+    expect(handedOff).toEqual({ runId: "handed-off", resumed: true, generation: 8, kind: "call_model" });
+    expect((await store.read("handed-off")).filter((e) => e.type === "resumed").at(-1)).toMatchObject({
+      generation: 8,
+      by: "sweeper",
+    });
+    expect(await recoverRun(deps, "swept")).toMatchObject({
+      resumed: false,
+      why: expect.stringMatching(/gave up after 5 resumes/),
+    });
+  });
+});
+
 describe("recoverRun", () => {
   it("resumes a run whose execution just failed without waiting for it to go stale", async () => {
     await leftBehind("failed-now", deadOwner(), [], later());

@@ -1,4 +1,6 @@
+import { StateMachine } from "aws-local-stepfunctions";
 import { describe, expect, it } from "vitest";
+import "../../lib/adapters/local/withResolvers.ts";
 import {
   ConflictError,
   errorCategory,
@@ -28,6 +30,7 @@ describe("the run state machine definition", () => {
       toWorkflowError(new ConflictError("x")).name,
       toWorkflowError(new StaleError("x")).name,
       toWorkflowError(new ModelRejectedError("x")).name,
+      toWorkflowError(new RetryableError("x")).name,
     ]);
     for (const [, state] of states) {
       for (const rule of [...(state.Retry ?? []), ...(state.Catch ?? [])]) {
@@ -51,12 +54,23 @@ describe("the run state machine definition", () => {
     }
   });
 
-  it("maps errors to their category and keeps the original name in the message", () => {
+  it("names a model's errors as such, others by their category, and keeps the original name in the message", () => {
     const mapped = toWorkflowError(new ModelUnavailableError("429 slow down"));
-    expect(mapped.name).toBe("RetryableError");
+    expect(mapped.name).toBe("ModelUnavailableError");
     expect(mapped.message).toBe("ModelUnavailableError: 429 slow down");
+    expect(toWorkflowError(new ModelRejectedError("bad key")).name).toBe("ModelRejectedError");
+    expect(toWorkflowError(new RetryableError("throttled")).name).toBe("RetryableError");
     expect(errorCategory(new TypeError("boom"))).toBe("PermanentError");
     expect(errorCategory(new RetryableError("x"))).toBe("RetryableError");
+  });
+
+  it("is valid ASL (the local orchestrator relies on this and skips validating it)", () => {
+    const arns = Object.fromEntries(
+      Object.keys(TASKS).map((t) => [t, `arn:aws:lambda:us-east-1:1:function:${t}`]),
+    );
+    expect(() => new StateMachine(renderDefinition(arns as never) as never)).not.toThrow();
+    const broken = { ...RUN_DEFINITION, StartAt: "Nowhere" };
+    expect(() => new StateMachine(broken as never, { validationOptions: { checkArn: false } })).toThrow();
   });
 
   it("substitutes every task resource and leaves no placeholder", () => {

@@ -17,8 +17,8 @@ export class BackgroundOrchestrator implements Orchestrator {
     return this.inner.leaseOwnerFor(run);
   }
 
-  isAlive(owner: string): Promise<boolean> {
-    return this.inner.isAlive(owner);
+  isAlive(owner: string, claimedAt?: number): Promise<boolean> {
+    return this.inner.isAlive(owner, claimedAt);
   }
 
   async execute(input: ExecutionInput): Promise<void> {

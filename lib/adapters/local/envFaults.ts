@@ -10,6 +10,13 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   "tool:after-append",
 ];
 
+/**
+ * Points inside a handoff to a new execution (lease moved, then `resumed`
+ * written), which only long runs pass: accepted by RUNLOG_CRASH_AT, kept out
+ * of CRASH_POINTS so every run still passes each of those.
+ */
+export const HANDOFF_CRASH_POINTS: readonly CrashPoint[] = ["handoff:after-claim", "handoff:after-append"];
+
 /** The exit code of an injected crash: what a shell reports for a process killed by SIGKILL. */
 export const CRASH_EXIT_CODE = 137;
 
@@ -24,9 +31,10 @@ export function faultsFromEnv(
   if (value === undefined || value === "") return { reached: () => {} };
   const match = /^([a-z]+:[a-z-]+)(?:@(\d+))?$/.exec(value);
   const point = match?.[1] as CrashPoint | undefined;
-  if (!match || !point || !CRASH_POINTS.includes(point)) {
+  const known = [...CRASH_POINTS, ...HANDOFF_CRASH_POINTS];
+  if (!match || !point || !known.includes(point)) {
     throw new InvalidInputError(
-      `RUNLOG_CRASH_AT=${JSON.stringify(value)} is not <point>[@<n>] with a point among: ${CRASH_POINTS.join(", ")}`,
+      `RUNLOG_CRASH_AT=${JSON.stringify(value)} is not <point>[@<n>] with a point among: ${known.join(", ")}`,
     );
   }
   const nth = match[2] === undefined ? 1 : Number(match[2]);

@@ -2,14 +2,16 @@ import "./withResolvers.ts";
 import { StateMachine } from "aws-local-stepfunctions";
 import { RetryableError, RunCancelledError } from "../../core/errors.ts";
 import type { EventStore } from "../../ports/eventStore.ts";
-import type { ExecutionInput, Orchestrator } from "../../ports/runtime.ts";
+import type { ExecutionInput, ExecutionReport, Orchestrator } from "../../ports/runtime.ts";
 import { callModel } from "../../steps/callModel.ts";
-import type { StepDeps } from "../../steps/deps.ts";
+import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
 import { finish } from "../../steps/finish.ts";
+import { handOff } from "../../steps/handoff.ts";
 import { recordModelFailure } from "../../steps/recordModelFailure.ts";
 import { runTool } from "../../steps/runTool.ts";
 import { renderDefinition, TASKS, type TaskName } from "../../workflow/definition.ts";
 import { toWorkflowError } from "../../workflow/errors.ts";
+import { countHistory } from "./historyCount.ts";
 import { isLocalOwnerAlive, localOwner, markActive } from "./processLiveness.ts";
 
 export interface LocalOrchestratorOptions {
@@ -26,11 +28,17 @@ export interface LocalOrchestratorOptions {
 const LOCAL_ARNS = Object.fromEntries(
   Object.keys(TASKS).map((task) => [task, `arn:aws:lambda:us-east-1:000000000000:function:runlog-${task}`]),
 ) as Record<TaskName, string>;
+/** What `$$.StateMachine` holds in a local execution. */
+const LOCAL_STATE_MACHINE = {
+  Id: "arn:aws:states:us-east-1:000000000000:stateMachine:runlog-local",
+  Name: "runlog-local",
+};
 
 /** Runs lib/workflow's state machine in this process, its tasks served by lib/steps directly. */
 export class LocalOrchestrator implements Orchestrator {
+  // Not validated again here (it costs ~0.3 s of CPU per process): test/workflow validates this definition.
   private readonly machine = new StateMachine(renderDefinition(LOCAL_ARNS) as never, {
-    validationOptions: { checkArn: false },
+    validationOptions: { noValidate: true },
   });
 
   constructor(private readonly options: LocalOrchestratorOptions) {}
@@ -47,11 +55,26 @@ export class LocalOrchestrator implements Orchestrator {
     return isLocalOwnerAlive(owner);
   }
 
-  /** Execute one generation to its end, renewing the lease while it runs. */
+  /**
+   * Execute a generation to its end, renewing the lease while it runs. When
+   * it hands over to the next generation, that one runs next, here, after it
+   * (never nested in it), and so on until the run rests.
+   */
   async execute(input: ExecutionInput): Promise<void> {
+    for (let current: ExecutionInput | undefined = input; current; ) {
+      const { successor, error } = await this.executeOne(current);
+      // Once handed over, the run is the successor's, whatever became of this execution's last states.
+      if (!successor && error !== undefined) throw error;
+      current = successor;
+    }
+  }
+
+  /** One execution; the next generation's input if it handed over to one. */
+  private async executeOne(input: ExecutionInput): Promise<{ successor?: ExecutionInput; error?: unknown }> {
     const { store, leaseMs } = this.options;
     const stop = new AbortController();
     let lastError: unknown;
+    let successor: ExecutionInput | undefined;
     const task =
       <I, O>(step: (deps: StepDeps, input: I) => Promise<O>) =>
       async (value: unknown) => {
@@ -62,6 +85,23 @@ export class LocalOrchestrator implements Orchestrator {
           throw toWorkflowError(error);
         }
       };
+    // The Handoff task starts the next generation through this: queued, to run once this execution ends.
+    const owners = new Map<number, string>();
+    const handover: Orchestrator = {
+      // One owner per generation for this execution, so a retried handoff finds its own claim.
+      leaseOwnerFor: (run) => {
+        const owner = owners.get(run.generation) ?? this.leaseOwnerFor();
+        owners.set(run.generation, owner);
+        return owner;
+      },
+      isAlive: (owner) => this.isAlive(owner),
+      execute: async (next) => {
+        successor = next;
+      },
+    };
+    const handoffTask = task((deps, value: Parameters<typeof handOff>[1]) =>
+      handOff({ ...deps, orchestrator: handover, leaseMs } satisfies ControlDeps, value),
+    );
     const renew = setInterval(
       () => {
         const until = Date.now() + leaseMs;
@@ -85,30 +125,48 @@ export class LocalOrchestrator implements Orchestrator {
         });
     }, this.options.cancelPollMs ?? 500);
     markActive(input.owner, true);
+    let history: Promise<number> | undefined;
+    let error: unknown;
     try {
       const retry = this.options.retryIntervalMs;
       const execution = this.machine.run(input as never, {
+        context: { StateMachine: LOCAL_STATE_MACHINE },
         overrides: {
           taskResourceLocalHandlers: {
             CallModel: task(callModel),
             RunTool: task(runTool),
             RecordModelFailure: task(recordModelFailure),
             Finish: task(finish),
+            Handoff: handoffTask,
           },
           ...(retry === undefined
             ? {}
             : { retryIntervalOverrides: Object.fromEntries(Object.keys(TASKS).map((t) => [t, retry])) }),
         },
       });
+      history = countHistory(execution.eventLogs);
       await execution.result;
-    } catch (error) {
-      throw new RetryableError(`run ${input.runId}: execution of generation ${input.generation} failed`, {
-        cause: lastError ?? error,
+    } catch (failure) {
+      error = new RetryableError(`run ${input.runId}: execution of generation ${input.generation} failed`, {
+        cause: lastError ?? failure,
       });
     } finally {
       clearInterval(renew);
       clearInterval(watch);
       markActive(input.owner, false);
+      // An owner named for a handoff that did not happen must not look alive for the rest of the process.
+      for (const owner of owners.values()) if (owner !== successor?.owner) markActive(owner, false);
     }
+    this.report({
+      runId: input.runId,
+      generation: input.generation,
+      historyEvents: history ? await history : 0,
+      ended: successor ? "handed_off" : error === undefined ? "succeeded" : "failed",
+    });
+    return { ...(successor ? { successor } : {}), ...(error === undefined ? {} : { error }) };
+  }
+
+  private report(report: ExecutionReport): void {
+    this.options.deps().observer?.executionEnded?.(report);
   }
 }

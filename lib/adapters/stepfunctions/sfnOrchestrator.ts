@@ -15,7 +15,19 @@ export interface SfnOrchestratorOptions {
   client: SFNClient;
   /** The run state machine (a Standard workflow deployed from lib/workflow's definition). */
   stateMachineArn: string;
+  /**
+   * How long after its lease was claimed an owner whose execution does not exist yet still
+   * counts as alive: the claim comes before StartExecution, and a second resumer must not take
+   * the run over in between. Longer than any function that claims and starts may run (the
+   * sweeper's 5 minutes), shorter than the sweeper's idle threshold (10 minutes), so a claimer
+   * that died before starting is taken over by the next sweep. @default 360000 (6 minutes)
+   */
+  startGraceMs?: number;
+  /** @default Date.now */
+  now?: () => number;
 }
+
+const START_GRACE_MS = 6 * 60_000;
 
 /** What Step Functions says about one execution. */
 export interface ExecutionInfo {
@@ -80,14 +92,20 @@ export class SfnOrchestrator implements Orchestrator {
   }
 
   /**
-   * An execution is alive while Step Functions says RUNNING; one that does not
-   * exist (yet) is not. Owners that are not executions count as alive, so their
-   * lease time decides.
+   * An execution is alive while Step Functions says RUNNING. One that does not
+   * exist yet is alive for `startGraceMs` after its lease was claimed
+   * (`claimedAt`), because its claimer starts it just after; later, or without
+   * `claimedAt`, it is gone. Owners that are not executions count as alive,
+   * so their lease time decides.
    */
-  async isAlive(owner: string): Promise<boolean> {
+  async isAlive(owner: string, claimedAt?: number): Promise<boolean> {
     const name = executionNameOf(owner);
     if (name === undefined) return true;
-    return (await this.describeName(name))?.status === "RUNNING";
+    const execution = await this.describeName(name);
+    if (execution) return execution.status === "RUNNING";
+    if (claimedAt === undefined) return false;
+    const now = (this.options.now ?? Date.now)();
+    return now - claimedAt < (this.options.startGraceMs ?? START_GRACE_MS);
   }
 
   /** The execution of a run's generation; undefined if it was never started. */

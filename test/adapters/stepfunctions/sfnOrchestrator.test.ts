@@ -120,6 +120,24 @@ describe("SfnOrchestrator.isAlive", () => {
     expect(await orchestrator.isAlive("sfn:r1-g3")).toBe(false);
   });
 
+  it("an execution not started yet is alive for a grace period after its lease was claimed", async () => {
+    sfn.on(DescribeExecutionCommand).rejects(new ExecutionDoesNotExist({ message: "no", ...meta }));
+    const now = 1_000_000_000;
+    const clocked = new SfnOrchestrator({
+      client: new SFNClient({}),
+      stateMachineArn: MACHINE,
+      startGraceMs: 60_000,
+      now: () => now,
+    });
+    // Between the claim and StartExecution: a second resumer must find the run held.
+    expect(await clocked.isAlive("sfn:r1-g3", now - 1_000)).toBe(true);
+    // A claimer that died before starting it: taken over once the grace has passed.
+    expect(await clocked.isAlive("sfn:r1-g3", now - 60_000)).toBe(false);
+    // An execution that ran and ended is gone, however recent the claim.
+    sfn.on(DescribeExecutionCommand).resolves({ status: "SUCCEEDED" });
+    expect(await clocked.isAlive("sfn:r1-g3", now - 1_000)).toBe(false);
+  });
+
   it("an owner that is not an execution is left to its lease time", async () => {
     expect(await orchestrator.isAlive("local:laptop:123:abcd")).toBe(true);
     expect(sfn.calls()).toHaveLength(0);

@@ -1,0 +1,48 @@
+import type { RunEvent } from "../core/events.ts";
+import type { NextAction } from "../ports/runtime.ts";
+
+/**
+ * Steps (model calls and tool calls) one execution does before it hands the
+ * run over to a new execution, so no execution nears Step Functions' limit of
+ * 25,000 history events. The arithmetic (Standard workflow, Lambda tasks):
+ *
+ * - a Task state writes 5 events (Entered, Scheduled, Started, Succeeded, Exited),
+ *   and 3 more per retry attempt (Scheduled, Started, Failed);
+ * - a Choice writes 2; a Map writes 4, plus 2 per iteration (IterationStarted, IterationSucceeded).
+ *
+ * A model step is CallModel (5, up to 5 retries: +15), Route (2) and the Map
+ * that follows it (4): at most 26. A tool step is RunTool (5, up to 6 retries:
+ * +18) in one Map iteration (2): at most 25. An execution's own start and end
+ * (ExecutionStarted/Succeeded, the first Route, Handoff or Finish with their
+ * retries, the last Choice and Succeed) stay under 60. So 500 steps are at
+ * most 26 × 500 + 60 = 13,060 events even if every step nearly spent its
+ * retries, about 9 per step (4,500) when none does: a wide margin below 25,000.
+ * A handoff comes before a tool batch that would cross the bound, so only a
+ * single batch wider than the bound (started by a fresh execution) exceeds it.
+ */
+export const STEPS_PER_EXECUTION = 500;
+
+/**
+ * The steps this generation's execution has done, read from the log: the
+ * responses and tool results written since its `resumed` marker (or the run's start).
+ */
+export function stepsThisGeneration(events: readonly RunEvent[]): number {
+  let steps = 0;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const type = events[i]!.type;
+    if (type === "resumed") break;
+    if (type === "model_response" || type === "tool_result") steps++;
+  }
+  return steps;
+}
+
+/**
+ * `next`, or a handoff when doing it would take this execution past `limit`
+ * steps. An execution that has done nothing yet never hands off, so a batch
+ * wider than the limit still runs (in an execution of its own).
+ */
+export function withinBudget(next: NextAction, used: number, limit: number): NextAction {
+  if (next.action !== "model" && next.action !== "tools") return next;
+  const width = next.action === "tools" ? next.callIds.length : 1;
+  return used > 0 && used + width > limit ? { action: "handoff" } : next;
+}

@@ -1,0 +1,175 @@
+import "../../lib/adapters/local/withResolvers.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  DescribeExecutionCommand,
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  SFNClient,
+  StartExecutionCommand,
+} from "@aws-sdk/client-sfn";
+import { StateMachine } from "aws-local-stepfunctions";
+import { mockClient } from "aws-sdk-client-mock";
+import { beforeEach, describe, expect, it } from "vitest";
+import { handler as callModel } from "../../functions/callModel.ts";
+import { handler as finish } from "../../functions/finish.ts";
+import { handler as handoff } from "../../functions/handoff.ts";
+import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
+import { handler as runTool } from "../../functions/runTool.ts";
+import { handler as startRun } from "../../functions/startRun.ts";
+import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/index.ts";
+import { LeaseHeldError } from "../../lib/core/errors.ts";
+import type { ExecutionInput } from "../../lib/ports/runtime.ts";
+import { LogCache } from "../../lib/steps/logCache.ts";
+import { resumeRun } from "../../lib/steps/resume.ts";
+import { renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
+import { busEvent, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+
+const env = useFunctionEnvironment("fn-handoff", { STATE_MACHINE_ARN, RUNLOG_STEPS_PER_EXECUTION: "3" });
+const sfn = mockClient(SFNClient);
+const meta = { $metadata: {} };
+const HANDLERS: Record<TaskName, (event: unknown) => Promise<unknown>> = {
+  CallModel: callModel,
+  RunTool: runTool,
+  RecordModelFailure: recordModelFailure,
+  Finish: finish,
+  Handoff: handoff,
+};
+const ARNS = Object.fromEntries(
+  Object.keys(TASKS).map((t) => [t, `arn:aws:lambda:us-east-1:123456789012:function:${t}`]),
+) as Record<TaskName, string>;
+
+beforeEach(() => {
+  sfn.reset();
+  sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
+});
+
+const starts = () =>
+  sfn.commandCalls(StartExecutionCommand).map((call) => ({
+    stateMachineArn: call.args[0].input.stateMachineArn,
+    name: call.args[0].input.name,
+    input: JSON.parse(call.args[0].input.input!) as ExecutionInput,
+  }));
+
+/** Run one execution of the definition on the functions, as Step Functions would. */
+async function execute(input: ExecutionInput) {
+  const machine = new StateMachine(renderDefinition(ARNS) as never, {
+    validationOptions: { checkArn: false },
+  });
+  const execution = machine.run(input as never, {
+    context: { StateMachine: { Id: STATE_MACHINE_ARN, Name: "RunMachine" } },
+    overrides: {
+      taskResourceLocalHandlers: HANDLERS as never,
+      retryIntervalOverrides: Object.fromEntries(Object.keys(TASKS).map((t) => [t, 0])),
+    },
+  });
+  return (await execution.result) as { outcome?: { status: string }; handoff?: { handedOff: boolean } };
+}
+
+function weatherScript(runId: string, turns: number): string {
+  const path = join(process.env.RUNLOG_DATA_DIR!, `${runId}.json`);
+  const calls = Array.from({ length: turns }, (_, i) => ({
+    toolCalls: [{ name: "get_weather", arguments: { city: `City ${i}` } }],
+  }));
+  writeFileSync(path, JSON.stringify({ turns: [...calls, { text: "Done", stop: "stop" }] }));
+  return `scripted:${path}`;
+}
+
+describe("the Handoff function", () => {
+  it("continues a long run in executions named after the run and each next generation", async () => {
+    const model = weatherScript("ho-1", 4);
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "ho-1", model }));
+    let last: Awaited<ReturnType<typeof execute>> | undefined;
+    for (let i = 0; i < 20 && starts().length > i; i++) last = await execute(starts()[i]!.input);
+    expect(last?.outcome).toMatchObject({ status: "completed" });
+    const started = starts();
+    expect(started.map((s) => s.name)).toEqual(started.map((_, i) => `ho-1-g${i + 1}`));
+    expect(started.every((s) => s.stateMachineArn === STATE_MACHINE_ARN)).toBe(true);
+    expect(started.length).toBeGreaterThan(2);
+    for (const [i, s] of started.entries()) {
+      expect(s.input).toMatchObject({ runId: "ho-1", generation: i + 1, owner: `sfn:ho-1-g${i + 1}` });
+    }
+    const log = await env.store().read("ho-1");
+    const resumed = log.filter((e) => e.type === "resumed");
+    expect(resumed.map((e) => [e.generation, e.by])).toEqual(
+      started.slice(1).map((s) => [s.input.generation, "handoff"]),
+    );
+    expect(log.filter((e) => e.type === "tool_result")).toHaveLength(4);
+    expect(await env.store().getHead("ho-1")).toMatchObject({ status: "completed" });
+  });
+
+  it("counts a redelivered handoff as done: the same start, or nothing once the next execution has begun", async () => {
+    const model = weatherScript("ho-2", 2);
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "ho-2", model }));
+    await execute(starts()[0]!.input);
+    const [, second] = starts();
+    expect(second?.name).toBe("ho-2-g2");
+    const request = {
+      runId: "ho-2",
+      generation: 1,
+      owner: "sfn:ho-2-g1",
+      stateMachineArn: STATE_MACHINE_ARN,
+    };
+    const logBefore = await env.store().read("ho-2");
+
+    // Not started yet (the log ends in the handoff's event): start it again, which Step Functions counts as started.
+    sfn.on(StartExecutionCommand).rejects(new ExecutionAlreadyExists({ message: "exists", ...meta }));
+    sfn.on(DescribeExecutionCommand).resolves({ status: "RUNNING", input: JSON.stringify(second!.input) });
+    expect(await handoff(request)).toEqual({ handedOff: true, generation: 2 });
+    expect(await env.store().read("ho-2")).toEqual(logBefore);
+
+    // Once it has run, a late duplicate changes nothing, not even the head.
+    sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
+    await execute(second!.input);
+    const head = await env.store().getHead("ho-2");
+    const calls = sfn.commandCalls(StartExecutionCommand).length;
+    expect(await handoff(request)).toEqual({ handedOff: true, generation: 2 });
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(calls);
+    expect(head).toMatchObject({ status: "completed" });
+    expect(head?.lease).toBeUndefined();
+    expect(await env.store().getHead("ho-2")).toEqual(head);
+  });
+});
+
+describe("the lease between its claim and StartExecution", () => {
+  it("is not taken over by a second resumer while the first one's execution is not started yet", async () => {
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "window" }));
+    // Generation 1's execution died: the run is resumable.
+    sfn.on(DescribeExecutionCommand).callsFake(async (input: { executionArn: string }) => {
+      if (input.executionArn.endsWith("window-g1")) return { status: "FAILED" };
+      throw new ExecutionDoesNotExist({ message: "no", ...meta });
+    });
+    let release = () => {};
+    sfn.on(StartExecutionCommand).callsFake(
+      () =>
+        new Promise((resolve) => {
+          release = () => resolve({ executionArn: "arn", startDate: new Date() });
+        }),
+    );
+    const store = env.store();
+    const deps = {
+      store,
+      logs: new LogCache(store),
+      agents: () => {
+        throw new Error("no agent needed");
+      },
+      models: () => {
+        throw new Error("no model needed");
+      },
+      clock: { now: () => new Date() },
+      faults: { reached: () => {} },
+      orchestrator: new SfnOrchestrator({ client: new SFNClient({}), stateMachineArn: STATE_MACHINE_ARN }),
+      leaseMs: 24 * 3_600_000,
+    };
+    const first = resumeRun(deps, { runId: "window" });
+    // Wait until the first resumer is inside StartExecution: its lease claimed, its execution not there.
+    for (let i = 0; i < 200 && sfn.commandCalls(StartExecutionCommand).length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect((await store.getHead("window"))?.lease?.owner).toBe("sfn:window-g2");
+    await expect(resumeRun(deps, { runId: "window" })).rejects.toThrow(LeaseHeldError);
+    release();
+    await expect(first).resolves.toMatchObject({ resumed: true, generation: 2 });
+    expect((await store.read("window")).filter((e) => e.type === "resumed")).toHaveLength(1);
+  });
+});
