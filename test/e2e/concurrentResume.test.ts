@@ -5,9 +5,9 @@ const dir = tempDataDir("concurrent-resume");
 afterAll(() => cleanup(dir));
 
 describe("two runlog resume processes on one interrupted run", () => {
-  it("exactly one resumes; the other exits non-zero, says why, and writes nothing", async () => {
+  it("exactly one resumes; the other says why and writes nothing", async () => {
     // The resumed model turn is slow, so both processes surely overlap.
-    const model = script(dir, "slow", [{ text: "Done", stop: "stop", delayMs: 1500 }]);
+    const model = script(dir, "slow", [{ text: "Done", stop: "stop", delayMs: 3000 }]);
     const crashed = await runlog(dir, ["run", "--run-id", "race", "--model", model, "go"], {
       RUNLOG_CRASH_AT: "model:before",
     });
@@ -15,10 +15,14 @@ describe("two runlog resume processes on one interrupted run", () => {
     const before = await events(dir, "race");
 
     const results = await Promise.all([runlog(dir, ["resume", "race"]), runlog(dir, ["resume", "race"])]);
-    const codes = results.map((r) => r.code).sort();
-    expect(codes).toEqual([0, 1]);
-    const loser = results.find((r) => r.code === 1)!;
-    expect(loser.stderr).toMatch(/being executed by|resumed by another process/);
+    // The loser overlapped the winner (exit 1, saying why) or, on a slow machine, came after it
+    // finished and found nothing to resume (exit 0, saying so). Either way only one resumed.
+    const winners = results.filter((r) => r.code === 0 && !r.stdout.includes("nothing to resume"));
+    expect(winners, results.map((r) => `exit ${r.code}: ${r.stdout} ${r.stderr}`).join("\n")).toHaveLength(1);
+    const loser = results.find((r) => r !== winners[0])!;
+    if (loser.code === 0)
+      expect(loser.stdout).toMatch(/nothing to resume: the run ended with a final answer/);
+    else expect(loser.stderr).toMatch(/being executed by|resumed by another process|claimed it first/);
 
     const after = await events(dir, "race");
     expect(after.slice(0, before.length)).toEqual(before);
