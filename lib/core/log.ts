@@ -59,29 +59,73 @@ export interface LogStart {
  * log; `modelTurns`, `agent` and `model` then count only what the tail shows.
  */
 export function readLog(events: readonly RunEvent[], start?: LogStart): LogFacts {
-  const facts: LogFacts = { generation: start?.generation ?? 1, modelTurns: 0 };
-  const firstSeq = start?.seq ?? 1;
-  let started = new Set<string>();
-  let results = new Map<string, ToolResult>();
-  let decisions = new Map<string, ToolDecided>();
-  const fail = (seq: number, message: string): LogFacts => ({ ...facts, problem: { seq, message } });
-  const isOpen = () => facts.batch?.open === true && results.size < facts.batch.response.toolCalls.length;
-  const close = () => {
-    if (facts.batch) facts.batch = { ...facts.batch, open: false };
-  };
-  const callOf = (callId: string) =>
-    isOpen() ? facts.batch?.response.toolCalls.find((c) => c.id === callId) : undefined;
+  const reader = new LogReader(start);
+  for (const event of events) reader.read(event);
+  return reader.facts();
+}
 
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i]!;
-    const expected = firstSeq + i;
+/**
+ * readLog one event at a time, for a log that grows: a process that holds a run's log reads
+ * each new event once, not the whole log again at every step (see LogCache).
+ */
+export class LogReader {
+  private readonly state: LogFacts;
+  private started = new Set<string>();
+  private results = new Map<string, ToolResult>();
+  private decisions = new Map<string, ToolDecided>();
+  private readonly firstSeq: number;
+  /** How many events were read (a problem stops the reading). */
+  count = 0;
+
+  constructor(start?: LogStart) {
+    this.state = { generation: start?.generation ?? 1, modelTurns: 0 };
+    this.firstSeq = start?.seq ?? 1;
+  }
+
+  /** What the events read so far say: a copy, which later reads leave unchanged. */
+  facts(): LogFacts {
+    const { batch } = this.state;
+    if (!batch) return { ...this.state };
+    return {
+      ...this.state,
+      batch: {
+        ...batch,
+        started: new Set(batch.started),
+        results: new Map(batch.results),
+        decisions: new Map(batch.decisions),
+      },
+    };
+  }
+
+  /** Read the next event. After the first problem, nothing more is read: the facts stay partial. */
+  read(event: RunEvent): void {
+    if (this.state.problem) return;
+    const problem = this.apply(event);
+    this.count++;
+    if (problem) this.state.problem = problem;
+  }
+
+  private isOpen(): boolean {
+    const batch = this.state.batch;
+    return batch?.open === true && this.results.size < batch.response.toolCalls.length;
+  }
+
+  private callOf(callId: string): ToolCall | undefined {
+    return this.isOpen() ? this.state.batch?.response.toolCalls.find((c) => c.id === callId) : undefined;
+  }
+
+  /** Fold one event into the state; the problem it shows, if any. */
+  private apply(event: RunEvent): { seq: number; message: string } | undefined {
+    const facts = this.state;
+    const fail = (seq: number, message: string) => ({ seq, message });
+    const expected = this.firstSeq + this.count;
     if (event.seq !== expected) {
       return fail(
         expected,
         `expected seq ${expected} but found ${event.seq} (a gap or a duplicate in the log)`,
       );
     }
-    if (i === 0 && firstSeq === 1 && event.type !== "run_started") {
+    if (this.count === 0 && this.firstSeq === 1 && event.type !== "run_started") {
       return fail(event.seq, `a log must start with run_started, found ${event.type}`);
     }
     if (facts.cancelled) return fail(event.seq, `${event.type} written after the run was cancelled`);
@@ -93,11 +137,12 @@ export function readLog(events: readonly RunEvent[], start?: LogStart): LogFacts
         facts.last = event;
         break;
       case "user_message":
-        if (isOpen()) return fail(event.seq, "a user message arrived while tool calls were unanswered");
+        if (this.isOpen()) return fail(event.seq, "a user message arrived while tool calls were unanswered");
         facts.last = event;
         break;
       case "model_response": {
-        if (isOpen()) return fail(event.seq, "a model response arrived while tool calls were unanswered");
+        if (this.isOpen())
+          return fail(event.seq, "a model response arrived while tool calls were unanswered");
         facts.modelTurns++;
         facts.last = event;
         if (event.stop !== "tool_calls") break;
@@ -110,43 +155,52 @@ export function readLog(events: readonly RunEvent[], start?: LogStart): LogFacts
           if (!ids.has(id))
             return fail(event.seq, `approval asked for call ${id}, which this response did not make`);
         }
-        started = new Set();
-        results = new Map();
-        decisions = new Map();
-        facts.batch = { response: event, started, results, needsApproval, decisions, open: true };
+        this.started = new Set();
+        this.results = new Map();
+        this.decisions = new Map();
+        facts.batch = {
+          response: event,
+          started: this.started,
+          results: this.results,
+          needsApproval,
+          decisions: this.decisions,
+          open: true,
+        };
         break;
       }
       case "model_failed":
-        if (isOpen()) return fail(event.seq, "a model failure was recorded while tool calls were unanswered");
+        if (this.isOpen())
+          return fail(event.seq, "a model failure was recorded while tool calls were unanswered");
         facts.modelTurns++;
         facts.last = event;
         break;
       case "tool_decided": {
-        const call = callOf(event.callId);
+        const call = this.callOf(event.callId);
         if (!call || !facts.batch!.needsApproval.has(call.id)) {
           return fail(event.seq, `a decision for call ${event.callId}, which awaits no approval`);
         }
-        if (decisions.has(call.id)) return fail(event.seq, `a second decision for call ${call.id}`);
-        decisions.set(call.id, event);
+        if (this.decisions.has(call.id)) return fail(event.seq, `a second decision for call ${call.id}`);
+        this.decisions.set(call.id, event);
         facts.last = event;
         break;
       }
       case "tool_started": {
-        const call = callOf(event.callId);
+        const call = this.callOf(event.callId);
         if (!call) return fail(event.seq, `tool_started for call ${event.callId}, which is not an open call`);
-        if (results.has(call.id)) return fail(event.seq, `tool_started for call ${call.id} after its result`);
+        if (this.results.has(call.id))
+          return fail(event.seq, `tool_started for call ${call.id} after its result`);
         if (!isCleared(facts.batch!, call.id)) {
           return fail(event.seq, `tool_started for call ${call.id}, which was not approved`);
         }
-        started.add(call.id);
+        this.started.add(call.id);
         facts.last = event;
         break;
       }
       case "tool_result": {
-        const call = callOf(event.callId);
+        const call = this.callOf(event.callId);
         if (!call) return fail(event.seq, `tool_result for call ${event.callId}, which answers no open call`);
-        if (results.has(call.id)) return fail(event.seq, `a second tool_result for call ${call.id}`);
-        results.set(call.id, event);
+        if (this.results.has(call.id)) return fail(event.seq, `a second tool_result for call ${call.id}`);
+        this.results.set(call.id, event);
         facts.last = event;
         break;
       }
@@ -157,7 +211,8 @@ export function readLog(events: readonly RunEvent[], start?: LogStart): LogFacts
         facts.generation = event.generation;
         if (event.model) facts.model = event.model;
         if (event.input !== undefined) {
-          close();
+          // A new message closes the batch: its open calls count as interrupted.
+          if (facts.batch) facts.batch = { ...facts.batch, open: false };
           facts.last = event;
         }
         break;
@@ -170,8 +225,8 @@ export function readLog(events: readonly RunEvent[], start?: LogStart): LogFacts
     if (event.gen !== undefined && event.gen !== facts.generation) {
       return fail(event.seq, `written as generation ${event.gen}, but the log is at ${facts.generation}`);
     }
+    return undefined;
   }
-  return facts;
 }
 
 export function assertNever(value: never): never {

@@ -1,4 +1,4 @@
-import { classify } from "../core/classify.ts";
+import { classify, classifyFacts } from "../core/classify.ts";
 import {
   errorMessage,
   ModelRejectedError,
@@ -6,7 +6,6 @@ import {
   RetryableError,
   StaleError,
 } from "../core/errors.ts";
-import { readLog } from "../core/log.ts";
 import { toMessages } from "../core/messages.ts";
 import type { Model, ModelReply } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
@@ -28,9 +27,9 @@ import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
  */
 export async function callModel(deps: StepDeps, input: StepInput): Promise<NextAction> {
   const events = await currentRun(deps, input.runId);
-  const facts = readLog(events);
+  const facts = deps.logs.factsOf(input.runId, events);
   assertCurrent(input.runId, facts, input.generation);
-  const before = classify(events);
+  const before = classifyFacts(facts);
   const used = stepsThisGeneration(events);
   const limit = deps.stepsPerExecution ?? STEPS_PER_EXECUTION;
   const next = withinBudget(nextAction(before, true), used, limit);
@@ -65,7 +64,7 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
 
   const after = await writeNext(deps, input.runId, input.generation, (latest, latestFacts) => {
     // Someone of this generation answered the same input while we waited: keep theirs.
-    if (latestFacts.modelTurns > facts.modelTurns) return { done: classify(latest) };
+    if (latestFacts.modelTurns > facts.modelTurns) return { done: classifyFacts(latestFacts) };
     return {
       append: {
         type: "model_response",
@@ -77,7 +76,11 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
         ...(reply.usage ? { usage: reply.usage } : {}),
         ...(approvals.length > 0 ? { approvals } : {}),
       },
-      result: (event) => classify([...latest, event]),
+      // The response is an anchor: it alone says what comes next (no copy or re-read of a long log).
+      result: (event) =>
+        latestFacts.problem
+          ? classify([...latest, event])
+          : classify([event], { seq: event.seq, generation: latestFacts.generation }),
     };
   });
   deps.faults.reached("model:after-append");

@@ -1,4 +1,5 @@
 import type { RunEvent } from "../core/events.ts";
+import { type LogFacts, LogReader, readLog } from "../core/log.ts";
 import type { EventStore } from "../ports/eventStore.ts";
 
 export interface LogCacheOptions {
@@ -19,6 +20,8 @@ export interface LogCacheOptions {
 interface Cached {
   events: RunEvent[];
   bytes: number;
+  /** The facts of `events` as far as read: each event is read once, however often they are asked for. */
+  reader?: LogReader;
 }
 
 const sizeOf = (event: RunEvent) => JSON.stringify(event).length;
@@ -69,6 +72,19 @@ export class LogCache {
     return cached.events;
   }
 
+  /**
+   * readLog(events), at the cost of the events not read before when `events` is the log this
+   * cache holds for the run (a step's facts then cost what is new, not the length of the run).
+   */
+  factsOf(runId: string, events: readonly RunEvent[]): LogFacts {
+    const entry = this.runs.get(runId);
+    if (!entry || entry.events !== events) return readLog(events);
+    entry.reader ??= new LogReader();
+    const reader = entry.reader;
+    for (let i = reader.count; i < events.length; i++) reader.read(events[i]!);
+    return reader.facts();
+  }
+
   /** Whether this process holds the run's log (so reading it costs only what is new). */
   has(runId: string): boolean {
     return this.runs.has(runId);
@@ -91,7 +107,9 @@ export class LogCache {
     const old = this.runs.get(runId);
     if (old) this.bytes -= old.bytes;
     this.runs.delete(runId);
-    this.runs.set(runId, { events, bytes });
+    // Every log cached for a run is a prefix of the same log: what was read of an older one holds.
+    const reader = old?.reader && old.reader.count <= events.length ? old.reader : undefined;
+    this.runs.set(runId, reader ? { events, bytes, reader } : { events, bytes });
     this.bytes += bytes;
     // The run just used stays, even alone over the budget: it is the one about to be used again.
     for (const [oldest, entry] of this.runs) {

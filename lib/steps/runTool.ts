@@ -1,6 +1,6 @@
 import { InvalidInputError } from "../core/errors.ts";
 import type { ToolCall, ToolResult } from "../core/events.ts";
-import { isCleared, readLog } from "../core/log.ts";
+import { isCleared } from "../core/log.ts";
 import { INTERRUPTED_TOOL_RESULT, rejectedToolResult } from "../core/messages.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments, runWithTimeout, type ToolOutcome } from "./executeTool.ts";
@@ -23,7 +23,7 @@ export interface RunToolOutput {
  */
 export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunToolOutput> {
   const events = await currentRun(deps, input.runId);
-  const facts = readLog(events);
+  const facts = deps.logs.factsOf(input.runId, events);
   assertCurrent(input.runId, facts, input.generation);
   const call = facts.batch?.response.toolCalls.find((c) => c.id === input.callId);
   if (!call) throw new InvalidInputError(`run ${input.runId} has no open tool call ${input.callId}`);

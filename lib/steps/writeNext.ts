@@ -86,7 +86,7 @@ export async function writeNext<T>(
     // at once): try again for as long as the log grows, and only a bounded number of times when not.
     stalled = last > seen ? 0 : stalled + 1;
     seen = last;
-    const facts = factsOf(view);
+    const facts = view.start ? factsOf(view) : deps.logs.factsOf(runId, view.events);
     // "any": writers outside an execution (decisions, cancel) that judge the log themselves.
     if (generation !== "any") assertCurrent(runId, facts, generation);
     const decision = decide(view.events, facts);

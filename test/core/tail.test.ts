@@ -2,12 +2,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
 import { type RunEvent, stamp } from "../../lib/core/events.ts";
-import { readLog } from "../../lib/core/log.ts";
+import { LogReader, readLog } from "../../lib/core/log.ts";
 import { finalOutput } from "../../lib/core/messages.ts";
 import { restingStatus } from "../../lib/core/status.ts";
 import { fromAnchor, isAnchor, tailBoundary } from "../../lib/core/tail.ts";
 import { lifecycleLog } from "../reliability/support/lifecycleLog.ts";
-import { validLog } from "./arbitraries.ts";
+import { anyLog, validLog } from "./arbitraries.ts";
 
 const AT = new Date("2026-01-01T00:00:00Z");
 
@@ -128,5 +128,36 @@ describe("a log's tail says what the whole log says", () => {
     }
     expect(isAnchor({ type: "resumed" } as RunEvent)).toBe(false);
     expect(isAnchor({ type: "resumed", input: "more" } as RunEvent)).toBe(true);
+  });
+});
+
+describe("LogReader, readLog one event at a time", () => {
+  it("says at every point what readLog says of the events so far, and its earlier facts stay as they were", () => {
+    fc.assert(
+      fc.property(lifecycleLog, ({ events }) => {
+        const log = events.map((event, i) => stamp(event, i + 1, AT));
+        const reader = new LogReader();
+        const taken: { n: number; facts: ReturnType<typeof readLog> }[] = [];
+        for (let n = 1; n <= log.length; n++) {
+          reader.read(log[n - 1]!);
+          const facts = reader.facts();
+          expect(facts).toEqual(readLog(log.slice(0, n)));
+          taken.push({ n, facts });
+        }
+        for (const { n, facts } of taken) expect(facts).toEqual(readLog(log.slice(0, n)));
+      }),
+      { seed: 13, numRuns: 200 },
+    );
+  });
+
+  it("stops at the first problem, as readLog does", () => {
+    fc.assert(
+      fc.property(anyLog, (log) => {
+        const reader = new LogReader();
+        for (const event of log) reader.read(event);
+        expect(reader.facts()).toEqual(readLog(log));
+      }),
+      { seed: 17, numRuns: 500 },
+    );
   });
 });

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
+import { LogReader, readLog } from "../../lib/core/log.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 
@@ -80,5 +81,36 @@ describe("LogCache", () => {
     await cache.load("a");
     await cache.load("c");
     expect([cache.has("a"), cache.has("b"), cache.has("c")]).toEqual([true, false, true]);
+  });
+});
+
+describe("LogCache.factsOf", () => {
+  it("reads each event of the log it holds once, and answers as readLog does", async () => {
+    const log = [
+      stamp({ type: "run_started", runId: "r", agent: "demo", model: "scripted:demo", input: "go" }, 1, AT),
+      message(2),
+    ];
+    const { store } = fakeStore(log);
+    const cache = new LogCache(store, { trustTail: true });
+    const events = await cache.load("r");
+    expect(cache.factsOf("r", events)).toEqual(readLog(events));
+    const next = message(3);
+    cache.appended("r", next);
+    const longer = await cache.current("r");
+    expect(cache.factsOf("r", longer)).toEqual(readLog(longer));
+    const reads = vi.spyOn(LogReader.prototype, "read");
+    cache.factsOf("r", longer);
+    expect(reads).not.toHaveBeenCalled();
+    cache.appended("r", message(4));
+    const longest = await cache.current("r");
+    expect(cache.factsOf("r", longest)).toEqual(readLog(longest));
+    expect(reads).toHaveBeenCalledTimes(1 + 4); // the new event, then readLog's own four
+    reads.mockRestore();
+  });
+
+  it("reads a log it does not hold as readLog does", () => {
+    const { store } = fakeStore([]);
+    const events = [message(1)];
+    expect(new LogCache(store).factsOf("r", events)).toEqual(readLog(events));
   });
 });
