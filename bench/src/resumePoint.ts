@@ -1,7 +1,7 @@
 /**
  * `resume-point` on a 10,000-event run. `resumePoint.ts seed <dir>` writes the log through runlog's
  * event store (run_started, then 3,333 turns of model_response, tool_started and a 2 KB tool_result:
- * what a run of this workload writes); `resumePoint.ts measure <dir>` times, in a fresh process,
+ * what a run of this workload writes, each event stamped with its generation as the steps stamp it); `resumePoint.ts measure <dir>` times, in a fresh process,
  * opening the library and one `runlog.resumePoint(runId)`, then a few more calls on the same instance.
  */
 import { writeSync } from "node:fs";
@@ -15,6 +15,8 @@ import { callId, TOOL_NAME, toolArgs, toolResult, USER_INPUT } from "./workload.
 export const RUN_ID = "bench-10k";
 export const EVENTS = 10_000;
 const WINDOW = 16;
+/** Stamped on every event as runlog's steps do: the generation the event leaves the run in. */
+const GENERATION = 1;
 
 function eventAt(seq: number, at: Date): RunEvent {
   if (seq === 1) {
@@ -22,6 +24,7 @@ function eventAt(seq: number, at: Date): RunEvent {
       { type: "run_started", runId: RUN_ID, agent: "bench", model: "scripted:bench", input: USER_INPUT },
       seq,
       at,
+      GENERATION,
     );
   }
   const turn = Math.floor((seq - 2) / 3);
@@ -38,14 +41,16 @@ function eventAt(seq: number, at: Date): RunEvent {
         },
         seq,
         at,
+        GENERATION,
       );
     case 1:
-      return stamp({ type: "tool_started", callId: id, name: TOOL_NAME }, seq, at);
+      return stamp({ type: "tool_started", callId: id, name: TOOL_NAME }, seq, at, GENERATION);
     default:
       return stamp(
         { type: "tool_result", callId: id, name: TOOL_NAME, content: toolResult(turn), isError: false },
         seq,
         at,
+        GENERATION,
       );
   }
 }
