@@ -21,7 +21,8 @@ const HAS_RESUME_CHILD: Record<string, boolean> = {
   "openai-agents": true,
   "aws-durable": false,
 };
-const CHILD_TIMEOUT_MS = 30 * 60_000;
+/** A system × N that takes longer is stopped and reported as such (the Agents SDK at N=1000 does). */
+const CHILD_TIMEOUT_MS = 10 * 60_000;
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,8 +43,12 @@ function child(script: string, args: string[], expectExit: number): Record<strin
     env,
     encoding: "utf8",
     timeout: CHILD_TIMEOUT_MS,
+    killSignal: "SIGKILL",
     maxBuffer: 64 * 1024 * 1024,
   });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT") {
+    throw new Error(`did not finish within ${CHILD_TIMEOUT_MS / 60_000} min`);
+  }
   const lines = (result.stdout ?? "").trim().split("\n");
   const last = lines.at(-1) ?? "";
   if (result.status !== expectExit || !last.startsWith("{")) {
