@@ -92,8 +92,8 @@ export class Runlog {
   /** Where the run stopped and what resuming would do; writes nothing. */
   async resumePoint(runId: string): Promise<ResumePointAnswer> {
     // The head first: an execution that ends between the two reads then shows as still running
-    // (true a moment ago), never as the older log's resting state with no executor.
-    // The head and the log's tail only: as fast on a 10,000-event run as on a short one.
+    // (true a moment ago), never as the older log's resting state with no executor. The head and
+    // the log's tail only: as fast on a 10,000-event run as on a short one.
     const head = await this.deps.store.getHead(validateRunId(runId));
     // As in outcome(): no head is no run (or an expired one), whatever this process has cached.
     if (!head) throw new NotFoundError(`run ${runId} not found`);
@@ -107,7 +107,7 @@ export class Runlog {
       throw error;
     }
     const classification = classify(tail.events, tail.start);
-    if (classification.resumable && head && (await this.isLive(head))) {
+    if (classification.resumable && (await this.isLive(head))) {
       return {
         resumable: false,
         reason: "running",
@@ -135,7 +135,7 @@ export class Runlog {
     if (!head) throw new NotFoundError(`run ${runId} not found`);
     const resting = await this.resting(runId);
     if (resting.status === "cancelled") return resting;
-    if (head && (await this.isLive(head))) return { runId, status: "running", output: null };
+    if (await this.isLive(head)) return { runId, status: "running", output: null };
     return resting;
   }
 

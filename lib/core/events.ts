@@ -201,3 +201,16 @@ export function stamp(event: NewEvent, seq: number, at: Date, gen?: number): Run
   const stamped = { ...event, v: SCHEMA_VERSION, seq, at: at.toISOString() } as RunEvent;
   return gen === undefined ? stamped : { ...stamped, gen };
 }
+
+/** Sort keys, as an event read back, forked or retried may order them differently. */
+const sortedKeys = (_: string, value: unknown) =>
+  value && typeof value === "object" && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : value;
+
+/**
+ * The event as JSON with its keys sorted: the same event always gives the same
+ * text, whichever way it was built or read (the store keeps big payloads by its
+ * hash; a retried fork recognises the copies it made).
+ */
+export const canonicalJson = (event: RunEvent): string => JSON.stringify(event, sortedKeys);

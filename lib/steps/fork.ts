@@ -1,6 +1,6 @@
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError } from "../core/errors.ts";
-import type { RunEvent, RunStarted } from "../core/events.ts";
+import { canonicalJson, type RunEvent, type RunStarted } from "../core/events.ts";
 import { readLog } from "../core/log.ts";
 import { restingStatus } from "../core/status.ts";
 import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
@@ -85,21 +85,32 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
   return { forkId, resume };
 }
 
+/**
+ * Copy the parent's events into the fork. A retried fork finds what its first attempt copied:
+ * the same events stay (read back, their keys may come in another order, hence the canonical
+ * form), anything else there means the fork id belongs to another run.
+ */
 async function copyEvents(store: EventStore, forkId: string, events: readonly RunEvent[]): Promise<void> {
-  for (let i = 0; i < events.length; i += COPY_CONCURRENCY) {
-    await Promise.all(events.slice(i, i + COPY_CONCURRENCY).map((event) => copyOne(store, forkId, event)));
+  const copied = new Map((await store.read(forkId)).map((event) => [event.seq, event]));
+  const same = (event: RunEvent, stored: RunEvent | undefined) =>
+    stored !== undefined && canonicalJson(stored) === canonicalJson(event);
+  for (const event of events) {
+    const stored = copied.get(event.seq);
+    if (stored && !same(event, stored)) throw new ConflictError(`fork id ${forkId} is taken`);
   }
-}
-
-/** Write one copied event; an identical one already there (a retried fork) is fine, anything else is not. */
-async function copyOne(store: EventStore, forkId: string, event: RunEvent): Promise<void> {
-  try {
-    await store.append(forkId, event);
-  } catch (error) {
-    if (!(error instanceof ConflictError)) throw error;
-    const [stored] = await store.read(forkId, event.seq - 1);
-    if (JSON.stringify(stored) !== JSON.stringify(event)) {
-      throw new ConflictError(`fork id ${forkId} is taken`, { cause: error });
-    }
+  const missing = events.filter((event) => !copied.has(event.seq));
+  for (let i = 0; i < missing.length; i += COPY_CONCURRENCY) {
+    await Promise.all(
+      missing.slice(i, i + COPY_CONCURRENCY).map(async (event) => {
+        try {
+          await store.append(forkId, event);
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+          // A second fork with this id, at the same moment: the same copy is fine, another is not.
+          const [stored] = await store.read(forkId, event.seq - 1);
+          if (!same(event, stored)) throw new ConflictError(`fork id ${forkId} is taken`, { cause: error });
+        }
+      }),
+    );
   }
 }

@@ -1,8 +1,7 @@
-import { type Classification, classify } from "../core/classify.ts";
+import { type Classification, classify, classifyFacts } from "../core/classify.ts";
 import { NotFoundError, RunCancelledError, StaleError } from "../core/errors.ts";
 import { RESUMED_BY, type RunEvent } from "../core/events.ts";
 import { readLog } from "../core/log.ts";
-import { type RunStatus, restingStatus } from "../core/status.ts";
 import type { ControlDeps, StepInput } from "./deps.ts";
 import { leaseFor } from "./lease.ts";
 import { nextAction } from "./nextAction.ts";
@@ -29,15 +28,16 @@ export async function handOff(deps: ControlDeps, input: HandoffInput): Promise<H
   const next = generation + 1;
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation: next });
   const events = await loadRun(deps, runId);
-  if (readLog(events).generation > generation) return restart(deps, input, events, owner);
-  assertCurrent(runId, readLog(events), generation);
+  const facts = readLog(events);
+  if (facts.generation > generation) return restart(deps, input, events, owner);
+  assertCurrent(runId, facts, generation);
 
   await takeLease(deps, input, owner);
   deps.faults.reached("handoff:after-claim");
   let point: Classification;
   try {
-    point = await writeNext<Classification>(deps, runId, generation, (latest) => {
-      const now = classify(latest);
+    point = await writeNext<Classification>(deps, runId, generation, (_, latest) => {
+      const now = classifyFacts(latest);
       if (!now.resumable) return { done: now };
       return {
         append: {
@@ -55,12 +55,13 @@ export async function handOff(deps: ControlDeps, input: HandoffInput): Promise<H
     if (error instanceof StaleError && !(error instanceof RunCancelledError)) {
       return restart(deps, input, await loadRun(deps, runId), owner);
     }
-    // Give the lease up rather than leave it to an execution that will not start; a retry claims it again.
-    await deps.store.releaseLease(runId, owner, await restingNow(deps, runId)).catch(() => {});
+    // Not to an execution that will not start: a retry takes it again, or Finish gives it back.
+    await returnLease(deps, input, owner).catch(() => {});
     throw error;
   }
   if (!point.resumable) {
-    await deps.store.releaseLease(runId, owner, restingStatus(await loadRun(deps, runId), point));
+    // Nothing to hand over (the run ended or was cancelled meanwhile): Finish, next, lets the run rest.
+    await returnLease(deps, input, owner);
     return { handedOff: false, reason: point.reason };
   }
   deps.faults.reached("handoff:after-append");
@@ -112,12 +113,9 @@ async function takeLease(deps: ControlDeps, input: HandoffInput, owner: string):
   await deps.store.claimLease(input.runId, leaseFor(deps, owner), head.leaseVersion);
 }
 
-/** The status the log shows now, for a lease given back unused; `interrupted` if the log cannot be read. */
-async function restingNow(deps: ControlDeps, runId: string): Promise<RunStatus> {
-  try {
-    const latest = await loadRun(deps, runId);
-    return restingStatus(latest, classify(latest));
-  } catch {
-    return "interrupted";
-  }
+/** Move the lease back from the next generation's owner to this execution's, for its Finish to give back. */
+async function returnLease(deps: ControlDeps, input: HandoffInput, owner: string): Promise<void> {
+  const head = await deps.store.getHead(input.runId);
+  if (head?.lease?.owner !== owner) return;
+  await deps.store.claimLease(input.runId, leaseFor(deps, input.owner), head.leaseVersion);
 }

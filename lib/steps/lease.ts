@@ -1,6 +1,10 @@
+import { classifyFacts } from "../core/classify.ts";
 import { LeaseHeldError } from "../core/errors.ts";
+import { type RunStatus, restingStatus } from "../core/status.ts";
 import type { Lease, RunHead } from "../ports/eventStore.ts";
 import type { ControlDeps } from "./deps.ts";
+import { expireRun } from "./retention.ts";
+import { factsOf, readTail } from "./writeNext.ts";
 
 /** A fresh lease for this owner, valid for the configured time from now. */
 export function leaseFor(deps: ControlDeps, owner: string): Lease {
@@ -30,4 +34,24 @@ export async function assertLeaseFree(deps: ControlDeps, head: RunHead): Promise
  */
 export function holderAlive(deps: ControlDeps, lease: Lease): Promise<boolean> {
   return deps.orchestrator.isAlive(lease.owner, lease.until - deps.leaseMs);
+}
+
+/**
+ * Give back a lease taken and not used (a resume or handoff that found nothing to do, or failed),
+ * recording the status the log shows and, for a final one, starting its retention clock again.
+ */
+export async function giveBack(deps: ControlDeps, runId: string, owner: string): Promise<void> {
+  const status = await restingNow(deps, runId);
+  await expireRun(deps, runId, status);
+  await deps.store.releaseLease(runId, owner, status);
+}
+
+/** The status the log's tail shows now; `interrupted` if the log cannot be read. */
+async function restingNow(deps: ControlDeps, runId: string): Promise<RunStatus> {
+  try {
+    const tail = await readTail(deps, runId);
+    return restingStatus(tail.events, classifyFacts(factsOf(tail)), tail.start);
+  } catch {
+    return "interrupted";
+  }
 }

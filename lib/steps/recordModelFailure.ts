@@ -1,4 +1,4 @@
-import { classify } from "../core/classify.ts";
+import { classifyFacts } from "../core/classify.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { nextAction } from "./nextAction.ts";
 import { writeNext } from "./writeNext.ts";
@@ -18,9 +18,9 @@ export async function recordModelFailure(
   input: RecordFailureInput,
 ): Promise<{ recorded: boolean }> {
   const { name, message } = parseCause(input.error);
-  return writeNext<{ recorded: boolean }>(deps, input.runId, input.generation, (events) => {
+  return writeNext<{ recorded: boolean }>(deps, input.runId, input.generation, (events, facts) => {
     const last = events.at(-1);
-    const waitingForModel = nextAction(classify(events), true).action === "model";
+    const waitingForModel = nextAction(classifyFacts(facts), true).action === "model";
     if (!waitingForModel || last?.type === "model_failed") return { done: { recorded: false } };
     return {
       append: {

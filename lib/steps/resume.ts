@@ -1,12 +1,11 @@
 import { type Classification, classifyFacts, type NotResumable } from "../core/classify.ts";
 import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../core/errors.ts";
-import type { ResumeKind } from "../core/events.ts";
+import { RESUMED_BY, type ResumeKind } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
-import { type RunStatus, restingStatus } from "../core/status.ts";
 import type { ControlDeps } from "./deps.ts";
-import { assertLeaseFree, leaseFor } from "./lease.ts";
+import { assertLeaseFree, giveBack, leaseFor } from "./lease.ts";
 import { nextAction } from "./nextAction.ts";
-import { expireRun, keepRun } from "./retention.ts";
+import { keepRun } from "./retention.ts";
 import { type Decision, factsOf, type LogView, readTail, writeNext } from "./writeNext.ts";
 
 export interface ResumeRequest {
@@ -86,7 +85,7 @@ async function resumeFrom(deps: ControlDeps, request: ResumeRequest, replans: nu
           description: now.description,
           ...(request.model === undefined ? {} : { model: request.model }),
           ...(request.input === undefined ? {} : { input: request.input }),
-          by: request.by ?? "person",
+          by: request.by ?? RESUMED_BY.person,
         },
         result: () => now,
       };
@@ -111,20 +110,3 @@ async function resumeFrom(deps: ControlDeps, request: ResumeRequest, replans: nu
 }
 
 const lastSeqOf = (view: LogView) => view.events.at(-1)?.seq ?? 0;
-
-/** Give back a lease taken and not used, with the status the log shows and its retention clock again. */
-async function giveBack(deps: ControlDeps, runId: string, owner: string): Promise<void> {
-  const status = await restingNow(deps, runId);
-  await expireRun(deps, runId, status);
-  await deps.store.releaseLease(runId, owner, status);
-}
-
-/** The status the log shows now, for a lease given back unused; `interrupted` if the log cannot be read. */
-async function restingNow(deps: ControlDeps, runId: string): Promise<RunStatus> {
-  try {
-    const tail = await readTail(deps, runId);
-    return restingStatus(tail.events, classifyFacts(factsOf(tail)), tail.start);
-  } catch {
-    return "interrupted";
-  }
-}

@@ -1,12 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
+import { openLocal } from "../../lib/api/local.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput, Orchestrator } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+import { countingAgent, countingScript } from "../support/longRun.ts";
 
 /**
  * The cost of reading a run must not grow with the run: resume-point and resume read the head and
@@ -168,5 +171,44 @@ describe("a process that holds a run's log", () => {
     await logs.load("long-resume");
     expect(logs.has("long-resume")).toBe(true);
     expect(logs.has("long-point")).toBe(false);
+  });
+});
+
+describe("a local run", () => {
+  it("costs three puts a turn and no more reads for a longer run", async () => {
+    const { agents } = countingAgent();
+    const local = await openLocal({ dataDir: dir, env: testEnv(), agents });
+    const send = vi.spyOn(DynamoDBClient.prototype, "send");
+    /** DynamoDB requests by command, for one whole run of `turns` turns. */
+    const requests = async (turns: number) => {
+      send.mockClear();
+      const model = countingScript(dir, `turns-${turns}`, turns);
+      const outcome = await local.runlog.start({
+        agent: "counter",
+        input: "count",
+        model,
+        runId: `turns-${turns}`,
+      });
+      expect(outcome.status).toBe("completed");
+      const count: Record<string, number> = {};
+      for (const [command] of send.mock.calls) {
+        const name = (command as object).constructor.name;
+        count[name] = (count[name] ?? 0) + 1;
+      }
+      return (name: string) => count[name] ?? 0;
+    };
+    try {
+      const short = await requests(10);
+      const long = await requests(40);
+      // 30 more turns: exactly 90 more events (a response, a tool start, a result), each one PutItem.
+      expect(long("PutItemCommand") - short("PutItemCommand")).toBe(90);
+      // Reading costs the same however many turns came before (a step reading its log would add 90).
+      const reads = (of: typeof short) => of("QueryCommand") + of("GetItemCommand");
+      expect(reads(long) - reads(short)).toBeLessThan(10);
+      expect(long("UpdateItemCommand") - short("UpdateItemCommand")).toBeLessThan(10);
+    } finally {
+      send.mockRestore();
+      await local.close();
+    }
   });
 });

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
 import type { LocalRunlog } from "../../lib/api/local.ts";
 import { classify } from "../../lib/core/classify.ts";
 import { ConflictError, NotFoundError } from "../../lib/core/errors.ts";
-import { cleanup, library, script, tempDataDir } from "../support/cli.ts";
+import { cleanup, library, script, tempDataDir, testEnv } from "../support/cli.ts";
 
 /** The run lifecycle through the library API, in process, on the embedded store. */
 const dir = tempDataDir("lifecycle-api");
@@ -129,6 +130,22 @@ describe("fork", () => {
       type: "resumed",
       input: "and again?",
     });
+  });
+
+  it("retried after its copy stopped half way, in the process that wrote the parent, completes", async () => {
+    const model = script(dir, "half-parent", [{ toolCalls: [NOTE] }, DONE]);
+    await local.runlog.start({ agent: "demo", input: "note it", model, runId: "half-parent" });
+    // The first attempt copied seq 2 and stopped. This process still holds the parent's events as it
+    // wrote them; the copy comes back from the store: the same events, their keys in another order.
+    const [, second] = await local.runlog.events("half-parent");
+    const { store, close } = await connectStore({ dataDir: dir, env: testEnv() });
+    await store.append("half-fork", second!);
+    await close();
+    const fork = await local.runlog.fork({ runId: "half-parent", forkId: "half-fork" });
+    expect(fork).toMatchObject({ runId: "half-fork", status: "completed" });
+    expect((await local.runlog.events("half-fork")).map((e) => e.type)).toEqual(
+      (await local.runlog.events("half-parent")).map((e) => e.type),
+    );
   });
 
   it("a taken fork id or a seq out of range is a clear error", async () => {

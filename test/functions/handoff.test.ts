@@ -19,6 +19,7 @@ import { handler as runTool } from "../../functions/runTool.ts";
 import { handler as startRun } from "../../functions/startRun.ts";
 import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/index.ts";
 import { LeaseHeldError } from "../../lib/core/errors.ts";
+import { type NewEvent, stamp } from "../../lib/core/events.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
@@ -128,6 +129,26 @@ describe("the Handoff function", () => {
     expect(head).toMatchObject({ status: "completed" });
     expect(head?.lease).toBeUndefined();
     expect(await env.store().getHead("ho-2")).toEqual(head);
+  });
+  it("with nothing left to hand over, gives the lease back to its execution, whose Finish lets the run rest", async () => {
+    const model = weatherScript("ho-3", 2);
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "ho-3", model }));
+    // The run ended before the handoff ran (here: its answer is already in the log).
+    const answer: NewEvent = { type: "model_response", text: "Done", toolCalls: [], stop: "stop" };
+    await env.store().append("ho-3", stamp(answer, 2, new Date(), 1));
+    const request = {
+      runId: "ho-3",
+      generation: 1,
+      owner: "sfn:ho-3-g1",
+      stateMachineArn: STATE_MACHINE_ARN,
+    };
+    expect(await handoff(request)).toEqual({ handedOff: false, reason: "completed" });
+    expect(starts().map((s) => s.name)).toEqual(["ho-3-g1"]);
+    expect((await env.store().getHead("ho-3"))?.lease?.owner).toBe("sfn:ho-3-g1");
+    expect(await finish(request)).toMatchObject({ status: "completed", output: "Done" });
+    const head = await env.store().getHead("ho-3");
+    expect(head).toMatchObject({ status: "completed", lastSeq: 2 });
+    expect(head?.lease).toBeUndefined();
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type NewEvent, stamp } from "../../lib/core/events.ts";
 import type { NextAction } from "../../lib/ports/runtime.ts";
 import { STEPS_PER_EXECUTION, stepsThisGeneration, withinBudget } from "../../lib/steps/stepBudget.ts";
+import { WORST_MODEL_STEP, WORST_TOOL_STEP, worstHistory } from "../support/longRun.ts";
 
 const at = new Date("2026-01-01T00:00:00Z");
 const log = (...events: NewEvent[]) => events.map((event, i) => stamp(event, i + 1, at));
@@ -50,7 +51,10 @@ describe("withinBudget", () => {
     expect(withinBudget(next, used, limit)).toEqual(expected);
   });
 
-  it("defaults to a bound whose worst case stays far below 25,000 history events", () => {
-    expect(26 * STEPS_PER_EXECUTION + 60).toBeLessThan(25_000 * 0.6);
+  it("defaults to a bound whose worst case, from the definition's retries, stays far below 25,000 history events", () => {
+    // The arithmetic lib/steps/stepBudget.ts and the README state: 26 and 25 events a step.
+    expect([WORST_MODEL_STEP, WORST_TOOL_STEP]).toEqual([26, 25]);
+    expect(worstHistory(STEPS_PER_EXECUTION)).toBe(13_060);
+    expect(worstHistory(STEPS_PER_EXECUTION)).toBeLessThan(25_000 * 0.6);
   });
 });

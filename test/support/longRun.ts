@@ -6,6 +6,7 @@ import { defineTool } from "../../lib/agents/defineTool.ts";
 import type { AgentFactory } from "../../lib/agents/registry.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import type { ExecutionReport, Observer } from "../../lib/ports/runtime.ts";
+import { RUN_DEFINITION } from "../../lib/workflow/definition.ts";
 import { events, notes, runlog, runlogJson, script } from "./cli.ts";
 
 /**
@@ -60,11 +61,29 @@ export function executionRecorder(): Observer & { executions: ExecutionReport[] 
   };
 }
 
-/**
- * The most history an execution of `steps` steps may have, by the arithmetic in
- * lib/steps/stepBudget.ts: 26 events a step with its retries nearly spent, 60 for its start and end.
- */
-export const worstHistory = (steps: number): number => 26 * steps + 60;
+/** Every retry a state's retriers allow together (Step Functions' default MaxAttempts is 3). */
+const retriesOf = (state: { Retry?: readonly { MaxAttempts?: number }[] }) =>
+  (state.Retry ?? []).reduce((n, retrier) => n + (retrier.MaxAttempts ?? 3), 0);
+
+/** History events a state writes, as Step Functions writes them (see lib/steps/stepBudget.ts). */
+const TASK = 5;
+const PER_RETRY = 3;
+const CHOICE = 2;
+const MAP = 4;
+const ITERATION = 2;
+/** An execution's own start and end: ExecutionStarted/Succeeded, the first Route, Finish or Handoff, the last Choice. */
+const EXECUTION = 60;
+
+const STATES = RUN_DEFINITION.States;
+/** CallModel with every retry spent, the Route after it and the Map it opens. */
+export const WORST_MODEL_STEP = TASK + PER_RETRY * retriesOf(STATES.CallModel) + CHOICE + MAP;
+/** RunTool with every retry spent, in its Map iteration. */
+export const WORST_TOOL_STEP =
+  TASK + PER_RETRY * retriesOf(STATES.RunTools.ItemProcessor.States.RunTool) + ITERATION;
+
+/** The most history an execution of `steps` steps may have, from the retries the definition allows. */
+export const worstHistory = (steps: number): number =>
+  Math.max(WORST_MODEL_STEP, WORST_TOOL_STEP) * steps + EXECUTION;
 
 const NOTES = 6;
 

@@ -60,7 +60,8 @@ function blobTtl(manifest: Item): Ttl {
   return latest > 0 ? latest : undefined;
 }
 
-async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>) {
+/** Run `each` over `items`, `size` at a time. */
+export async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<unknown>) {
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(each));
 }
 

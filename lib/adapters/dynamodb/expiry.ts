@@ -1,6 +1,6 @@
 import { GetItemCommand, QueryCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { InvalidInputError } from "../../core/errors.ts";
-import { type BlobRef, linkBlob, type Ttl } from "./blobs.ts";
+import { type BlobRef, inBatches, linkBlob, type Ttl } from "./blobs.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { HEAD_SEQ, type Item, key, num, readNumber, str, TTL_ATTRIBUTE } from "./items.ts";
 import { blobOf } from "./payloads.ts";
@@ -69,12 +69,6 @@ function setTtl(ctx: StoreContext, runId: string, seq: number, ttl: Ttl) {
   );
 }
 
-async function inBatches<T>(items: readonly T[], each: (item: T) => Promise<unknown>) {
-  for (let i = 0; i < items.length; i += CONCURRENCY) {
-    await Promise.all(items.slice(i, i + CONCURRENCY).map(each));
-  }
-}
-
 /**
  * Give every item of a run the TTL `at` (null: remove it), and record the same
  * for the run on each blob its events point to (a blob lives as long as its
@@ -94,8 +88,8 @@ export async function expireRun(ctx: StoreContext, runId: string, at: Date | nul
   const later = ttl === undefined || (current.ttl !== undefined && ttl >= current.ttl);
   const { seqs, blobs } = await eventsOf(ctx, runId);
   const head = () => (current.head ? setTtl(ctx, runId, HEAD_SEQ, ttl) : Promise.resolve());
-  const events = () => inBatches(seqs, (seq) => setTtl(ctx, runId, seq, ttl));
-  const shared = () => inBatches(blobs, (blob) => linkBlob(ctx, runId, blob, ttl));
+  const events = () => inBatches(seqs, CONCURRENCY, (seq) => setTtl(ctx, runId, seq, ttl));
+  const shared = () => inBatches(blobs, CONCURRENCY, (blob) => linkBlob(ctx, runId, blob, ttl));
   if (later) {
     await shared();
     await events();

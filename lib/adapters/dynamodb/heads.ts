@@ -47,17 +47,13 @@ export async function lastEventSeq(ctx: StoreContext, runId: string): Promise<nu
   return item && !isExpired(item, ctx.now()) ? readNumber(item, "seq") : undefined;
 }
 
-/** Bring a missing, partial or lagging head up to the log; identity fields come from seq 1. */
-async function repairHead(ctx: StoreContext, runId: string, last: number, known: RunHead | undefined) {
-  let agent = known?.agent;
-  let createdAt = known?.createdAt;
+/** Rebuild a missing or partial head from the log; identity fields come from seq 1. */
+async function repairHead(ctx: StoreContext, runId: string, last: number) {
   const now = ctx.now().toISOString();
-  if (agent === undefined || createdAt === undefined) {
-    const firstItem = await getItem(ctx, runId, 1);
-    const [first] = firstItem ? await decodeEventItems(ctx, runId, [firstItem]) : [];
-    agent = first?.type === "run_started" ? first.agent : "unknown";
-    createdAt = first?.at ?? now;
-  }
+  const firstItem = await getItem(ctx, runId, 1);
+  const [first] = firstItem ? await decodeEventItems(ctx, runId, [firstItem]) : [];
+  const agent = first?.type === "run_started" ? first.agent : "unknown";
+  const createdAt = first?.at ?? now;
   await attemptConditional(ctx, `repair the head of run ${runId}`, () =>
     ctx.client.send(
       new UpdateItemCommand({
@@ -83,7 +79,7 @@ async function repairHead(ctx: StoreContext, runId: string, last: number, known:
   );
 }
 
-/** The head as the log says it should be, repairing the stored one when it is missing or lags. */
+/** The head, with the log's last seq; a missing or partial one is rebuilt from the log. */
 export async function getHead(ctx: StoreContext, runId: string): Promise<RunHead | undefined> {
   const [item, last] = await Promise.all([getItem(ctx, runId, HEAD_SEQ), lastEventSeq(ctx, runId)]);
   // A run whose head has expired is gone, whatever DynamoDB has not deleted yet.
@@ -93,7 +89,7 @@ export async function getHead(ctx: StoreContext, runId: string): Promise<RunHead
   if (head && head.lastSeq >= last) return head;
   // A head that only lags is normal (appends do not touch it): report the log's last seq, write nothing.
   if (head) return { ...head, lastSeq: last };
-  await repairHead(ctx, runId, last, head);
+  await repairHead(ctx, runId, last);
   const repaired = await getItem(ctx, runId, HEAD_SEQ);
   const decoded = repaired ? decodeHead(repaired) : undefined;
   if (!decoded) throw new PermanentError(`run ${runId}: the head could not be repaired from the log`);

@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { brotliCompress, brotliDecompress, constants } from "node:zlib";
 import { CorruptEventError, errorMessage, InvalidInputError } from "../../core/errors.ts";
-import { decodeEvent, type RunEvent } from "../../core/events.ts";
+import { canonicalJson, decodeEvent, type RunEvent } from "../../core/events.ts";
 import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
 import { type BlobRef, chunkCount, hashOf, joinChunks, linkBlob, readChunks } from "./blobs.ts";
 import type { StoreContext } from "./context.ts";
@@ -34,18 +34,6 @@ export async function encodeBody(json: Buffer): Promise<{ data: Buffer; encoding
     ? { data: packed, encoding: "br" }
     : { data: json, encoding: "identity" };
 }
-
-/** Sort keys, as a copy read back, a fork or a retry may order them differently. */
-const sortedKeys = (_: string, value: unknown) =>
-  value && typeof value === "object" && !Array.isArray(value)
-    ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : value;
-
-/**
- * The event as JSON with its keys sorted: the same event always gives the same
- * bytes, so its big payload the same blob (a fork refers to its parent's).
- */
-export const canonicalJson = (event: RunEvent) => JSON.stringify(event, sortedKeys);
 
 function tooBig(runId: string, event: RunEvent, bytes: number): InvalidInputError {
   const fromUser = event.type === "run_started" || event.type === "resumed" || event.type === "user_message";

@@ -55,17 +55,34 @@ export async function partition(client: DynamoDBClient, tableName: string, runId
   return items;
 }
 
-/** Count the bytes of every item this client puts (PutItem), to show what a write costs. */
-export function countPutBytes(client: DynamoDBClient): { bytes: number } {
+/**
+ * Count the bytes every write of this client sends, to show what a write costs: the items of
+ * PutItem and BatchWriteItem, the key and values of UpdateItem (an update that copied a payload
+ * would show here as much as a put).
+ */
+export function countWriteBytes(client: DynamoDBClient): { bytes: number } {
   const counter = { bytes: 0 };
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (context.commandName === "PutItemCommand") {
-        counter.bytes += itemBytes((args.input as { Item: Item }).Item);
+      const input = args.input as {
+        Item?: Item;
+        Key?: Item;
+        ExpressionAttributeValues?: Item;
+        RequestItems?: Record<string, { PutRequest?: { Item: Item } }[]>;
+      };
+      if (context.commandName === "PutItemCommand" && input.Item) counter.bytes += itemBytes(input.Item);
+      if (context.commandName === "UpdateItemCommand") {
+        counter.bytes += itemBytes(input.Key ?? {}) + itemBytes(input.ExpressionAttributeValues ?? {});
+      }
+      if (context.commandName === "BatchWriteItemCommand") {
+        for (const requests of Object.values(input.RequestItems ?? {})) {
+          for (const request of requests)
+            if (request.PutRequest) counter.bytes += itemBytes(request.PutRequest.Item);
+        }
       }
       return next(args);
     },
-    { step: "initialize", name: "countPutBytes" },
+    { step: "initialize", name: "countWriteBytes" },
   );
   return counter;
 }
