@@ -1,3 +1,4 @@
+import { defaultClientConditions, defaultServerConditions } from "vite";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
@@ -5,11 +6,15 @@ import { configDefaults, defineConfig } from "vitest/config";
  * with `npm run test:reliability` (vitest.reliability.config.ts), which CI also runs.
  */
 export default defineConfig({
+  // `#agents` resolves to functions/agents.ts here, to dist/ in the published package.
+  resolve: { conditions: ["runlog-source", ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ["runlog-source", ...defaultServerConditions] } },
   test: {
     include: ["test/**/*.test.ts"],
     exclude: [...configDefaults.exclude, "test/reliability/**", "test/contract/dynamodbLocal.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    globalSetup: ["test/support/build.ts"],
   },
 });

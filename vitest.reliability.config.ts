@@ -1,3 +1,4 @@
+import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -7,11 +8,14 @@ import { defineConfig } from "vitest/config";
  * the machine has two cores.
  */
 export default defineConfig({
+  resolve: { conditions: ["runlog-source", ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ["runlog-source", ...defaultServerConditions] } },
   test: {
     include: ["test/reliability/**/*.test.ts", "test/contract/dynamodbLocal.test.ts"],
     testTimeout: 300_000,
     hookTimeout: 120_000,
     pool: "forks",
+    globalSetup: ["test/support/build.ts"],
     maxWorkers: 2,
     maxConcurrency: 2,
   },

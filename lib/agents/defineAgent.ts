@@ -1,0 +1,59 @@
+import { InvalidInputError } from "../core/errors.ts";
+import type { Agent, AgentContext, Tool } from "../ports/tool.ts";
+import type { AgentFactory } from "./registry.ts";
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export interface AgentDefinition {
+  /** The name runs are started with (`runlog run --agent NAME`, `runlog.start({ agent })`). */
+  name: string;
+  /** The system prompt. */
+  instructions: string;
+  /** The model spec used unless a run names another, e.g. `openai:gpt-4.1-mini` or `scripted:FILE`. */
+  model: string;
+  /** Its tools, or a function of the agent's context that makes them (for tools that keep files). @default none */
+  tools?: readonly Tool[] | ((context: AgentContext) => readonly Tool[]);
+}
+
+/**
+ * Declare an agent. The definition is checked now, so a bad name, an empty model
+ * or two tools with one name fail where they are written, not in the first run.
+ */
+export function defineAgent(definition: AgentDefinition): AgentFactory {
+  const where = `agent ${JSON.stringify(definition.name)}`;
+  if (typeof definition.name !== "string" || !NAME.test(definition.name)) {
+    throw new InvalidInputError(`${where}: name must be 1-64 letters, digits, "_" or "-"`);
+  }
+  if (typeof definition.instructions !== "string") {
+    throw new InvalidInputError(`${where}: instructions must be a string`);
+  }
+  if (typeof definition.model !== "string" || definition.model.trim() === "") {
+    throw new InvalidInputError(`${where}: model must name a model, e.g. "openai:gpt-4.1-mini"`);
+  }
+  const { tools } = definition;
+  if (typeof tools !== "function") checkTools(where, tools ?? []);
+  return (context) => {
+    const made = typeof tools === "function" ? tools(context) : (tools ?? []);
+    if (typeof tools === "function") checkTools(where, made);
+    const agent: Agent = {
+      name: definition.name,
+      instructions: definition.instructions,
+      tools: made,
+      defaultModel: definition.model,
+    };
+    return agent;
+  };
+}
+
+function checkTools(where: string, tools: readonly Tool[]): void {
+  if (!Array.isArray(tools))
+    throw new InvalidInputError(`${where}: tools must be an array of defineTool(...)`);
+  const seen = new Set<string>();
+  for (const [index, tool] of tools.entries()) {
+    if (typeof tool?.name !== "string" || typeof tool.run !== "function") {
+      throw new InvalidInputError(`${where}: tools[${index}] is not a tool; make it with defineTool(...)`);
+    }
+    if (seen.has(tool.name)) throw new InvalidInputError(`${where}: two tools are named ${tool.name}`);
+    seen.add(tool.name);
+  }
+}

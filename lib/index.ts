@@ -1,0 +1,50 @@
+/**
+ * `runlog`: define agents and tools, and run them durably. Everything a program
+ * needs is exported here; anything not exported is internal and may change.
+ * The CDK construct is `runlog/cdk`, the HTTP app `runlog/http`, test helpers `runlog/testing`.
+ */
+
+export { type AgentDefinition, defineAgent } from "./agents/defineAgent.ts";
+export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, type ToolDefinition } from "./agents/defineTool.ts";
+export type { AgentFactory } from "./agents/registry.ts";
+export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
+export { type Actor, type ResumePointAnswer, Runlog } from "./api/runlog.ts";
+export type { Classification, NotResumable, NotResumableReason, ResumePoint } from "./core/classify.ts";
+export {
+  ConflictError,
+  CorruptEventError,
+  type ErrorCategory,
+  InvalidInputError,
+  LeaseHeldError,
+  ModelRejectedError,
+  ModelUnavailableError,
+  NotFoundError,
+  PermanentError,
+  RetryableError,
+  RunCancelledError,
+  RunlogError,
+  StaleError,
+} from "./core/errors.ts";
+export {
+  type CancelledEvent,
+  type EventOf,
+  type EventType,
+  type ModelResponse,
+  type ResumeKind,
+  type RunEvent,
+  type RunStarted,
+  SCHEMA_VERSION,
+  type ToolCall,
+  type ToolDecided,
+  type ToolResult,
+  type Usage,
+} from "./core/events.ts";
+export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
+export type { Lease, RunHead, RunPage } from "./ports/eventStore.ts";
+export type { ExecutionReport, Observer } from "./ports/runtime.ts";
+export type { Agent, AgentContext, Tool, ToolContext } from "./ports/tool.ts";
+export type { RunOutcome } from "./steps/finish.ts";
+export type { ForkRequest } from "./steps/fork.ts";
+export type { ResumeRequest, ResumeResult } from "./steps/resume.ts";
+export type { StartRequest } from "./steps/start.ts";
+export type { SweepOptions, SweepOutcome, SweepReport } from "./steps/sweep.ts";

@@ -1,0 +1,95 @@
+/**
+ * `runlog/testing`: test your own agents offline, against the same embedded
+ * store and in-process state machine `runlog run` uses, with a scripted model
+ * standing in for the real one.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseScript, type Script, type ScriptTurn } from "../adapters/scripted/script.ts";
+import type { AgentFactory } from "../agents/registry.ts";
+import { type LocalOptions, type LocalRunlog, openLocal } from "../api/local.ts";
+import type { RunEvent } from "../core/events.ts";
+
+export { DEMO_SCRIPT } from "../adapters/scripted/demo.ts";
+export { SCRIPTED_SPEC_PREFIX, scriptedCallId } from "../adapters/scripted/model.ts";
+export {
+  parseScript,
+  SCRIPTED_ERRORS,
+  type Script,
+  ScriptSchema,
+  type ScriptTurn,
+} from "../adapters/scripted/script.ts";
+
+export interface TestRunlogOptions extends Omit<LocalOptions, "agents" | "dataDir"> {
+  /** Your agents, by name, as your functions serve them. */
+  agents: Readonly<Record<string, AgentFactory>>;
+  /**
+   * The model's answers, one per turn (tool calls get ids `call_<turn>_<index>`, see scriptedCallId).
+   * Given, every agent uses it unless a run names another model. @default each agent's own model
+   */
+  script?: Script | readonly ScriptTurn[];
+  /** Where the store and the agents' files live. @default a new temporary directory, removed by close() */
+  dataDir?: string;
+}
+
+export interface TestRunlog extends LocalRunlog {
+  /** The model spec that plays `script` (`scripted:<file>`), if one was given. */
+  model: string | undefined;
+  /** Every event of a run, in order. */
+  events(runId: string): Promise<RunEvent[]>;
+}
+
+/** Open runlog on a fresh local store for a test; `close()` it when done. */
+export async function createTestRunlog(options: TestRunlogOptions): Promise<TestRunlog> {
+  const { agents, script, dataDir: given, ...rest } = options;
+  const dataDir = given ?? mkdtempSync(join(tmpdir(), "runlog-test-"));
+  const cleanup = () => {
+    if (given === undefined) rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const model = script === undefined ? undefined : writeScript(dataDir, script);
+    const local = await openLocal({
+      ...rest,
+      dataDir,
+      agents: model === undefined ? agents : withModel(agents, model),
+    });
+    return {
+      ...local,
+      model,
+      events: (runId) => local.runlog.events(runId),
+      close: async () => {
+        try {
+          await local.close();
+        } finally {
+          cleanup();
+        }
+      },
+    };
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+}
+
+function writeScript(dataDir: string, script: Script | readonly ScriptTurn[]): string {
+  const checked = parseScript(
+    Array.isArray(script) ? { turns: script } : script,
+    "given to createTestRunlog",
+  );
+  const path = join(dataDir, "script.json");
+  writeFileSync(path, JSON.stringify(checked));
+  return `scripted:${path}`;
+}
+
+function withModel(
+  agents: Readonly<Record<string, AgentFactory>>,
+  model: string,
+): Readonly<Record<string, AgentFactory>> {
+  return Object.fromEntries(
+    Object.entries(agents).map(([name, factory]) => [
+      name,
+      (context) => ({ ...factory(context), defaultModel: model }),
+    ]),
+  );
+}
