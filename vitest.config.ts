@@ -1,4 +1,3 @@
-import { defaultClientConditions, defaultServerConditions } from "vite";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
@@ -7,8 +6,8 @@ import { configDefaults, defineConfig } from "vitest/config";
  */
 export default defineConfig({
   // `#agents` resolves to functions/agents.ts here, to dist/ in the published package.
-  resolve: { conditions: ["runlog-source", ...defaultClientConditions] },
-  ssr: { resolve: { conditions: ["runlog-source", ...defaultServerConditions] } },
+  // Not "module": the AWS SDK's "module" builds do not load under Node.
+  ssr: { resolve: { conditions: ["runlog-source", "node"] } },
   test: {
     include: ["test/**/*.test.ts"],
     exclude: [...configDefaults.exclude, "test/reliability/**", "test/contract/dynamodbLocal.test.ts"],

@@ -1,4 +1,3 @@
-import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -8,8 +7,8 @@ import { defineConfig } from "vitest/config";
  * the machine has two cores.
  */
 export default defineConfig({
-  resolve: { conditions: ["runlog-source", ...defaultClientConditions] },
-  ssr: { resolve: { conditions: ["runlog-source", ...defaultServerConditions] } },
+  // Not "module": the AWS SDK's "module" builds do not load under Node.
+  ssr: { resolve: { conditions: ["runlog-source", "node"] } },
   test: {
     include: ["test/reliability/**/*.test.ts", "test/contract/dynamodbLocal.test.ts"],
     testTimeout: 300_000,

@@ -37,6 +37,9 @@ export function grantStore(
   }
 }
 
+/** The id of the policy letting Handoff start executions (cdk/nag.ts acknowledges its finding). */
+export const HANDOFF_POLICY_ID = "HandoffExecutions";
+
 /** The ARN pattern of this state machine's executions (named per run and generation, so not known up front). */
 export function executionsArn(stateMachine: StateMachine): string {
   return Stack.of(stateMachine).formatArn({

@@ -9,6 +9,8 @@ import { Construct } from "constructs";
 export interface RunlogHttpApiProps {
   /** The function serving lib/http's app. */
   handler: NodejsFunction;
+  /** @default RetentionDays.THREE_MONTHS */
+  logRetention?: RetentionDays;
 }
 
 /**
@@ -30,7 +32,9 @@ export class RunlogHttpApi extends Construct {
     for (const path of ["/runs", "/runs/{proxy+}"]) {
       this.api.addRoutes({ path, methods: [HttpMethod.ANY], integration });
     }
-    const logs = new LogGroup(this, "AccessLogs", { retention: RetentionDays.THREE_MONTHS });
+    const logs = new LogGroup(this, "AccessLogs", {
+      retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
+    });
     const stage = this.api.defaultStage?.node.defaultChild as CfnStage;
     stage.accessLogSettings = {
       destinationArn: logs.logGroupArn,

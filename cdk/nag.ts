@@ -1,16 +1,18 @@
-import { type CfnResource, Token, Validations } from "aws-cdk-lib";
+import { type CfnResource, Stack, Token, Validations } from "aws-cdk-lib";
 import type { IConstruct } from "constructs";
-import { HANDOFF_POLICY_ID, type RunlogStack } from "./runlogStack.ts";
+import { HANDOFF_POLICY_ID } from "./grants.ts";
+import type { Runlog } from "./runlog.ts";
 
 const ack = (scope: IConstruct, rule: string, reason: string) =>
   Validations.of(scope).acknowledge({ id: `AwsSolutions-${rule}`, reason });
 
 /**
- * The cdk-nag AwsSolutions findings this stack accepts, each on the one
- * construct it concerns and with its reason. Anything else fails synthesis.
+ * The cdk-nag AwsSolutions findings runlog accepts, each on the one construct
+ * it concerns and with its reason. The construct applies them itself, so any
+ * stack that holds it and runs cdk-nag fails on anything else, and only on that.
  */
-export function acceptedFindings(stack: RunlogStack): void {
-  for (const fn of Object.values(stack.functions)) {
+export function acceptedFindings(runlog: Runlog): void {
+  for (const fn of Object.values(runlog.functions)) {
     ack(
       fn,
       "L1",
@@ -22,40 +24,27 @@ export function acceptedFindings(stack: RunlogStack): void {
       "only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which support no resource-level permissions",
     );
   }
-  const machine = stack.stateMachine;
+  const machine = runlog.stateMachine;
   ack(
     machine.role,
     "IAM5[Resource::*]",
     "only CloudWatch Logs delivery (logs:*LogDelivery*, Describe*) and X-Ray actions, which support no resource-level permissions",
   );
   // Execution names carry the run id and generation, so only this state machine's executions can be named.
+  const stack = Stack.of(runlog);
   const logicalId = stack.getLogicalId(machine.node.defaultChild as CfnResource);
   const region = Token.isUnresolved(stack.region) ? "<AWS::Region>" : stack.region;
   const account = Token.isUnresolved(stack.account) ? "<AWS::AccountId>" : stack.account;
   const executions = `arn:<AWS::Partition>:states:${region}:${account}:execution:<${logicalId}.Name>:*`;
-  for (const fn of [
-    stack.functions.startRun,
-    stack.functions.resume,
-    stack.functions.sweeper,
-    stack.functions.api,
-  ]) {
-    ack(
-      fn.role!,
-      `IAM5[Resource::${executions}]`,
-      "DescribeExecution on this state machine's executions only: their names (run id + generation) are made at run time",
-    );
-  }
-  // Handoff's own policy (see runlogStack.ts): the same DescribeExecution, for the same reason.
-  const handoff = stack.node.tryFindChild(HANDOFF_POLICY_ID);
-  if (handoff) {
-    ack(
-      handoff,
-      `IAM5[Resource::${executions}]`,
-      "DescribeExecution on this state machine's executions only: their names (run id + generation) are made at run time",
-    );
-  }
+  const describe =
+    "DescribeExecution on this state machine's executions only: their names (run id + generation) are made at run time";
+  const { startRun, resume, sweeper, api } = runlog.functions;
+  for (const fn of [startRun, resume, sweeper, api]) ack(fn.role!, `IAM5[Resource::${executions}]`, describe);
+  // Handoff's own policy (see runlog.ts): the same DescribeExecution, for the same reason.
+  const handoff = runlog.node.tryFindChild(HANDOFF_POLICY_ID);
+  if (handoff) ack(handoff, `IAM5[Resource::${executions}]`, describe);
   ack(
-    stack.deadLetters,
+    runlog.deadLetters,
     "SQS3",
     "this queue is itself the dead-letter destination of the event rules and async invocations",
   );

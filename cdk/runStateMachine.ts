@@ -13,12 +13,33 @@ export interface RunStateMachineProps {
   timeout?: Duration;
   /** @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
+  /** The RunTools Map's MaxConcurrency: how many tool calls of one response run at once. @default all */
+  maxToolCalls?: number;
+}
+
+/** RUN_DEFINITION, with the Map of tool calls bounded when asked: the one change a deployment may make. */
+export function deployedDefinition(maxToolCalls?: number): object {
+  if (maxToolCalls === undefined) return RUN_DEFINITION;
+  const { States } = RUN_DEFINITION;
+  return {
+    ...RUN_DEFINITION,
+    States: { ...States, RunTools: { ...States.RunTools, MaxConcurrency: maxToolCalls } },
+  };
+}
+
+/** The stack's name and this construct's path in it ("Default" ids left out, as in logical ids): unique per stack. */
+function logName(scope: Construct): string {
+  const stack = Stack.of(scope);
+  const path = scope.node.scopes.slice(scope.node.scopes.indexOf(stack) + 1).map((s) => s.node.id);
+  const parts = [stack.stackName, ...path.filter((id) => id !== "Default")];
+  return parts.map((part) => part.replace(/[^A-Za-z0-9_.-]/g, "")).join("-");
 }
 
 /**
- * The run loop as a Standard workflow: lib/workflow's RUN_DEFINITION verbatim,
- * its task placeholders filled by definitionSubstitutions, so the deployed
- * definition is the one the local orchestrator and the tests run.
+ * The run loop as a Standard workflow: lib/workflow's RUN_DEFINITION verbatim
+ * (but for an optional bound on parallel tool calls), its task placeholders
+ * filled by definitionSubstitutions, so the deployed definition is the one the
+ * local orchestrator and the tests run.
  */
 export class RunStateMachine extends Construct {
   readonly stateMachine: StateMachine;
@@ -29,7 +50,7 @@ export class RunStateMachine extends Construct {
     this.timeout = props.timeout ?? Duration.hours(24);
     const logs = new LogGroup(this, "Logs", {
       // The prefix AWS recommends for vended logs, so many state machines do not outgrow one resource policy.
-      logGroupName: `/aws/vendedlogs/states/${Stack.of(this).stackName}-${id}`,
+      logGroupName: `/aws/vendedlogs/states/${logName(this)}`,
       retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });
@@ -38,7 +59,7 @@ export class RunStateMachine extends Construct {
     );
     this.stateMachine = new StateMachine(this, "StateMachine", {
       stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromString(JSON.stringify(RUN_DEFINITION)),
+      definitionBody: DefinitionBody.fromString(JSON.stringify(deployedDefinition(props.maxToolCalls))),
       definitionSubstitutions: substitutions,
       timeout: this.timeout,
       tracingEnabled: true,

@@ -1,3 +1,4 @@
+import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Duration, RemovalPolicy } from "aws-cdk-lib";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
@@ -5,9 +6,6 @@ import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-l
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-
-/** The repository root: handlers live in functions/, the lockfile beside package.json. */
-export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** The handler files under functions/, one per task or trigger. */
 export type HandlerName =
@@ -24,16 +22,36 @@ export type HandlerName =
 /** The name the functions import their agents by; see functions/agents.ts. */
 export const AGENTS_IMPORT = "#agents";
 
+/**
+ * functions/ beside this file's folder: the sources when cdk/ runs as TypeScript,
+ * dist/functions when it runs compiled (as in an installed package).
+ */
+export const FUNCTIONS_DIR = fileURLToPath(new URL("../functions/", import.meta.url));
+/** ".ts" from the sources, ".js" from dist/: the handlers are whatever this file is. */
+const EXTENSION = extname(fileURLToPath(import.meta.url)) === ".ts" ? ".ts" : ".js";
+
+/** The file a handler (or `agents`, the demo agents module) is in. */
+export const functionFile = (name: HandlerName | "agents"): string => `${FUNCTIONS_DIR}${name}${EXTENSION}`;
+
+/** Where esbuild bundles from: NodejsFunction's projectRoot and the lockfile pinning what is bundled. */
+export interface BundlingRoot {
+  projectRoot: string;
+  depsLockFilePath: string;
+}
+
 export interface RunlogFunctionProps {
   handler: HandlerName;
   timeout: Duration;
   /** @default 256 */
   memorySize?: number;
-  /** Absolute path of the module exporting `agents`, bundled in place of functions/agents.ts. */
+  /** Absolute path of the module exporting `agents`, bundled in place of functions/agents. */
   agentsModule: string;
+  bundlingRoot: BundlingRoot;
   environment: Record<string, string>;
   /** @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
+  /** @default none: the account's unreserved pool */
+  reservedConcurrency?: number;
 }
 
 // Bundled CommonJS dependencies call require(); an ES module has none unless we make one.
@@ -63,7 +81,7 @@ export class RunlogFunction extends Construct {
     });
     logGroup.grantWrite(this.role);
     this.fn = new NodejsFunction(this, "Function", {
-      entry: `${ROOT}functions/${props.handler}.ts`,
+      entry: functionFile(props.handler),
       handler: "handler",
       description: `runlog ${props.handler}`,
       runtime: Runtime.NODEJS_22_X,
@@ -75,8 +93,10 @@ export class RunlogFunction extends Construct {
       loggingFormat: LoggingFormat.JSON,
       tracing: Tracing.ACTIVE,
       environment: { NODE_OPTIONS: "--enable-source-maps", ...props.environment },
-      projectRoot: ROOT,
-      depsLockFilePath: `${ROOT}package-lock.json`,
+      ...(props.reservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrency }),
+      ...props.bundlingRoot,
       bundling: {
         format: OutputFormat.ESM,
         target: "node22",

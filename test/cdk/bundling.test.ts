@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import { stamp } from "../../lib/core/events.ts";
 import { useFunctionEnvironment } from "../functions/support.ts";
-import { type Synthesized, synthesize } from "./synth.ts";
+import { bundleFile, bundleOf, HANDLERS, localOnlySources, type Synthesized, synthesize } from "./synth.ts";
 
 type Handler = (event: unknown) => Promise<unknown>;
 const outdir = mkdtempSync(join(tmpdir(), "runlog-cdk-bundle-"));
@@ -15,10 +15,7 @@ let s: Synthesized;
 
 /** Load the handler esbuild bundled for a function, as Lambda would. */
 async function bundled(handler: HandlerName): Promise<Handler> {
-  const resource = s.template.findResources("AWS::Lambda::Function")[s.functionIds[handler]]!;
-  // Code.S3Key is "<asset hash>.zip"; the synthesizer stages the bundle in asset.<hash>.
-  const hash = (resource.Properties.Code.S3Key as string).replace(/\.zip$/, "");
-  const file = join(outdir, `asset.${hash}`, "index.mjs");
+  const file = bundleFile(s, outdir, handler);
   return ((await import(pathToFileURL(file).href)) as { handler: Handler }).handler;
 }
 
@@ -31,6 +28,14 @@ beforeAll(() => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe("the bundled functions", () => {
+  it.each(HANDLERS)("%s holds nothing only the local runtime needs", (handler) => {
+    const { sources } = bundleOf(s, outdir, handler);
+    // The map lists every file esbuild kept; a bundle of runlog's lib and the SDK has hundreds.
+    expect(sources.some((source) => source.includes("lib/steps/"))).toBe(true);
+    expect(sources.some((source) => source.includes("node_modules/@aws-sdk/"))).toBe(true);
+    expect(localOnlySources(sources)).toEqual([]);
+  });
+
   it("serve the agents module the stack names, with the SDKs and error names inside", async () => {
     const runId = "bundled-1";
     const first = stamp(

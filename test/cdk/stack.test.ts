@@ -7,7 +7,7 @@ import { STORE_ACTIONS } from "../../cdk/grants.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import { STATUS_INDEX, tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
 import { TASK_TIMEOUT_SECONDS } from "../../lib/workflow/definition.ts";
-import { permissionsOf, type Synthesized, synthesize } from "./synth.ts";
+import { HANDLERS, permissionsOf, type Synthesized, synthesize } from "./synth.ts";
 
 const SECRET = "runlog/model-key";
 const BUS = "agents-bus";
@@ -16,19 +16,8 @@ beforeAll(() => {
   s = synthesize({ modelKeySecret: SECRET, eventBusName: BUS });
 });
 
-const HANDLERS: HandlerName[] = [
-  "callModel",
-  "runTool",
-  "recordModelFailure",
-  "finish",
-  "handoff",
-  "startRun",
-  "resume",
-  "sweeper",
-  "api",
-];
 const permissions = (handler: HandlerName) =>
-  permissionsOf(s.template, s.logicalId(s.stack.functions[handler].role!));
+  permissionsOf(s.template, s.logicalId(s.runlog.functions[handler].role!));
 type FunctionProps = { Timeout: number; Environment: { Variables: Record<string, unknown> } };
 const functionProps = (handler: HandlerName) =>
   s.template.findResources("AWS::Lambda::Function")[s.functionIds[handler]]!.Properties as FunctionProps;
@@ -74,7 +63,7 @@ describe("the functions", () => {
   it("get the model key as a secret's ARN, and only callModel gets it", () => {
     for (const handler of HANDLERS) {
       const env = functionProps(handler).Environment.Variables as Record<string, unknown>;
-      expect(env.TABLE_NAME, handler).toEqual({ Ref: s.logicalId(s.stack.table) });
+      expect(env.TABLE_NAME, handler).toEqual({ Ref: s.logicalId(s.runlog.table) });
       expect(
         Object.keys(env).some((name) => /API_KEY|OPENAI/.test(name)),
         handler,
@@ -109,7 +98,7 @@ describe("least privilege", () => {
   });
 
   it("lets only the functions that start executions touch Step Functions, on this state machine", () => {
-    const machine = s.logicalId(s.stack.stateMachine);
+    const machine = s.logicalId(s.runlog.stateMachine);
     for (const handler of HANDLERS) {
       const { actions, resources } = permissions(handler);
       const states = actions.filter((a) => a.startsWith("states:")).sort();
@@ -140,7 +129,7 @@ describe("least privilege", () => {
 
   it("lets Handoff start executions from a policy of its own, which its function does not wait for", () => {
     const policies = s.template.findResources("AWS::IAM::Policy");
-    const role = s.logicalId(s.stack.functions.handoff.role!);
+    const role = s.logicalId(s.runlog.functions.handoff.role!);
     const own = Object.entries(policies).filter(([id, policy]) => {
       const roles = (policy.Properties.Roles ?? []) as { Ref?: string }[];
       return id.startsWith("HandoffExecutions") && roles.some((r) => r.Ref === role);
@@ -154,7 +143,7 @@ describe("least privilege", () => {
   });
 
   it("lets the state machine invoke exactly its five task functions", () => {
-    const { actions, resources } = permissionsOf(s.template, s.logicalId(s.stack.stateMachine.role));
+    const { actions, resources } = permissionsOf(s.template, s.logicalId(s.runlog.stateMachine.role));
     expect(actions.filter((a) => a.startsWith("lambda:"))).toEqual(["lambda:InvokeFunction"]);
     const invoked = resources.filter((r) => JSON.stringify(r).includes("Function"));
     expect(invoked).toEqual(
@@ -193,7 +182,7 @@ describe("recovery and event-driven starts", () => {
         "detail-type": ["Step Functions Execution Status Change"],
         detail: {
           status: ["FAILED", "TIMED_OUT", "ABORTED"],
-          stateMachineArn: [{ Ref: s.logicalId(s.stack.stateMachine) }],
+          stateMachineArn: [{ Ref: s.logicalId(s.runlog.stateMachine) }],
         },
       },
       EventBusName: Match.absent(),
@@ -219,7 +208,7 @@ describe("recovery and event-driven starts", () => {
     s.template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
       FunctionName: { Ref: s.functionIds.startRun },
       DestinationConfig: {
-        OnFailure: { Destination: { "Fn::GetAtt": [s.logicalId(s.stack.deadLetters), "Arn"] } },
+        OnFailure: { Destination: { "Fn::GetAtt": [s.logicalId(s.runlog.deadLetters), "Arn"] } },
       },
     });
   });

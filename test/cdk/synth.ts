@@ -1,12 +1,16 @@
-import { App, type CfnResource } from "aws-cdk-lib";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { App, type CfnResource, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
-import { acceptedFindings } from "../../cdk/nag.ts";
+import type { RunlogProps } from "../../cdk/props.ts";
+import { Runlog } from "../../cdk/runlog.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import { RunlogStack, type RunlogStackProps } from "../../cdk/runlogStack.ts";
 
 export interface Synthesized {
-  stack: RunlogStack;
+  stack: Stack;
+  runlog: Runlog;
   template: Template;
   /** The CloudFormation logical id of a construct's resource. */
   logicalId(construct: IConstruct): string;
@@ -14,34 +18,64 @@ export interface Synthesized {
   functionIds: Record<HandlerName, string>;
 }
 
-/**
- * Synthesize one RunlogStack as the app does (with its accepted nag
- * findings). Bundling is skipped unless asked for: it is the slow part and
- * `npm run synth` covers it.
- */
-export function synthesize(
-  props: RunlogStackProps = {},
-  options: { bundle?: boolean; outdir?: string } = {},
-): Synthesized {
+export interface SynthOptions {
+  /** Run esbuild: the slow part, which `npm run synth` covers. @default false */
+  bundle?: boolean;
+  outdir?: string;
+}
+
+/** Every function of the construct, by handler. */
+export const HANDLERS: readonly HandlerName[] = [
+  "callModel",
+  "runTool",
+  "recordModelFailure",
+  "finish",
+  "handoff",
+  "startRun",
+  "resume",
+  "sweeper",
+  "api",
+];
+
+const ENV = { account: "123456789012", region: "us-east-1" };
+
+function newApp(options: SynthOptions): App {
   process.env.CDK_DISABLE_CLI_TELEMETRY = "true";
-  const app = new App({
+  return new App({
     ...(options.bundle ? {} : { context: { "aws:cdk:bundling-stacks": [] } }),
     ...(options.outdir ? { outdir: options.outdir } : {}),
   });
-  const stack = new RunlogStack(app, "RunlogTest", {
-    env: { account: "123456789012", region: "us-east-1" },
-    ...props,
-  });
-  acceptedFindings(stack);
+}
+
+function synthesized(stack: Stack, runlog: Runlog): Synthesized {
   const template = Template.fromStack(stack);
   const logicalId = (construct: IConstruct) => {
     const resource = (construct.node.defaultChild ?? construct) as CfnResource;
     return stack.getLogicalId(resource);
   };
   const functionIds = Object.fromEntries(
-    Object.entries(stack.functions).map(([name, fn]) => [name, logicalId(fn)]),
+    Object.entries(runlog.functions).map(([name, fn]) => [name, logicalId(fn)]),
   ) as Record<HandlerName, string>;
-  return { stack, template, logicalId, functionIds };
+  return { stack, runlog, template, logicalId, functionIds };
+}
+
+/** Synthesize one RunlogStack as cdk/app.ts does. */
+export function synthesize(props: RunlogStackProps = {}, options: SynthOptions = {}): Synthesized {
+  const stack = new RunlogStack(newApp(options), "RunlogTest", { env: ENV, ...props });
+  return synthesized(stack, stack.runlog);
+}
+
+/**
+ * Synthesize a user's stack holding the construct, as `Agents`. Props given as
+ * a function of the stack can make what the user's stack would own (a bus, a topic, a secret).
+ */
+export function synthesizeConstruct(
+  props: RunlogProps | ((stack: Stack) => RunlogProps),
+  options: SynthOptions = {},
+): Synthesized {
+  const stack = new Stack(newApp(options), "UserStack", { env: ENV });
+  const runlog = new Runlog(stack, "Agents", typeof props === "function" ? props(stack) : props);
+  return synthesized(stack, runlog);
 }
 
 /** The statements of every IAM policy attached to a role, as [action, resource] pairs flattened. */
@@ -64,4 +98,49 @@ export function permissionsOf(
     }
   }
   return { actions, resources };
+}
+
+/** What only the local runtime needs: none of it may be in a Lambda bundle. */
+export const LOCAL_ONLY_PACKAGES = [
+  "dynalite",
+  "aws-local-stepfunctions",
+  "classic-level",
+  "@hono/node-server",
+  "tsx",
+];
+/** runlog's own local runtime: the in-process orchestrator, the embedded and SQLite stores, the CLI. */
+export const LOCAL_ONLY_SOURCES = [
+  "lib/adapters/local/",
+  "lib/adapters/embedded/",
+  "lib/adapters/sqlite/",
+  "lib/api/local.",
+  "lib/cli/",
+];
+
+/** The file esbuild bundled a function into (synthesized with `bundle: true` into outdir). */
+export function bundleFile(s: Synthesized, outdir: string, handler: HandlerName): string {
+  const resource = s.template.findResources("AWS::Lambda::Function")[s.functionIds[handler]]!;
+  // Code.S3Key is "<asset hash>.zip"; the synthesizer stages the bundle in asset.<hash>.
+  const hash = (resource.Properties.Code.S3Key as string).replace(/\.zip$/, "");
+  return join(outdir, `asset.${hash}`, "index.mjs");
+}
+
+/** A function's bundle: its code, and the source files esbuild put in it (from its source map). */
+export function bundleOf(
+  s: Synthesized,
+  outdir: string,
+  handler: HandlerName,
+): { code: string; sources: string[] } {
+  const file = bundleFile(s, outdir, handler);
+  const map = JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] };
+  return { code: readFileSync(file, "utf8"), sources: map.sources };
+}
+
+/** The sources of a bundle that belong to the local runtime (by package, or runlog's own local code). */
+export function localOnlySources(sources: string[]): string[] {
+  return sources.filter(
+    (source) =>
+      LOCAL_ONLY_PACKAGES.some((name) => source.includes(`node_modules/${name}/`)) ||
+      LOCAL_ONLY_SOURCES.some((path) => source.includes(path)),
+  );
 }

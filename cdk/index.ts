@@ -1,0 +1,8 @@
+/**
+ * `runlog/cdk`: runlog in your own CDK app. `Runlog` is the construct to put in
+ * your stack; `RunlogStack` is the same as a stack of its own.
+ */
+
+export type { RunlogAlarmsProps, RunlogConcurrency, RunlogProps } from "./props.ts";
+export { Runlog } from "./runlog.ts";
+export { RunlogStack, type RunlogStackProps } from "./runlogStack.ts";

@@ -1,0 +1,170 @@
+import { Duration } from "aws-cdk-lib";
+import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
+import type { Alarm } from "aws-cdk-lib/aws-cloudwatch";
+import type { Table } from "aws-cdk-lib/aws-dynamodb";
+import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
+import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import { Construct } from "constructs";
+import { TASK_TIMEOUT_SECONDS } from "../lib/workflow/definition.ts";
+import { RunlogAlarms } from "./alarms.ts";
+import { grantExecutions, grantExecutionsApart, grantStore, HANDOFF_POLICY_ID } from "./grants.ts";
+import { RunlogHttpApi } from "./httpApi.ts";
+import { acceptedFindings } from "./nag.ts";
+import { agentsModulePath, bundlingRoot, type RunlogProps, validateProps } from "./props.ts";
+import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
+import { RunStateMachine } from "./runStateMachine.ts";
+import { RunlogTable } from "./table.ts";
+import { Triggers } from "./triggers.ts";
+
+/** Each function's own limits: the task ones match lib/workflow's TimeoutSeconds. */
+const SIZING: Record<HandlerName, { timeout: Duration; memorySize: number }> = {
+  callModel: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.CallModel), memorySize: 512 },
+  runTool: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.RunTool), memorySize: 512 },
+  recordModelFailure: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.RecordModelFailure), memorySize: 256 },
+  finish: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Finish), memorySize: 256 },
+  handoff: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Handoff), memorySize: 256 },
+  startRun: { timeout: Duration.seconds(30), memorySize: 256 },
+  resume: { timeout: Duration.seconds(60), memorySize: 256 },
+  sweeper: { timeout: Duration.minutes(5), memorySize: 512 },
+  // API Gateway gives an integration at most 30 s; runs execute in Step Functions, not here.
+  api: { timeout: Duration.seconds(29), memorySize: 512 },
+};
+/** The functions behind the state machine's Task states (the ones `concurrency.reservedConcurrency` bounds). */
+const STEPS = ["callModel", "runTool", "recordModelFailure", "finish", "handoff"] as const;
+/** The lease is claimed just before the execution starts: it must outlast the execution's timeout. */
+const LEASE_MARGIN = Duration.minutes(5);
+
+function modelKey(scope: Construct, secret: ISecret | string): ISecret {
+  if (typeof secret !== "string") return secret;
+  if (!secret.startsWith("arn:")) return Secret.fromSecretNameV2(scope, "ModelKey", secret);
+  return /-[A-Za-z0-9]{6}$/.test(secret)
+    ? Secret.fromSecretCompleteArn(scope, "ModelKey", secret)
+    : Secret.fromSecretPartialArn(scope, "ModelKey", secret);
+}
+
+/**
+ * runlog in your stack: the run log table, one Lambda per step with your
+ * agents and tools bundled in, the Step Functions loop that drives them, the
+ * HTTP API, and what restarts runs (the sweep schedule, failed executions,
+ * events). Each function can do only what its step needs.
+ */
+export class Runlog extends Construct {
+  readonly table: Table;
+  readonly stateMachine: StateMachine;
+  readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
+  /** Events and async invocations that failed after their retries. */
+  readonly deadLetters: Queue;
+  /** The HTTP API: IAM-authorized routes served by the `api` function. */
+  readonly httpApi: HttpApi;
+  /** The CloudWatch alarms (none when `alarms: false`). */
+  readonly alarms: readonly Alarm[];
+
+  constructor(scope: Construct, id: string, props: RunlogProps) {
+    super(scope, id);
+    validateProps(props);
+    const agentsModule = agentsModulePath(props.agentsModule);
+    const root = bundlingRoot(agentsModule, props.projectRoot);
+    this.table = new RunlogTable(
+      this,
+      "Runs",
+      props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {},
+    ).table;
+    const executionTimeout = props.executionTimeout ?? Duration.hours(24);
+    const common = {
+      TABLE_NAME: this.table.tableName,
+      RUNLOG_LEASE_MS: String(executionTimeout.plus(LEASE_MARGIN).toMilliseconds()),
+      ...(props.retentionDays === undefined ? {} : { RUNLOG_RETENTION_DAYS: String(props.retentionDays) }),
+    };
+    const secret = props.modelKeySecret === undefined ? undefined : modelKey(this, props.modelKeySecret);
+    const reserved = props.concurrency?.reservedConcurrency;
+    const make = (handler: HandlerName, environment: Record<string, string> = {}) =>
+      new RunlogFunction(this, handler[0]!.toUpperCase() + handler.slice(1), {
+        handler,
+        ...SIZING[handler],
+        agentsModule,
+        bundlingRoot: root,
+        environment: { ...common, ...environment },
+        ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+        ...(reserved !== undefined && (STEPS as readonly string[]).includes(handler)
+          ? { reservedConcurrency: reserved }
+          : {}),
+      }).fn;
+
+    const callModel = make("callModel", secret ? { MODEL_KEY_SECRET_ARN: secret.secretArn } : {});
+    const steps = {
+      callModel,
+      runTool: make("runTool"),
+      recordModelFailure: make("recordModelFailure"),
+      finish: make("finish"),
+      handoff: make("handoff"),
+    };
+    if (secret) secret.grantRead(callModel);
+    for (const fn of Object.values(steps)) grantStore(fn, this.table);
+
+    const machine = new RunStateMachine(this, "Run", {
+      tasks: {
+        CallModel: steps.callModel,
+        RunTool: steps.runTool,
+        RecordModelFailure: steps.recordModelFailure,
+        Finish: steps.finish,
+        Handoff: steps.handoff,
+      },
+      timeout: executionTimeout,
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      ...(props.concurrency?.maxToolCalls === undefined
+        ? {}
+        : { maxToolCalls: props.concurrency.maxToolCalls }),
+    });
+    this.stateMachine = machine.stateMachine;
+    // Handoff starts the next execution of the machine that invokes it: a policy of its own, apart
+    // from the role's default one, so the function does not wait on the machine that waits on it.
+    grantExecutionsApart(this, HANDOFF_POLICY_ID, steps.handoff.role!, this.stateMachine);
+
+    const control = { STATE_MACHINE_ARN: this.stateMachine.stateMachineArn };
+    const starters = {
+      startRun: make("startRun", control),
+      resume: make("resume", control),
+      sweeper: make("sweeper", control),
+    };
+    this.deadLetters = new Queue(this, "DeadLetters", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    for (const [name, fn] of Object.entries(starters)) {
+      grantStore(fn, this.table, { listByStatus: name === "sweeper" });
+      grantExecutions(fn, this.stateMachine);
+      fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(this.deadLetters) });
+    }
+    const api = make("api", control);
+    grantStore(api, this.table, { listByStatus: true });
+    grantExecutions(api, this.stateMachine);
+    this.functions = { ...steps, ...starters, api };
+    this.httpApi = new RunlogHttpApi(this, "HttpApi", {
+      handler: api,
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    }).api;
+
+    new Triggers(this, "Triggers", {
+      stateMachine: this.stateMachine,
+      ...starters,
+      deadLetters: this.deadLetters,
+      ...(props.sweepEvery ? { sweepEvery: props.sweepEvery } : {}),
+      ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+    });
+    this.alarms =
+      props.alarms === false
+        ? []
+        : new RunlogAlarms(this, "Alarms", {
+            functions: this.functions,
+            stateMachine: this.stateMachine,
+            deadLetters: this.deadLetters,
+            ...(props.alarms?.topic ? { topic: props.alarms.topic } : {}),
+          }).alarms;
+    // The cdk-nag findings runlog's design accepts, each with its reason, so a stack checked by cdk-nag passes.
+    acceptedFindings(this);
+  }
+}
