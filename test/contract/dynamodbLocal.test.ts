@@ -1,6 +1,7 @@
 import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { startDynamoDbLocal } from "../support/dynamodbLocal.ts";
+import { dynamoRaw } from "./dynamoRaw.ts";
 import { describeEventStoreContract } from "./eventStore.contract.ts";
 
 /**
@@ -15,8 +16,7 @@ describeEventStoreContract("DynamoDB Local", async () => {
     const { client, tableName } = await connectDynamo({ env });
     return {
       store: new DynamoEventStore({ client, tableName }),
-      rawClient: client,
-      tableName,
+      raw: dynamoRaw(client, tableName),
       close: async () => {
         client.destroy();
         await server.stop();

@@ -6,9 +6,9 @@ import { logContract } from "./logContract.ts";
 export type { ContractStore } from "./fixtures.ts";
 
 /**
- * What every DynamoDB-backed EventStore must do (embedded dynalite today,
- * DynamoDB Local or a real table later). `makeStore` is called once per
- * suite; tests use their own run ids, so the table may hold other data.
+ * What every EventStore must do, whatever holds the events (SQLite, dynalite,
+ * DynamoDB Local, a real table). `makeStore` is called once per suite; tests
+ * use their own run ids, so the storage may hold other data.
  */
 export function describeEventStoreContract(name: string, makeStore: () => Promise<ContractStore>): void {
   describe(`EventStore contract: ${name}`, () => {

@@ -1,21 +1,36 @@
 import { randomBytes } from "node:crypto";
-import {
-  type AttributeValue,
-  DeleteItemCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-} from "@aws-sdk/client-dynamodb";
 import { type RunEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 
-/** A store under test plus raw access to its table, to break it on purpose. */
+/** A store under test plus raw access to what it stored, to break it on purpose. */
 export interface ContractStore {
   store: EventStore;
-  rawClient: DynamoDBClient;
-  tableName: string;
+  raw: RawAccess;
   close(): Promise<void>;
+}
+
+/** A stored head as it is: no repair, no lag correction. */
+export interface RawHead {
+  agent: string;
+  status: string;
+  lastSeq: number;
+}
+
+/** Access past the store, one implementation per storage (DynamoDB items, SQLite rows). */
+export interface RawAccess {
+  /** The stored head, undefined when there is none. */
+  head(runId: string): Promise<RawHead | undefined>;
+  deleteHead(runId: string): Promise<void>;
+  /** Make the head lag, as after a crash between an append and its head update. */
+  setLastSeq(runId: string, lastSeq: number): Promise<void>;
+  /** Store an uncompressed event body at `seq` past every check, as a corrupt record would be. */
+  putEventBody(runId: string, seq: number, body: string): Promise<void>;
+  /** The uncompressed body stored at `seq`, undefined when there is none. */
+  eventBody(runId: string, seq: number): Promise<string | undefined>;
+  /** The run's expiry in epoch seconds (undefined: none), failing if its records disagree. */
+  expiresAt(runId: string): Promise<number | undefined>;
+  /** Where the storage limits a record's size: the limit, and the size of each record of the run and its payloads. */
+  recordSizes?(runId: string): Promise<{ limit: number; sizes: number[] }>;
 }
 
 /** Run ids unique to this test process, so suites can share a table (and re-run on a dirty one). */
@@ -34,46 +49,6 @@ export function started(runId: string, input = "hello", at = new Date()): RunSta
 
 export function message(seq: number, text = `message ${seq}`): RunEvent {
   return stamp({ type: "user_message", text }, seq, new Date());
-}
-
-type Item = Record<string, AttributeValue>;
-const rawKey = (runId: string, seq: number): Item => ({ runId: { S: runId }, seq: { N: String(seq) } });
-
-export async function rawGet(s: ContractStore, runId: string, seq: number): Promise<Item | undefined> {
-  const out = await s.rawClient.send(
-    new GetItemCommand({ TableName: s.tableName, Key: rawKey(runId, seq), ConsistentRead: true }),
-  );
-  return out.Item;
-}
-
-export async function rawPutEvent(s: ContractStore, runId: string, seq: number, body: string): Promise<void> {
-  await s.rawClient.send(
-    new PutItemCommand({
-      TableName: s.tableName,
-      Item: {
-        ...rawKey(runId, seq),
-        type: { S: "user_message" },
-        at: { S: "2020-01-01T00:00:00Z" },
-        body: { S: body },
-      },
-    }),
-  );
-}
-
-export async function rawDelete(s: ContractStore, runId: string, seq: number): Promise<void> {
-  await s.rawClient.send(new DeleteItemCommand({ TableName: s.tableName, Key: rawKey(runId, seq) }));
-}
-
-/** Make the head lag, as after a crash between an append and its head update. */
-export async function rawSetLastSeq(s: ContractStore, runId: string, lastSeq: number): Promise<void> {
-  await s.rawClient.send(
-    new UpdateItemCommand({
-      TableName: s.tableName,
-      Key: rawKey(runId, 0),
-      UpdateExpression: "SET lastSeq = :seq",
-      ExpressionAttributeValues: { ":seq": { N: String(lastSeq) } },
-    }),
-  );
 }
 
 /** Outcomes of racing calls, split into winners and losers. */

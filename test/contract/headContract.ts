@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidInputError, LeaseHeldError, RunlogError } from "../../lib/core/errors.ts";
 import type { RunHead } from "../../lib/ports/eventStore.ts";
-import { type ContractStore, message, race, rawDelete, rawGet, rawSetLastSeq, started } from "./fixtures.ts";
+import { type ContractStore, message, race, started } from "./fixtures.ts";
 
 const lease = (owner: string) => ({ owner, until: Date.now() + 60_000 });
 
@@ -23,7 +23,7 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
     it("rebuilds a missing head from the log and stores it", async () => {
       const s = get();
       const { runId, first } = await runWithEvents("head-missing", 3, "gone");
-      await rawDelete(s, runId, 0);
+      await s.raw.deleteHead(runId);
       const head = await s.store.getHead(runId);
       expect(head).toMatchObject({
         runId,
@@ -34,13 +34,13 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       });
       expect(head?.lease).toBeUndefined();
       expect(head?.leaseVersion).toBe(0);
-      expect(await rawGet(s, runId, 0)).toMatchObject({ lastSeq: { N: "3" }, status: { S: "interrupted" } });
+      expect(await s.raw.head(runId)).toMatchObject({ lastSeq: 3, status: "interrupted" });
     });
 
     it("reports a lagging head at the log's last seq, keeping its status and lease, without writing", async () => {
       const s = get();
       const { runId } = await runWithEvents("head-lagging", 4, "holder");
-      await rawSetLastSeq(s, runId, 2);
+      await s.raw.setLastSeq(runId, 2);
       const head = await s.store.getHead(runId);
       expect(head).toMatchObject({
         lastSeq: 4,
@@ -49,15 +49,15 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
         lease: { owner: "holder" },
       });
       // Appends leave the head alone, so a lagging head is normal: reading it writes nothing.
-      expect((await rawGet(s, runId, 0))?.lastSeq).toEqual({ N: "2" });
+      expect((await s.raw.head(runId))?.lastSeq).toBe(2);
     });
 
     it("is not written by appends; releasing the lease records the last seq", async () => {
       const s = get();
       const { runId } = await runWithEvents("head-release", 3, "holder");
-      expect((await rawGet(s, runId, 0))?.lastSeq).toEqual({ N: "1" });
+      expect((await s.raw.head(runId))?.lastSeq).toBe(1);
       await s.store.releaseLease(runId, "holder", "completed", 3);
-      expect(await rawGet(s, runId, 0)).toMatchObject({ lastSeq: { N: "3" }, status: { S: "completed" } });
+      expect(await s.raw.head(runId)).toMatchObject({ lastSeq: 3, status: "completed" });
       expect((await s.store.getHead(runId))?.lease).toBeUndefined();
     });
   });
@@ -68,11 +68,11 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       const { runId } = await runWithEvents("status", 4, "holder");
       await s.store.setStatus(runId, "failed", 4);
       expect(await s.store.getHead(runId)).toMatchObject({ status: "failed", lastSeq: 4 });
-      await rawSetLastSeq(s, runId, 1);
+      await s.raw.setLastSeq(runId, 1);
       await s.store.setStatus(runId, "interrupted", 4);
-      expect(await rawGet(s, runId, 0)).toMatchObject({ status: { S: "interrupted" }, lastSeq: { N: "4" } });
+      expect(await s.raw.head(runId)).toMatchObject({ status: "interrupted", lastSeq: 4 });
       await s.store.setStatus(runId, "completed", 2);
-      expect(await rawGet(s, runId, 0)).toMatchObject({ status: { S: "completed" }, lastSeq: { N: "4" } });
+      expect(await s.raw.head(runId)).toMatchObject({ status: "completed", lastSeq: 4 });
       expect((await s.store.getHead(runId))?.lease?.owner).toBe("holder");
     });
   });
@@ -97,7 +97,7 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       const s = get();
       const runId = id("claim-unknown");
       await expect(s.store.claimLease(runId, lease("x"), 0)).rejects.toBeInstanceOf(RunlogError);
-      expect(await rawGet(s, runId, 0)).toBeUndefined();
+      expect(await s.raw.head(runId)).toBeUndefined();
     });
 
     it("renews and releases only for the holder", async () => {

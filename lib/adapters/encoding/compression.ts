@@ -1,0 +1,76 @@
+import { promisify } from "node:util";
+import {
+  brotliCompress,
+  brotliCompressSync,
+  brotliDecompress,
+  brotliDecompressSync,
+  constants,
+} from "node:zlib";
+import { CorruptEventError, errorMessage } from "../../core/errors.ts";
+import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
+
+/** Bodies smaller than this are stored as they are: compressing them saves too little to matter. */
+export const COMPRESS_MIN_BYTES = 1024;
+/** Compressed bodies are kept only when they save at least this fraction, so random data is never inflated. */
+export const MIN_SAVING = 0.1;
+
+/**
+ * Bodies of up to this many bytes of JSON are (un)packed on the calling thread: for a few KB
+ * that takes microseconds, less than handing the work to the thread pool and
+ * back. Larger ones go to the pool, so a big payload never stalls the event loop.
+ */
+export const SYNC_MAX_BYTES = 64 * 1024;
+
+/** How a stored body is encoded: `br` is Brotli (fast level), `identity` is the JSON's UTF-8 bytes. */
+export type Encoding = "br" | "identity";
+
+const compress = promisify(brotliCompress);
+const decompress = promisify(brotliDecompress);
+
+/** The bytes to store for a body, compressed when that pays. */
+export async function encodeBody(json: Buffer): Promise<{ data: Buffer; encoding: Encoding }> {
+  if (json.length < COMPRESS_MIN_BYTES) return { data: json, encoding: "identity" };
+  const options = {
+    params: {
+      // Quality 1: most of the gain for JSON and text at a few ms per MB.
+      [constants.BROTLI_PARAM_QUALITY]: 1,
+      [constants.BROTLI_PARAM_SIZE_HINT]: json.length,
+    },
+  };
+  const packed =
+    json.length <= SYNC_MAX_BYTES ? brotliCompressSync(json, options) : await compress(json, options);
+  return packed.length <= json.length * (1 - MIN_SAVING)
+    ? { data: packed, encoding: "br" }
+    : { data: json, encoding: "identity" };
+}
+
+const tooLarge = (error: unknown) => (error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE";
+
+/** Brotli-unpack, on this thread while the output stays small, else in the pool (see SYNC_MAX_BYTES). */
+async function unpack(data: Buffer): Promise<Buffer> {
+  if (data.length <= SYNC_MAX_BYTES) {
+    try {
+      return brotliDecompressSync(data, { maxOutputLength: SYNC_MAX_BYTES });
+    } catch (error) {
+      if (!tooLarge(error)) throw error;
+    }
+  }
+  // The bound keeps a corrupt record from unpacking into more than an event may be.
+  return decompress(data, { maxOutputLength: MAX_EVENT_BYTES + 1 });
+}
+
+/** The JSON text of stored bytes; CorruptEventError (naming the seq) when they do not unpack. */
+export async function decodeBody(
+  runId: string,
+  seq: number,
+  data: Buffer,
+  encoding: string,
+): Promise<string> {
+  if (encoding === "identity") return data.toString("utf8");
+  if (encoding !== "br") throw new CorruptEventError(runId, seq, `unknown body encoding ${encoding}`);
+  try {
+    return (await unpack(data)).toString("utf8");
+  } catch (error) {
+    throw new CorruptEventError(runId, seq, `the compressed body does not unpack (${errorMessage(error)})`);
+  }
+}

@@ -1,0 +1,69 @@
+import { CorruptEventError, errorMessage, InvalidInputError } from "../../core/errors.ts";
+import { canonicalJson, decodeEvent, type RunEvent } from "../../core/events.ts";
+import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
+import { decodeBody, type Encoding, encodeBody } from "./compression.ts";
+
+/**
+ * How every store writes and reads an event's body: canonical JSON, Brotli
+ * when that pays, checked against MAX_EVENT_BYTES on the way in and against
+ * the event schema and its seq on the way out. Stores differ only in where
+ * they put the bytes.
+ */
+export interface EncodedEvent {
+  /** The canonical JSON, as UTF-8. */
+  json: Buffer;
+  /** What to store: `json` itself, or its compressed form. */
+  data: Buffer;
+  encoding: Encoding;
+}
+
+function tooBig(runId: string, event: RunEvent, bytes: number): InvalidInputError {
+  const fromUser = event.type === "run_started" || event.type === "resumed" || event.type === "user_message";
+  return new InvalidInputError(
+    `run ${runId}: the ${event.type} event at seq ${event.seq} is ${bytes} bytes as stored, over the ` +
+      `${MAX_EVENT_BYTES} an event can hold${fromUser ? ": shorten the input" : ""}`,
+  );
+}
+
+/** The body to store for an event; InvalidInputError when it is over MAX_EVENT_BYTES. */
+export async function encodeEventBody(runId: string, event: RunEvent): Promise<EncodedEvent> {
+  const json = Buffer.from(canonicalJson(event), "utf8");
+  if (json.length > MAX_EVENT_BYTES) throw tooBig(runId, event, json.length);
+  return { json, ...(await encodeBody(json)) };
+}
+
+/** An event from its JSON text, checked against the schema and the seq it is stored at. */
+export function parseEventBody(runId: string, seq: number, body: string): RunEvent {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(body);
+  } catch (error) {
+    throw new CorruptEventError(runId, seq, `body is not valid JSON (${errorMessage(error)})`);
+  }
+  const decoded = decodeEvent(raw);
+  if (!decoded.ok) throw new CorruptEventError(runId, seq, decoded.problem);
+  if (decoded.event.seq !== seq) {
+    throw new CorruptEventError(runId, seq, `the body says seq ${decoded.event.seq}`);
+  }
+  return decoded.event;
+}
+
+/**
+ * An event from a stored body: text is uncompressed JSON, bytes are unpacked
+ * by `encoding`. CorruptEventError names the seq of anything that does not decode.
+ */
+export async function decodeEventBody(
+  runId: string,
+  seq: number,
+  body: string | Uint8Array,
+  encoding: string,
+): Promise<RunEvent> {
+  if (typeof body === "string") {
+    if (encoding !== "identity") {
+      throw new CorruptEventError(runId, seq, `a ${encoding} body is stored as text`);
+    }
+    return parseEventBody(runId, seq, body);
+  }
+  const data = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return parseEventBody(runId, seq, await decodeBody(runId, seq, data, encoding));
+}

@@ -1,0 +1,36 @@
+import { InvalidInputError } from "../../core/errors.ts";
+import type { SqliteConnection } from "./connection.ts";
+import { expiredBy, nowSeconds } from "./rows.ts";
+
+/**
+ * Set when a run expires (epoch seconds on its head), or never (null). One
+ * update of one row: the run's events follow their head (reads hide them once
+ * it has expired), so a run is hidden or visible whole. A run with no head is
+ * left alone.
+ */
+export function expireRun(db: SqliteConnection, runId: string, at: Date | null): void {
+  if (at !== null && !Number.isFinite(at.getTime())) {
+    throw new InvalidInputError(`expire run ${runId}: expected a valid date or null`);
+  }
+  const expiresAt = at === null ? null : Math.ceil(at.getTime() / 1000);
+  db.attempt(`expire run ${runId}`, () =>
+    db.statement("UPDATE heads SET expires_at = ? WHERE run_id = ?").run(expiresAt, runId),
+  );
+}
+
+/**
+ * Delete every run whose expiry has passed: its head and its events, in one
+ * transaction. What DynamoDB's TTL does in the background, done when a process
+ * opens the store; until then reads already treat those runs as absent. Costs
+ * one indexed lookup when nothing has expired.
+ */
+export function deleteExpired(db: SqliteConnection): number {
+  const now = nowSeconds(db);
+  const due = `SELECT run_id FROM heads WHERE ${expiredBy("?")}`;
+  const any = db.attempt("look for expired runs", () => db.statement(`${due} LIMIT 1`).get(now));
+  if (!any) return 0;
+  return db.transaction("delete expired runs", () => {
+    db.statement(`DELETE FROM events WHERE run_id IN (${due})`).run(now);
+    return Number(db.statement(`DELETE FROM heads WHERE run_id IN (${due})`).run(now).changes);
+  });
+}

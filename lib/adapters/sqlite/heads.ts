@@ -1,0 +1,92 @@
+import { NotFoundError, PermanentError } from "../../core/errors.ts";
+import type { RunStatus } from "../../core/status.ts";
+import type { RunHead } from "../../ports/eventStore.ts";
+import type { SqliteConnection } from "./connection.ts";
+import { readEvent } from "./log.ts";
+import { changed, decodeHeadRow, expiredBy, HEAD_COLUMNS, headValues, nowSeconds } from "./rows.ts";
+
+/** Insert a whole head unless the run has one; false when it had. */
+export function insertHead(db: SqliteConnection, head: RunHead): boolean {
+  return changed(
+    db
+      .statement(
+        `INSERT INTO heads (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      )
+      .run(...headValues(head)),
+  );
+}
+
+/** The stored head as it is (lagging or not): "none" when there is none, "expired" when it hides the run. */
+function storedHead(db: SqliteConnection, runId: string): RunHead | "none" | "expired" {
+  const row = db
+    .statement(`SELECT ${HEAD_COLUMNS}, ${expiredBy("?")} AS expired FROM heads WHERE run_id = ?`)
+    .get(nowSeconds(db), runId);
+  if (!row) return "none";
+  if (row.expired) return "expired";
+  const head = decodeHeadRow(row);
+  if (!head)
+    throw new PermanentError(`run ${runId}: the stored head has an unknown status ${String(row.status)}`);
+  return head;
+}
+
+/** The highest event seq stored for a run, undefined when it has none. */
+function lastEventSeq(db: SqliteConnection, runId: string): number | undefined {
+  const row = db.statement("SELECT max(seq) AS seq FROM events WHERE run_id = ?").get(runId);
+  return typeof row?.seq === "number" ? row.seq : undefined;
+}
+
+/** Rebuild a missing head from the log; identity fields come from seq 1. */
+async function repairHead(db: SqliteConnection, runId: string, last: number): Promise<void> {
+  const first = await readEvent(db, runId, 1);
+  const now = db.now().toISOString();
+  db.attempt(`repair the head of run ${runId}`, () =>
+    insertHead(db, {
+      runId,
+      agent: first?.type === "run_started" ? first.agent : "unknown",
+      status: "interrupted",
+      lastSeq: last,
+      createdAt: first?.at ?? now,
+      updatedAt: now,
+      leaseVersion: 0,
+    }),
+  );
+}
+
+/** The head, with the log's last seq; a missing one is rebuilt from the log. */
+export async function getHead(db: SqliteConnection, runId: string): Promise<RunHead | undefined> {
+  const what = `read the head of run ${runId}`;
+  const { head, last } = db.attempt(what, () => ({
+    head: storedHead(db, runId),
+    last: lastEventSeq(db, runId),
+  }));
+  // A run whose head has expired is gone, whatever its events say.
+  if (head === "expired") return undefined;
+  if (last === undefined) return head === "none" ? undefined : head;
+  // A head that only lags is normal (appends do not touch it): report the log's last seq, write nothing.
+  if (head !== "none") return head.lastSeq >= last ? head : { ...head, lastSeq: last };
+  await repairHead(db, runId, last);
+  const repaired = db.attempt(what, () => storedHead(db, runId));
+  if (typeof repaired === "string") {
+    throw new PermanentError(`run ${runId}: the head could not be repaired from the log`);
+  }
+  return repaired.lastSeq >= last ? repaired : { ...repaired, lastSeq: last };
+}
+
+/** Record the status a run rests in, moving lastSeq forward too when the head lags behind it. */
+export async function setStatus(db: SqliteConnection, runId: string, status: RunStatus, lastSeq: number) {
+  const what = `set the status of run ${runId} to ${status}`;
+  const update = () =>
+    db.attempt(what, () =>
+      changed(
+        db
+          .statement(
+            "UPDATE heads SET status = ?, updated_at = ?, last_seq = max(last_seq, ?) WHERE run_id = ?",
+          )
+          .run(status, db.now().toISOString(), lastSeq, runId),
+      ),
+    );
+  if (update()) return;
+  // No head: rebuild it from the log (or learn the run does not exist), then try once more.
+  if (!(await getHead(db, runId))) throw new NotFoundError(`${what}: run ${runId} does not exist`);
+  if (!update()) throw new PermanentError(`${what}: the head could not be updated`);
+}

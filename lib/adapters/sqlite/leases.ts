@@ -1,0 +1,71 @@
+import { LeaseHeldError, NotFoundError } from "../../core/errors.ts";
+import type { RunStatus } from "../../core/status.ts";
+import type { Lease } from "../../ports/eventStore.ts";
+import type { SqliteConnection } from "./connection.ts";
+import { getHead } from "./heads.ts";
+import { changed } from "./rows.ts";
+
+const describeLease = (lease: Lease | undefined) =>
+  lease ? `held by ${lease.owner} until ${new Date(lease.until).toISOString()}` : "not held";
+
+function casClaim(db: SqliteConnection, runId: string, lease: Lease, expect: number): boolean {
+  return db.attempt(`claim the lease of run ${runId} for ${lease.owner}`, () =>
+    changed(
+      db
+        .statement(
+          "UPDATE heads SET lease_owner = ?, lease_until = ?, status = 'running', lease_version = ?, " +
+            "updated_at = ? WHERE run_id = ? AND lease_version = ?",
+        )
+        .run(lease.owner, lease.until, expect + 1, db.now().toISOString(), runId, expect),
+    ),
+  );
+}
+
+/** Compare-and-set on lease_version: of several claimers that read the same version, exactly one wins. */
+export async function claimLease(db: SqliteConnection, runId: string, lease: Lease, expect: number) {
+  if (casClaim(db, runId, lease, expect)) return;
+  // Learn why, repairing a missing head on the way; a head rebuilt at the expected version may be claimed.
+  const stored = await getHead(db, runId);
+  if (!stored) throw new NotFoundError(`claim the lease of run ${runId}: the run does not exist`);
+  // A repeated claim (the same owner and term) finds the lease already its own, as on DynamoDB.
+  if (stored.lease?.owner === lease.owner && stored.lease.until === lease.until) return;
+  let current = stored;
+  if (stored.leaseVersion === expect) {
+    if (casClaim(db, runId, lease, expect)) return;
+    current = (await getHead(db, runId)) ?? stored;
+  }
+  throw new LeaseHeldError(
+    `run ${runId}: lease not claimed by ${lease.owner}: expected lease version ${expect} but it is ` +
+      `${current.leaseVersion} (${describeLease(current.lease)}); another executor claimed it first`,
+  );
+}
+
+/** Extend the lease only while this owner still holds it. */
+export function renewLease(db: SqliteConnection, runId: string, lease: Lease): boolean {
+  return db.attempt(`renew the lease of run ${runId} for ${lease.owner}`, () =>
+    changed(
+      db
+        .statement("UPDATE heads SET lease_until = ?, updated_at = ? WHERE run_id = ? AND lease_owner = ?")
+        .run(lease.until, db.now().toISOString(), runId, lease.owner),
+    ),
+  );
+}
+
+/** Drop the lease and record the resting status (and last seq, when given); a non-holder's release changes nothing. */
+export function releaseLease(
+  db: SqliteConnection,
+  runId: string,
+  owner: string,
+  status: RunStatus,
+  lastSeq?: number,
+): void {
+  // The holder's last seq is the log's: nobody else writes while it holds the lease.
+  db.attempt(`release the lease of run ${runId} held by ${owner}`, () =>
+    db
+      .statement(
+        "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
+          "last_seq = coalesce(?, last_seq) WHERE run_id = ? AND lease_owner = ?",
+      )
+      .run(status, db.now().toISOString(), lastSeq ?? null, runId, owner),
+  );
+}

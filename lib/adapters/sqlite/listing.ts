@@ -1,0 +1,81 @@
+import { InvalidInputError } from "../../core/errors.ts";
+import type { RunStatus } from "../../core/status.ts";
+import type { RunHead, RunPage } from "../../ports/eventStore.ts";
+import type { SqliteConnection } from "./connection.ts";
+import type { SqlValue } from "./nodeSqlite.ts";
+import { decodeHeadRow, expiredBy, HEAD_COLUMNS, nowSeconds } from "./rows.ts";
+
+export interface ListOptions {
+  /** @default 50 */
+  limit?: number;
+  cursor?: string;
+  status?: RunStatus;
+}
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1_000;
+
+/** Where a page ended, in the (updated_at, run_id) order heads are listed in. */
+interface Position {
+  updatedAt: string;
+  runId: string;
+}
+
+/** Callers must treat the cursor as opaque, so its encoding can change with the query. */
+function encodeCursor(position: Position): string {
+  return Buffer.from(JSON.stringify({ u: position.updatedAt, r: position.runId })).toString("base64url");
+}
+
+/** A cursor back into a position, refusing anything listRuns did not issue. */
+function decodeCursor(cursor: string): Position {
+  let parsed: { u?: unknown; r?: unknown } | undefined;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed?.u !== "string" || typeof parsed.r !== "string") {
+    throw new InvalidInputError("cursor: expected a cursor returned by listRuns");
+  }
+  return { updatedAt: parsed.u, runId: parsed.r };
+}
+
+function checkedLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new InvalidInputError(`limit: expected a positive integer, got ${limit}`);
+  }
+  return Math.min(limit, MAX_LIMIT);
+}
+
+/**
+ * A page of run-heads, newest update first across pages, with or without a
+ * status filter (an index serves each order). Expired runs are left out.
+ */
+export function listRuns(db: SqliteConnection, options: ListOptions = {}): RunPage {
+  const limit = checkedLimit(options.limit);
+  const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+  const where = [`NOT ${expiredBy("?")}`];
+  const params: SqlValue[] = [nowSeconds(db)];
+  if (options.status !== undefined) {
+    where.push("status = ?");
+    params.push(options.status);
+  }
+  if (after) {
+    where.push("(updated_at, run_id) < (?, ?)");
+    params.push(after.updatedAt, after.runId);
+  }
+  // One row more than the page, to know whether there is a next page.
+  const sql =
+    `SELECT ${HEAD_COLUMNS} FROM heads WHERE ${where.join(" AND ")} ` +
+    "ORDER BY updated_at DESC, run_id DESC LIMIT ?";
+  const rows = db.attempt(options.status ? `list ${options.status} runs` : "list runs", () =>
+    db.statement(sql).all(...params, limit + 1),
+  );
+  const page = rows.slice(0, limit);
+  const runs = page.map(decodeHeadRow).filter((head): head is RunHead => head !== undefined);
+  const last = page.at(-1);
+  return rows.length > limit && last
+    ? { runs, cursor: encodeCursor({ updatedAt: String(last.updated_at), runId: String(last.run_id) }) }
+    : { runs };
+}

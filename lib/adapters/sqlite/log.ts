@@ -1,0 +1,102 @@
+import type { RunEvent } from "../../core/events.ts";
+import { decodeEventBody, type EncodedEvent, encodeEventBody } from "../encoding/eventBody.ts";
+import type { SqliteConnection } from "./connection.ts";
+import { expiredBy, nowSeconds, type Row } from "./rows.ts";
+
+/** An event encoded for its row, before the (synchronous) insert. */
+export interface EventRow {
+  runId: string;
+  event: RunEvent;
+  body: EncodedEvent;
+}
+
+/** Encode an event's body (compressing off the main thread) ahead of the insert that commits it. */
+export async function encodeEventRow(runId: string, event: RunEvent): Promise<EventRow> {
+  return { runId, event, body: await encodeEventBody(runId, event) };
+}
+
+/**
+ * Insert an event unless its seq is taken: the primary key (run_id, seq) is
+ * the optimistic lock. False when another writer holds the seq. Uncompressed
+ * bodies are stored as text, so the file reads plainly in any SQLite browser.
+ */
+export function insertEvent(db: SqliteConnection, row: EventRow): boolean {
+  const { runId, event, body } = row;
+  const stored = body.encoding === "identity" ? body.json.toString("utf8") : body.data;
+  const result = db
+    .statement(
+      "INSERT INTO events (run_id, seq, type, at, enc, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    )
+    .run(runId, event.seq, event.type, event.at, body.encoding, stored);
+  return Number(result.changes) > 0;
+}
+
+/** Hides the events of a run whose head has expired: parameters ?1 run id, ?3 now (nowSeconds). */
+const LIVE = `NOT EXISTS (SELECT 1 FROM heads WHERE run_id = ?1 AND ${expiredBy("?3")})`;
+
+/** In order, so a corrupt row is reported at the lowest bad seq. */
+async function decodeRows(runId: string, rows: readonly Row[]): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for (const row of rows) events.push(await decodeRow(runId, row));
+  return events;
+}
+
+function decodeRow(runId: string, row: Row): Promise<RunEvent> {
+  const body = row.body;
+  const bytes = typeof body === "string" || body instanceof Uint8Array ? body : String(body);
+  return decodeEventBody(runId, Number(row.seq), bytes, String(row.enc));
+}
+
+/** One event, undefined when its seq is free (or the run has expired). */
+export async function readEvent(
+  db: SqliteConnection,
+  runId: string,
+  seq: number,
+): Promise<RunEvent | undefined> {
+  const row = db.attempt(`read seq ${seq} of run ${runId}`, () =>
+    db
+      .statement(`SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq = ?2 AND ${LIVE}`)
+      .get(runId, seq, nowSeconds(db)),
+  );
+  return row ? decodeRow(runId, row) : undefined;
+}
+
+/** The events after `afterSeq`, in order; CorruptEventError names the seq of a bad row. */
+export async function readEvents(db: SqliteConnection, runId: string, afterSeq: number): Promise<RunEvent[]> {
+  const rows = db.attempt(`read run ${runId} after seq ${afterSeq}`, () =>
+    db
+      .statement(`SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq > ?2 AND ${LIVE} ORDER BY seq`)
+      .all(runId, afterSeq, nowSeconds(db)),
+  );
+  return decodeRows(runId, rows);
+}
+
+/**
+ * Events from the newest back to the first `stop` accepts, oldest first. Read
+ * in growing pages and decoded one at a time, so nothing past the boundary is
+ * unpacked (or judged corrupt).
+ */
+export async function readBack(
+  db: SqliteConnection,
+  runId: string,
+  stop: (event: RunEvent) => boolean,
+): Promise<RunEvent[]> {
+  const newestFirst: RunEvent[] = [];
+  let below = Number.MAX_SAFE_INTEGER;
+  for (let limit = 8; ; limit = Math.min(limit * 4, 1024)) {
+    const rows = db.attempt(`read the tail of run ${runId}`, () =>
+      db
+        .statement(
+          `SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq < ?2 AND ${LIVE} ORDER BY seq DESC LIMIT ?4`,
+        )
+        .all(runId, below, nowSeconds(db), limit),
+    );
+    for (const row of rows) {
+      const event = await decodeRow(runId, row);
+      newestFirst.push(event);
+      if (stop(event)) return newestFirst.reverse();
+      below = event.seq;
+    }
+    if (rows.length < limit) return newestFirst.reverse();
+  }
+}

@@ -1,0 +1,71 @@
+import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
+import type { RunHead } from "../../ports/eventStore.ts";
+import type { SqlValue } from "./nodeSqlite.ts";
+
+/** A row as node:sqlite returns it. */
+export type Row = Record<string, SqlValue>;
+
+/** The columns of `heads` a RunHead is read from, in SELECT form. */
+export const HEAD_COLUMNS =
+  "run_id, agent, status, last_seq, created_at, updated_at, lease_owner, lease_until, lease_version";
+
+/**
+ * The condition under which a head hides its run: its expiry has passed by
+ * the store's clock, bound (as `nowSeconds`) to the parameter named here.
+ */
+export const expiredBy = (param: string) => `(heads.expires_at IS NOT NULL AND heads.expires_at <= ${param})`;
+
+/**
+ * The store's clock in whole epoch seconds, rounded down: an expiry of `s`
+ * seconds has passed exactly when `s <= nowSeconds` (as DynamoDB's TTL reads).
+ */
+export const nowSeconds = (db: { now(): Date }) => Math.floor(db.now().getTime() / 1000);
+
+/** Whether a write changed a row (a compare-and-set that held). */
+export const changed = (result: { changes: number | bigint }) => Number(result.changes) > 0;
+
+const text = (value: SqlValue | undefined) => (typeof value === "string" ? value : undefined);
+const int = (value: SqlValue | undefined) =>
+  typeof value === "number" || typeof value === "bigint" ? Number(value) : undefined;
+
+const isStatus = (value: string | undefined): value is RunStatus =>
+  value !== undefined && (RUN_STATUSES as readonly string[]).includes(value);
+
+/** A head row as a RunHead, or undefined when its status is not one this code knows. */
+export function decodeHeadRow(row: Row): RunHead | undefined {
+  const runId = text(row.run_id);
+  const status = text(row.status);
+  const lastSeq = int(row.last_seq);
+  const agent = text(row.agent);
+  const createdAt = text(row.created_at);
+  if (runId === undefined || !isStatus(status) || lastSeq === undefined) return undefined;
+  if (agent === undefined || createdAt === undefined) return undefined;
+  const head: RunHead = {
+    runId,
+    agent,
+    status,
+    lastSeq,
+    createdAt,
+    updatedAt: text(row.updated_at) ?? createdAt,
+    leaseVersion: int(row.lease_version) ?? 0,
+  };
+  const owner = text(row.lease_owner);
+  const until = int(row.lease_until);
+  if (owner !== undefined && until !== undefined) head.lease = { owner, until };
+  return head;
+}
+
+/** The values to insert a whole head with, in the order of HEAD_COLUMNS. */
+export function headValues(head: RunHead): SqlValue[] {
+  return [
+    head.runId,
+    head.agent,
+    head.status,
+    head.lastSeq,
+    head.createdAt,
+    head.updatedAt,
+    head.lease?.owner ?? null,
+    head.lease?.until ?? null,
+    head.leaseVersion,
+  ];
+}

@@ -1,0 +1,136 @@
+import { join } from "node:path";
+import { ConflictError, InvalidInputError } from "../../core/errors.ts";
+import type { RunEvent, RunStarted } from "../../core/events.ts";
+import { assertSameStart } from "../../core/sameStart.ts";
+import type { RunStatus } from "../../core/status.ts";
+import type { EventStore, Lease, RunHead, RunPage } from "../../ports/eventStore.ts";
+import { type ConnectionOptions, SqliteConnection } from "./connection.ts";
+import { deleteExpired, expireRun } from "./expiry.ts";
+import { getHead, insertHead, setStatus } from "./heads.ts";
+import { claimLease, releaseLease, renewLease } from "./leases.ts";
+import { type ListOptions, listRuns } from "./listing.ts";
+import { encodeEventRow, insertEvent, readBack, readEvent, readEvents } from "./log.ts";
+
+export type SqliteEventStoreOptions = ConnectionOptions;
+
+/** The store's one file in a data dir. */
+export const sqliteFile = (dataDir: string) => join(dataDir, "runlog.db");
+
+function checkPosition(runId: string, seq: number): void {
+  if (runId.length === 0) throw new InvalidInputError("runId: expected a non-empty string");
+  if (!Number.isInteger(seq) || seq < 1) {
+    throw new InvalidInputError(`seq: expected an integer >= 1 for run ${runId}, got ${seq}`);
+  }
+}
+
+/**
+ * The run log in one SQLite file on this machine, opened in-process by every
+ * process that uses it (see SqliteConnection for what its settings
+ * guarantee). Events are rows keyed by (run_id, seq); the run-head is a row
+ * of its own. Opening deletes runs whose expiry has passed.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: SqliteConnection;
+
+  constructor(options: SqliteEventStoreOptions) {
+    this.db = new SqliteConnection(options);
+    try {
+      deleteExpired(this.db);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+  }
+
+  /** The database file. */
+  get file(): string {
+    return this.db.file;
+  }
+
+  async createRun(first: RunStarted, lease?: Lease): Promise<{ created: boolean }> {
+    const runId = first.runId;
+    if (first.type !== "run_started" || first.seq !== 1) {
+      throw new InvalidInputError(`createRun(${runId}): expected a run_started event at seq 1`);
+    }
+    checkPosition(runId, first.seq);
+    const row = await encodeEventRow(runId, first);
+    const head: RunHead = {
+      runId,
+      agent: first.agent,
+      status: lease ? "running" : "interrupted",
+      lastSeq: 1,
+      createdAt: first.at,
+      updatedAt: this.db.now().toISOString(),
+      leaseVersion: lease ? 1 : 0,
+      ...(lease ? { lease } : {}),
+    };
+    // Seq 1 and the head commit together: no crash leaves one without the other.
+    const created = this.db.transaction(`create run ${runId}`, () => {
+      if (!insertEvent(this.db, row)) return undefined;
+      return { headWritten: insertHead(this.db, head) };
+    });
+    if (created) {
+      // A head left from a log deleted by hand: claim the lease on it instead, as on DynamoDB.
+      if (!created.headWritten && lease) await claimLease(this.db, runId, lease, 0);
+      return { created: true };
+    }
+    assertSameStart(first, await readEvent(this.db, runId, 1));
+    await getHead(this.db, runId); // a head deleted since (by hand, or by a bug) is rebuilt from the log
+    return { created: false };
+  }
+
+  async append(runId: string, event: RunEvent): Promise<void> {
+    checkPosition(runId, event.seq);
+    const row = await encodeEventRow(runId, event);
+    const what = `append seq ${event.seq} to run ${runId}`;
+    // One insert per event: the head is not advanced here (getHead reads the last seq from the log).
+    if (!this.db.attempt(what, () => insertEvent(this.db, row))) {
+      throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`);
+    }
+  }
+
+  async read(runId: string, afterSeq = 0): Promise<RunEvent[]> {
+    if (!Number.isInteger(afterSeq)) {
+      throw new InvalidInputError(`afterSeq: expected an integer for run ${runId}, got ${afterSeq}`);
+    }
+    return readEvents(this.db, runId, afterSeq);
+  }
+
+  readBack(runId: string, stop: (event: RunEvent) => boolean): Promise<RunEvent[]> {
+    return readBack(this.db, runId, stop);
+  }
+
+  getHead(runId: string): Promise<RunHead | undefined> {
+    return getHead(this.db, runId);
+  }
+
+  setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void> {
+    return setStatus(this.db, runId, status, lastSeq);
+  }
+
+  claimLease(runId: string, lease: Lease, expectVersion: number): Promise<void> {
+    return claimLease(this.db, runId, lease, expectVersion);
+  }
+
+  async renewLease(runId: string, lease: Lease): Promise<boolean> {
+    return renewLease(this.db, runId, lease);
+  }
+
+  async releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<void> {
+    releaseLease(this.db, runId, owner, status, lastSeq);
+  }
+
+  async listRuns(options?: ListOptions): Promise<RunPage> {
+    return listRuns(this.db, options);
+  }
+
+  async expire(runId: string, at: Date | null): Promise<void> {
+    if (runId.length === 0) throw new InvalidInputError("runId: expected a non-empty string");
+    expireRun(this.db, runId, at);
+  }
+
+  /** Close the file; the store cannot be used after. */
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

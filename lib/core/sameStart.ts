@@ -1,0 +1,40 @@
+import { IdTakenError } from "./errors.ts";
+import type { RunEvent, RunStarted } from "./events.ts";
+
+const quoted = (text: string) => {
+  const chars = [...text];
+  return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 39).join("")}…` : text);
+};
+const origin = (event: RunStarted) =>
+  event.parent ? `forked from ${event.parent.runId} at seq ${event.parent.seq}` : "started fresh";
+
+/**
+ * What sets the run stored under an id apart from the start a caller asked for
+ * (agent, model, input, parent), in words; empty when they are the same start
+ * (a retried create), which stores then answer as `created: false`.
+ */
+export function startDifferences(wanted: RunStarted, stored: RunEvent | undefined): string[] {
+  if (stored === undefined) return ["its first event is missing"];
+  if (stored.type !== "run_started") return [`its first event is a ${stored.type}`];
+  const differences: string[] = [];
+  if (stored.agent !== wanted.agent) differences.push(`agent ${stored.agent}, not ${wanted.agent}`);
+  if (stored.model !== wanted.model) differences.push(`model ${stored.model}, not ${wanted.model}`);
+  if (stored.input !== wanted.input)
+    differences.push(`input ${quoted(stored.input)}, not ${quoted(wanted.input)}`);
+  if (origin(stored) !== origin(wanted)) differences.push(`${origin(stored)}, not ${origin(wanted)}`);
+  return differences;
+}
+
+/**
+ * Refuse a create under an id whose stored run is a different start: an
+ * IdTakenError naming the id and exactly what differs.
+ */
+export function assertSameStart(wanted: RunStarted, stored: RunEvent | undefined, what = "run id"): void {
+  const differences = startDifferences(wanted, stored);
+  if (differences.length === 0) return;
+  throw new IdTakenError(
+    wanted.runId,
+    differences,
+    `${what} ${wanted.runId} is taken by a different run (${differences.join("; ")})`,
+  );
+}
