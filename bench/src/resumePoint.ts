@@ -6,7 +6,7 @@
  */
 import { writeSync } from "node:fs";
 import { join } from "node:path";
-import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
+import { connectStore } from "../../lib/adapters/store.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { type RunEvent, stamp } from "../../lib/core/events.ts";
 import { median, now } from "./measure.ts";

@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
-import { connectStore } from "../adapters/dynamodb/connect.ts";
 import { newRunId } from "../adapters/ids.ts";
 import { BackgroundOrchestrator } from "../adapters/local/backgroundOrchestrator.ts";
 import { faultsFromEnv } from "../adapters/local/envFaults.ts";
 import { LocalOrchestrator } from "../adapters/local/localOrchestrator.ts";
 import { modelResolver } from "../adapters/models.ts";
+import { connectStore } from "../adapters/store.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
 import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { Observer } from "../ports/runtime.ts";
@@ -14,7 +14,7 @@ import { RETENTION_VARIABLE, retentionMs } from "../steps/retention.ts";
 import { Runlog } from "./runlog.ts";
 
 export interface LocalOptions {
-  /** Where runs, notes and the embedded store live. @default "./.runlog" or $RUNLOG_DIR */
+  /** Where runs, notes and the local store live. @default "./.runlog" or $RUNLOG_DIR */
   dataDir?: string;
   env?: NodeJS.ProcessEnv;
   observer?: Observer;
@@ -62,7 +62,7 @@ function stepsPerExecution(value: string | undefined): number | undefined {
   return steps;
 }
 
-/** The composition root for one machine: embedded (or configured) DynamoDB, in-process state machine. */
+/** The composition root for one machine: the SQLite store in the data dir (or configured DynamoDB), in-process state machine. */
 export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog> {
   const env = options.env ?? process.env;
   const dataDir = resolve(options.dataDir ?? env.RUNLOG_DIR ?? ".runlog");

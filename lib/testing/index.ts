@@ -1,5 +1,5 @@
 /**
- * `runlog/testing`: test your own agents offline, against the same embedded
+ * `runlog/testing`: test your own agents offline, against the same local
  * store and in-process state machine `runlog run` uses, with a scripted model
  * standing in for the real one.
  */

@@ -1,6 +1,6 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
+import { SqliteEventStore } from "../../lib/adapters/sqlite/sqliteEventStore.ts";
+import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
@@ -175,13 +175,22 @@ describe("a process that holds a run's log", () => {
 });
 
 describe("a local run", () => {
-  it("costs three puts a turn and no more reads for a longer run", async () => {
+  it("costs three appends a turn and no more reads for a longer run", async () => {
     const { agents } = countingAgent();
     const local = await openLocal({ dataDir: dir, env: testEnv(), agents });
-    const send = vi.spyOn(DynamoDBClient.prototype, "send");
-    /** DynamoDB requests by command, for one whole run of `turns` turns. */
+    const methods = [
+      "append",
+      "read",
+      "readBack",
+      "getHead",
+      "setStatus",
+      "claimLease",
+      "renewLease",
+    ] as const;
+    const spies = methods.map((method) => [method, vi.spyOn(SqliteEventStore.prototype, method)] as const);
+    /** Store calls by method, for one whole run of `turns` turns. */
     const requests = async (turns: number) => {
-      send.mockClear();
+      for (const [, spy] of spies) spy.mockClear();
       const model = countingScript(dir, `turns-${turns}`, turns);
       const outcome = await local.runlog.start({
         agent: "counter",
@@ -190,24 +199,21 @@ describe("a local run", () => {
         runId: `turns-${turns}`,
       });
       expect(outcome.status).toBe("completed");
-      const count: Record<string, number> = {};
-      for (const [command] of send.mock.calls) {
-        const name = (command as object).constructor.name;
-        count[name] = (count[name] ?? 0) + 1;
-      }
-      return (name: string) => count[name] ?? 0;
+      const count = Object.fromEntries(spies.map(([method, spy]) => [method, spy.mock.calls.length]));
+      return (name: (typeof methods)[number]) => count[name] ?? 0;
     };
     try {
       const short = await requests(10);
       const long = await requests(40);
-      // 30 more turns: exactly 90 more events (a response, a tool start, a result), each one PutItem.
-      expect(long("PutItemCommand") - short("PutItemCommand")).toBe(90);
+      // 30 more turns: exactly 90 more events (a response, a tool start, a result), each one append.
+      expect(long("append") - short("append")).toBe(90);
       // Reading costs the same however many turns came before (a step reading its log would add 90).
-      const reads = (of: typeof short) => of("QueryCommand") + of("GetItemCommand");
+      const reads = (of: typeof short) => of("read") + of("readBack") + of("getHead");
       expect(reads(long) - reads(short)).toBeLessThan(10);
-      expect(long("UpdateItemCommand") - short("UpdateItemCommand")).toBeLessThan(10);
+      const headWrites = (of: typeof short) => of("setStatus") + of("claimLease") + of("renewLease");
+      expect(headWrites(long) - headWrites(short)).toBeLessThan(10);
     } finally {
-      send.mockRestore();
+      for (const [, spy] of spies) spy.mockRestore();
       await local.close();
     }
   });

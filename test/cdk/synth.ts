@@ -108,10 +108,9 @@ export const LOCAL_ONLY_PACKAGES = [
   "@hono/node-server",
   "tsx",
 ];
-/** runlog's own local runtime: the in-process orchestrator, the embedded and SQLite stores, the CLI. */
+/** runlog's own local runtime: the in-process orchestrator, the SQLite store, the CLI. */
 export const LOCAL_ONLY_SOURCES = [
   "lib/adapters/local/",
-  "lib/adapters/embedded/",
   "lib/adapters/sqlite/",
   "lib/api/local.",
   "lib/cli/",

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import {
@@ -15,7 +14,6 @@ const STEPS = 40;
 
 describe("a long run hands over to a new execution every few steps", () => {
   const dir = tempDataDir("long-run");
-  afterAll(() => stopEmbeddedServer(dir));
 
   it(`completes ${TURNS} turns in executions of at most ${STEPS} steps, each a generation of its own`, async () => {
     const { agents, runs } = countingAgent();

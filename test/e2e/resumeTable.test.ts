@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
+import { connectStore } from "../../lib/adapters/store.ts";
 import { stamp } from "../../lib/core/events.ts";
 import { cleanup, events, runlog, runlogJson, script, tempDataDir, testEnv } from "../support/cli.ts";
 

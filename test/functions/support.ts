@@ -2,16 +2,16 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { ensureEmbeddedServer, stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
-import { embeddedEnv, tempDataDir } from "../adapters/embedded/helpers.ts";
+import { tempDataDir } from "../support/cli.ts";
+import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
 
 export const STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:RunMachine";
 export const SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:runlog/model-key-AbCdEf";
 
 /**
  * The environment a deployed function sees, with DynamoDB served by the
- * embedded server (through the SDK's own AWS_ENDPOINT_URL_DYNAMODB, so the
+ * dynalite in this process (through the SDK's own AWS_ENDPOINT_URL_DYNAMODB, so the
  * functions' composition runs unchanged). Call at the top of a test file.
  */
 export function useFunctionEnvironment(
@@ -19,12 +19,13 @@ export function useFunctionEnvironment(
   extra: Record<string, string> = {},
 ): { store: () => EventStore } {
   const dataDir = tempDataDir(label);
-  const env = embeddedEnv({ RUNLOG_SERVER_IDLE_MS: "600000" });
+  let server: InProcessDynalite | undefined;
   let store: EventStore | undefined;
   let destroy = () => {};
   beforeAll(async () => {
-    const { endpoint } = await ensureEmbeddedServer(dataDir, { env });
-    const { client, tableName } = await connectDynamo({ dataDir, env });
+    server = await startDynalite();
+    const endpoint = server.endpoint;
+    const { client, tableName } = await connectDynamo({ env: server.env() });
     store = new DynamoEventStore({ client, tableName });
     destroy = () => client.destroy();
     Object.assign(process.env, {
@@ -40,7 +41,7 @@ export function useFunctionEnvironment(
   });
   afterAll(async () => {
     destroy();
-    await stopEmbeddedServer(dataDir);
+    await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
   return {

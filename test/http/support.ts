@@ -22,7 +22,7 @@ export async function openApp(label: string, options: AppOptions = { allowScript
     dir,
     local,
     app,
-    /** Drain the background executions, then stop the data dir's embedded server. */
+    /** Drain the background executions and close the store. */
     close: async () => {
       await local.close();
       await cleanup(dir);

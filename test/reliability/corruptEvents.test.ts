@@ -1,31 +1,32 @@
-import { DeleteItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
-import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
+import type { DatabaseSync } from "../../lib/adapters/sqlite/nodeSqlite.ts";
+import { SqliteEventStore, sqliteFile } from "../../lib/adapters/sqlite/sqliteEventStore.ts";
 import { RunlogError } from "../../lib/core/errors.ts";
 import { type NewEvent, type RunEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
-import { cleanup, library, runlog, runlogJson, tempDataDir, testEnv } from "../support/cli.ts";
+import { openRawSqlite } from "../contract/sqliteRaw.ts";
+import { cleanup, library, runlog, runlogJson, tempDataDir } from "../support/cli.ts";
 import { tally } from "./support/tally.ts";
 
 /**
- * Stored events broken behind runlog's back, with the raw DynamoDB client: an
+ * Stored events broken behind runlog's back, on the SQLite file itself: an
  * unknown schema version, a body that is not JSON, a gap, a body for another
- * seq, an item without a body, a result for no call. Every reader says
+ * seq, a row with an empty body, a result for no call. Every reader says
  * `malformed` naming the seq; nothing writes, nothing crashes, nothing is overwritten.
  */
 const dir = tempDataDir("reliability-corrupt");
-let raw: Awaited<ReturnType<typeof connectDynamo>>;
-let store: DynamoEventStore;
+let raw: DatabaseSync;
+let store: SqliteEventStore;
 let cases = 0;
 let commands = 0;
 
 beforeAll(async () => {
-  raw = await connectDynamo({ dataDir: dir, env: testEnv() });
-  store = new DynamoEventStore({ client: raw.client, tableName: raw.tableName });
+  store = new SqliteEventStore({ file: sqliteFile(dir) });
+  raw = openRawSqlite(store.file);
 });
 afterAll(async () => {
   tally("corrupt stored events", { cases, commands });
-  raw.client.destroy();
+  raw.close();
+  await store.close();
   await cleanup(dir);
 });
 
@@ -49,42 +50,25 @@ async function seed(runId: string): Promise<RunEvent[]> {
   return events;
 }
 
-const key = (runId: string, seq: number) => ({ runId: { S: runId }, seq: { N: String(seq) } });
-const putRaw = (runId: string, seq: number, body: string | undefined) =>
-  raw.client.send(
-    new PutItemCommand({
-      TableName: raw.tableName,
-      Item: {
-        ...key(runId, seq),
-        type: { S: "user_message" },
-        ...(body === undefined ? {} : { body: { S: body } }),
-      },
-    }),
-  );
+/** Store a body (text, or an empty blob for none) at `seq`, replacing what is there. */
+const putRaw = async (runId: string, seq: number, body: string | undefined) =>
+  raw
+    .prepare(
+      "INSERT OR REPLACE INTO events (run_id, seq, type, at, enc, body) VALUES (?, ?, 'user_message', '2020-01-01T00:00:00Z', 'identity', ?)",
+    )
+    .run(runId, seq, body ?? new Uint8Array());
 
-/** Every event item of a run exactly as stored (the head at seq 0 may be repaired; events never). */
+/** Every event row of a run exactly as stored (the head may be repaired; events never). */
 async function items(runId: string) {
-  const out = await raw.client.send(
-    new QueryCommand({
-      TableName: raw.tableName,
-      KeyConditionExpression: "runId = :r AND seq > :zero",
-      ExpressionAttributeValues: { ":r": { S: runId }, ":zero": { N: "0" } },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Items ?? [];
+  return raw.prepare("SELECT * FROM events WHERE run_id = ? ORDER BY seq").all(runId);
 }
 
 const CASES: [string, number, (runId: string, log: RunEvent[]) => Promise<unknown>][] = [
   ["an unknown schema version", 2, (id, log) => putRaw(id, 2, JSON.stringify({ ...log[1], v: 2 }))],
   ["a body that is not JSON", 2, (id) => putRaw(id, 2, "{not json")],
   ["a body for another seq", 3, (id, log) => putRaw(id, 3, JSON.stringify({ ...log[2], seq: 7 }))],
-  ["an item without a body", 3, (id) => putRaw(id, 3, undefined)],
-  [
-    "a gap in seq",
-    2,
-    (id) => raw.client.send(new DeleteItemCommand({ TableName: raw.tableName, Key: key(id, 2) })),
-  ],
+  ["a row with an empty body", 3, (id) => putRaw(id, 3, undefined)],
+  ["a gap in seq", 2, async (id) => raw.prepare("DELETE FROM events WHERE run_id = ? AND seq = 2").run(id)],
   [
     "a gap at the tail",
     4,

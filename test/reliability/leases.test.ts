@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
+import { connectStore } from "../../lib/adapters/store.ts";
 import { LeaseHeldError } from "../../lib/core/errors.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { cleanup, events, library, tempDataDir, testEnv } from "../support/cli.ts";

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { STEPS_PER_EXECUTION } from "../../lib/steps/stepBudget.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
@@ -16,7 +15,6 @@ const TURNS = 5_000;
 
 describe(`a run of ${TURNS} turns`, () => {
   const dir = tempDataDir("long-5000");
-  afterAll(() => stopEmbeddedServer(dir));
 
   it("completes, handing over to a new execution every 500 steps, each far under 25,000 history events", async () => {
     const { agents, runs } = countingAgent();

@@ -8,23 +8,23 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
-import { ensureEmbeddedServer, stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
-import { tempDataDir, testEnv } from "../support/cli.ts";
+import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
 import { type DynamoDbLocal, startDynamoDbLocal } from "../support/dynamodbLocal.ts";
 import { tally } from "./support/tally.ts";
 
 /**
- * Where dynalite (the embedded store) and AWS's DynamoDB Local behave
+ * Where dynalite (the tests' in-process DynamoDB) and AWS's DynamoDB Local behave
  * differently, asserted so RELIABILITY.md cannot drift from what they do.
  * None of these touch what runlog relies on: the contract suite passes on both.
  */
-const dir = tempDataDir("reliability-differences");
+let dynalite: InProcessDynalite;
 const endpoints: Record<"dynalite" | "local", string> = { dynalite: "", local: "" };
 let local: DynamoDbLocal;
 let observed = 0;
 
 beforeAll(async () => {
-  endpoints.dynalite = (await ensureEmbeddedServer(dir, { env: testEnv() })).endpoint;
+  dynalite = await startDynalite();
+  endpoints.dynalite = dynalite.endpoint;
   local = await startDynamoDbLocal();
   endpoints.local = local.endpoint;
   for (const endpoint of Object.values(endpoints)) {
@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   tally("dynalite vs DynamoDB Local", { differencesAsserted: observed });
   await local?.stop();
-  await stopEmbeddedServer(dir);
+  await dynalite?.stop();
 });
 
 function client(endpoint: string, accessKeyId = "local", region = "local"): DynamoDBClient {

@@ -8,7 +8,7 @@ import { prng } from "./support/turns.ts";
 
 /**
  * DynamoDB throttling, 5xx, timeouts and lost answers, injected by a proxy in
- * front of the embedded server. A step retries or fails cleanly; no event is
+ * front of dynalite (in this process). A step retries or fails cleanly; no event is
  * lost or written twice; a write that landed but whose answer was lost is
  * recognised as done, not taken for someone else's.
  */

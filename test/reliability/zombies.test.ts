@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
+import { connectStore } from "../../lib/adapters/store.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { demoAgent } from "../../lib/agents/demo.ts";
 import { StaleError } from "../../lib/core/errors.ts";

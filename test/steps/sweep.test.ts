@@ -3,17 +3,16 @@ import { readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/dynamodb/connect.ts";
-import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
 import { LocalOrchestrator } from "../../lib/adapters/local/localOrchestrator.ts";
 import { modelResolver } from "../../lib/adapters/models.ts";
+import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
 import { type NewEvent, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ControlDeps, StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
-import { embeddedEnv, tempDataDir } from "../adapters/embedded/helpers.ts";
+import { tempDataDir, testEnv } from "../support/cli.ts";
 
 const dataDir = tempDataDir("sweep");
 const HOUR = 3_600_000;
@@ -49,7 +48,7 @@ const resumed = (generation: number): NewEvent => ({
 });
 
 beforeAll(async () => {
-  ({ store, close } = await connectStore({ dataDir, env: embeddedEnv() }));
+  ({ store, close } = await connectStore({ dataDir, env: testEnv() }));
   const steps: StepDeps = {
     store,
     logs: new LogCache(store),
@@ -69,7 +68,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await close();
-  await stopEmbeddedServer(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

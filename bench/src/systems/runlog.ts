@@ -1,13 +1,13 @@
 /**
- * runlog's local runtime through its public library API: `openLocal` on a data dir (the embedded
- * DynamoDB-compatible store on disk, the ASL state machine in-process), an agent with one tool
- * (`defineTool`), and a scripted model file. Every event is a conditional put acknowledged by the store.
+ * runlog's local runtime through its public library API: `openLocal` on a data dir (the SQLite
+ * store in-process, synced commits, the ASL state machine in-process), an agent with one tool
+ * (`defineTool`), and a scripted model file. Every event is a conditional insert acknowledged by the store.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { QueryCommand, type QueryCommandOutput } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
-import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
+import { loadNodeSqlite } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
+import { sqliteFile } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
 import { defineTool } from "../../../lib/agents/defineTool.ts";
 import { openLocal } from "../../../lib/api/local.ts";
 import { gaps, maxRssKb, now, peakRssOf, reportAndDie, sizeOnDisk } from "../measure.ts";
@@ -79,52 +79,36 @@ function serverPeakRss(dataDir: string): number | undefined {
   }
 }
 
-type Attribute = { S?: string; N?: string; B?: Uint8Array; BOOL?: boolean };
-
 /**
- * DynamoDB's item size: attribute names plus values (strings as UTF-8, binary as its bytes,
- * numbers as ~1 byte per 2 digits + 1).
+ * The run's rows (events and head) in the store's SQLite file, counted as the bytes of their
+ * values (text as UTF-8, blobs as their bytes, integers as 8): what the run costs at rest,
+ * before SQLite's page overhead.
  */
-function itemSize(item: Record<string, Attribute>): number {
-  let bytes = 0;
-  for (const [name, value] of Object.entries(item)) {
-    bytes += Buffer.byteLength(name, "utf8");
-    if (value.S !== undefined) bytes += Buffer.byteLength(value.S, "utf8");
-    else if (value.B !== undefined) bytes += value.B.byteLength;
-    else if (value.N !== undefined) bytes += Math.ceil(value.N.replace(/^-|\.|^0+/g, "").length / 2) + 1;
-    else if (value.BOOL !== undefined) bytes += 1;
-    else throw new Error(`bench: no size rule for attribute ${name}: ${Object.keys(value).join(", ")}`);
-  }
-  return bytes;
-}
-
-/** The run's items (events and head) in the table, measured by DynamoDB's size rules. */
 export async function storedBytes(dataDir: string, runId: string): Promise<{ bytes: number; items: number }> {
-  const { client, tableName } = await connectDynamo({ dataDir });
-  let bytes = 0;
-  let items = 0;
-  let start: QueryCommandOutput["LastEvaluatedKey"];
+  const { DatabaseSync } = loadNodeSqlite();
+  const db = new DatabaseSync(sqliteFile(dataDir));
   try {
-    do {
-      const page: QueryCommandOutput = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: "runId = :r",
-          ExpressionAttributeValues: { ":r": { S: runId } },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        bytes += itemSize(item as Record<string, Attribute>);
-        items++;
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const events = db
+      .prepare(
+        "SELECT count(*) AS n, total(length(CAST(run_id AS BLOB)) + 8 + length(CAST(type AS BLOB)) + " +
+          "length(CAST(at AS BLOB)) + length(CAST(enc AS BLOB)) + length(CAST(body AS BLOB))) AS bytes " +
+          "FROM events WHERE run_id = ?",
+      )
+      .get(runId);
+    const heads = db
+      .prepare(
+        "SELECT count(*) AS n, total(length(CAST(run_id AS BLOB)) + length(CAST(agent AS BLOB)) + " +
+          "length(CAST(status AS BLOB)) + length(CAST(created_at AS BLOB)) + length(CAST(updated_at AS BLOB)) + " +
+          "coalesce(length(CAST(lease_owner AS BLOB)), 0) + 32) AS bytes FROM heads WHERE run_id = ?",
+      )
+      .get(runId);
+    return {
+      bytes: Number(events?.bytes ?? 0) + Number(heads?.bytes ?? 0),
+      items: Number(events?.n ?? 0) + Number(heads?.n ?? 0),
+    };
   } finally {
-    client.destroy();
+    db.close();
   }
-  return { bytes, items };
 }
 
 /**

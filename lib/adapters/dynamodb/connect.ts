@@ -1,15 +1,9 @@
-import { relative, resolve } from "node:path";
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
-import type { EventStore } from "../../ports/eventStore.ts";
-import { ensureEmbeddedServer } from "../embedded/ensureServer.ts";
-import { EmbeddedEndpoint } from "../embedded/reconnect.ts";
-import { serverFiles } from "../embedded/serverFiles.ts";
+import { InvalidInputError } from "../../core/errors.ts";
 import { DynamoEventStore } from "./dynamoEventStore.ts";
 import { DEFAULT_TABLE_NAME, ensureTable } from "./table.ts";
 
 export interface ConnectOptions {
-  /** Where the embedded server keeps its data. @default ".runlog" */
-  dataDir?: string;
   /** @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Give up on one HTTP request after this long (then the SDK retries, up to 3 attempts). @default 15000 */
@@ -25,19 +19,6 @@ export interface DynamoConnection {
 
 const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
 
-/**
- * The embedded server (dynalite, on loopback) checks that a request is signed in the SigV4 shape,
- * not the signature itself: a fixed header spares every request SigV4's hashing of its body.
- */
-const EMBEDDED_SIGNER = {
-  sign: async <R extends { headers: Record<string, string> }>(request: R): Promise<R> => {
-    request.headers.authorization =
-      "AWS4-HMAC-SHA256 Credential=local/20200101/local/dynamodb/aws4_request, SignedHeaders=host, Signature=0";
-    request.headers["x-amz-date"] = "20200101T000000Z";
-    return request;
-  },
-};
-
 /** Few SDK retries (steps and Step Functions retry on top) and a timeout, so a hung endpoint fails as retryable. */
 const common = (options: ConnectOptions): DynamoDBClientConfig => ({
   maxAttempts: 3,
@@ -48,11 +29,6 @@ const common = (options: ConnectOptions): DynamoDBClientConfig => ({
     throwOnRequestTimeout: true,
   },
 });
-
-const shown = (path: string) => {
-  const rel = relative(process.cwd(), path);
-  return rel.startsWith("..") || rel === "" ? path : rel;
-};
 
 function envCredentials(env: NodeJS.ProcessEnv) {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = env;
@@ -73,9 +49,8 @@ async function ensureTableOrClose(client: DynamoDBClient, tableName: string): Pr
 
 /**
  * A DynamoDB client on the table this environment points at:
- * `RUNLOG_DYNAMODB_ENDPOINT` (any DynamoDB-compatible server), else
- * `RUNLOG_TABLE` on AWS (deployed by cdk/, not created here), else the
- * embedded server shared by every process using `dataDir`.
+ * `RUNLOG_DYNAMODB_ENDPOINT` (any DynamoDB-compatible server, table created if
+ * missing), else `RUNLOG_TABLE` on AWS (deployed by cdk/, not created here).
  */
 export async function connectDynamo(options: ConnectOptions = {}): Promise<DynamoConnection> {
   const env = options.env ?? process.env;
@@ -96,30 +71,11 @@ export async function connectDynamo(options: ConnectOptions = {}): Promise<Dynam
     const client = new DynamoDBClient({ ...common(options), ...(region ? { region } : {}) });
     return { client, tableName, where: `DynamoDB table ${tableName} on AWS${region ? ` (${region})` : ""}` };
   }
-  const dataDir = resolve(options.dataDir ?? ".runlog");
-  const ensureOptions = { env };
-  const server = new EmbeddedEndpoint(
-    dataDir,
-    (await ensureEmbeddedServer(dataDir, ensureOptions)).endpoint,
-    ensureOptions,
-  );
-  const client = new DynamoDBClient({
-    ...common(options),
-    endpoint: server.provide,
-    region: "local",
-    credentials: LOCAL_CREDENTIALS,
-    signer: EMBEDDED_SIGNER,
-  });
-  server.install(client);
-  await ensureTableOrClose(client, tableName);
-  const where = `embedded DynamoDB (dynalite) at ${new URL(server.url).host}, data in ${shown(serverFiles(dataDir).db)}`;
-  return { client, tableName, where };
+  throw new InvalidInputError("connect to DynamoDB: set RUNLOG_DYNAMODB_ENDPOINT or RUNLOG_TABLE");
 }
 
-/** The event store this environment points at (see connectDynamo); close() releases the client, not the server. */
-export async function connectStore(
-  options: ConnectOptions = {},
-): Promise<{ store: EventStore; where: string; close(): Promise<void> }> {
+/** The DynamoDB event store this environment points at (see connectDynamo); close() releases the client. */
+export async function connectDynamoStore(options: ConnectOptions = {}) {
   const { client, tableName, where } = await connectDynamo(options);
   return {
     store: new DynamoEventStore({ client, tableName }),

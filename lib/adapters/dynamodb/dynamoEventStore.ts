@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type DynamoDBClient, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { ConflictError, InvalidInputError } from "../../core/errors.ts";
 import type { RunEvent, RunStarted } from "../../core/events.ts";
+import { assertSameStart } from "../../core/sameStart.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { EventStore, Lease, RunHead, RunPage } from "../../ports/eventStore.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
@@ -73,17 +74,7 @@ export class DynamoEventStore implements EventStore {
     if (!(await this.putEvent(runId, first, `create run ${runId}`))) {
       const storedItem = await getItem(this.ctx, runId, 1);
       const [stored] = storedItem ? await this.decodeItems(runId, [storedItem]) : [];
-      const same =
-        stored?.type === "run_started" &&
-        stored.agent === first.agent &&
-        stored.model === first.model &&
-        stored.input === first.input;
-      if (!same) {
-        throw new ConflictError(
-          `create run ${runId}: the run id is taken by a different run` +
-            (stored?.type === "run_started" ? ` (agent ${stored.agent}, model ${stored.model})` : ""),
-        );
-      }
+      assertSameStart(first, stored);
       await getHead(this.ctx, runId); // a repeat after a crash between the two writes still leaves a head
       return { created: false };
     }

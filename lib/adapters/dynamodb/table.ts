@@ -8,7 +8,7 @@ import {
 import { PermanentError, RetryableError } from "../../core/errors.ts";
 import { toRunlogError } from "./errors.ts";
 
-/** The table name used when nothing says otherwise (embedded server, `RUNLOG_DYNAMODB_ENDPOINT`). */
+/** The table name used when nothing says otherwise (`RUNLOG_DYNAMODB_ENDPOINT`). */
 export const DEFAULT_TABLE_NAME = "runlog";
 
 /** Sparse index over run-heads only (events carry no `status`), for listing and finding stale runs. */

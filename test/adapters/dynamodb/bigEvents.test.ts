@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DeleteItemCommand, type DynamoDBClient, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { encodeBody, encodeEventItem, INLINE_MAX_BYTES } from "../../../lib/adapters/dynamodb/payloads.ts";
-import { stopEmbeddedServer } from "../../../lib/adapters/embedded/index.ts";
+import { encodeEventItem, INLINE_MAX_BYTES } from "../../../lib/adapters/dynamodb/payloads.ts";
+import { encodeBody } from "../../../lib/adapters/encoding/compression.ts";
 import { LocalOrchestrator } from "../../../lib/adapters/local/localOrchestrator.ts";
 import { modelResolver } from "../../../lib/adapters/models.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
@@ -15,10 +17,11 @@ import { MAX_EVENT_BYTES } from "../../../lib/ports/eventStore.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { forkRun } from "../../../lib/steps/fork.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
-import { embeddedEnv, tempDataDir } from "../embedded/helpers.ts";
+import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
 import { compressibleText, countWriteBytes, finishedRun, itemBytes, partition, scanAll } from "./support.ts";
 
-const dataDir = tempDataDir("big-events");
+const dataDir = mkdtempSync(join(tmpdir(), "runlog-big-events-"));
+let server: InProcessDynalite;
 const MB = 1024 * 1024;
 let client: DynamoDBClient;
 let tableName: string;
@@ -27,12 +30,13 @@ const prefix = `big${Date.now().toString(36)}`;
 const id = (label: string) => `${prefix}-${label}`;
 
 beforeAll(async () => {
-  ({ client, tableName } = await connectDynamo({ dataDir, env: embeddedEnv() }));
+  server = await startDynalite();
+  ({ client, tableName } = await connectDynamo({ env: server.env() }));
   store = new DynamoEventStore({ client, tableName });
 });
 afterAll(async () => {
   client.destroy();
-  await stopEmbeddedServer(dataDir);
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -190,7 +194,7 @@ describe("a big event's chunks", () => {
 
 describe("a fork of a run with a 4 MB event", () => {
   it("shares the payload instead of writing it again", async () => {
-    const { client: counted } = await connectDynamo({ dataDir, env: embeddedEnv() });
+    const { client: counted } = await connectDynamo({ env: server.env() });
     const puts = countWriteBytes(counted);
     try {
       const countedStore = new DynamoEventStore({ client: counted, tableName });

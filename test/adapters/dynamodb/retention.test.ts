@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DeleteItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { stopEmbeddedServer } from "../../../lib/adapters/embedded/index.ts";
 import { LocalOrchestrator } from "../../../lib/adapters/local/localOrchestrator.ts";
 import { modelResolver } from "../../../lib/adapters/models.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
@@ -15,10 +16,11 @@ import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
 import { expireRun, retentionMs } from "../../../lib/steps/retention.ts";
 import { script } from "../../support/cli.ts";
-import { embeddedEnv, tempDataDir } from "../embedded/helpers.ts";
+import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
 import { compressibleText, finishedRun, type Item, partition } from "./support.ts";
 
-const dataDir = tempDataDir("retention");
+const dataDir = mkdtempSync(join(tmpdir(), "runlog-retention-"));
+let server: InProcessDynalite;
 const DAY = 86_400_000;
 const MB = 1024 * 1024;
 let client: DynamoDBClient;
@@ -33,7 +35,8 @@ const prefix = `ret${Date.now().toString(36)}`;
 const id = (label: string) => `${prefix}-${label}`;
 
 beforeAll(async () => {
-  ({ client, tableName } = await connectDynamo({ dataDir, env: embeddedEnv() }));
+  server = await startDynalite();
+  ({ client, tableName } = await connectDynamo({ env: server.env() }));
   store = new DynamoEventStore({ client, tableName, clock });
   steps = {
     store,
@@ -60,7 +63,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   client.destroy();
-  await stopEmbeddedServer(dataDir);
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

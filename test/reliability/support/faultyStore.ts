@@ -1,10 +1,9 @@
 import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { ensureEmbeddedServer, stopEmbeddedServer } from "../../../lib/adapters/embedded/index.ts";
 import type { Runlog } from "../../../lib/api/runlog.ts";
 import { LeaseHeldError, NotFoundError, RunlogError } from "../../../lib/core/errors.ts";
 import type { RunEvent } from "../../../lib/core/events.ts";
-import { testEnv } from "../../support/cli.ts";
+import { startDynalite } from "../../support/dynalite.ts";
 import { type FaultProxy, startFaultProxy } from "./faultProxy.ts";
 import { harness } from "./harness.ts";
 
@@ -24,9 +23,10 @@ export interface FaultyRunlog {
   close(): Promise<void>;
 }
 
-/** The embedded server for `dataDir`, a fault proxy in front of it, and a runlog that talks through the proxy. */
+/** dynalite in this process, a fault proxy in front of it, and a runlog (agents in `dataDir`) that talks through the proxy. */
 export async function faultyRunlog(dataDir: string): Promise<FaultyRunlog> {
-  const { endpoint } = await ensureEmbeddedServer(dataDir, { env: testEnv() });
+  const server = await startDynalite();
+  const endpoint = server.endpoint;
   const proxy = await startFaultProxy(endpoint, HOLD_MS);
   const env = { RUNLOG_DYNAMODB_ENDPOINT: proxy.url, RUNLOG_TABLE: "faults" };
   const faulty = await connectDynamo({ env, requestTimeoutMs: REQUEST_TIMEOUT_MS });
@@ -48,7 +48,7 @@ export async function faultyRunlog(dataDir: string): Promise<FaultyRunlog> {
       faulty.client.destroy();
       direct.client.destroy();
       await proxy.close();
-      await stopEmbeddedServer(dataDir);
+      await server.stop();
     },
   };
 }

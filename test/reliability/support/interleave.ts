@@ -1,4 +1,4 @@
-import { connectStore } from "../../../lib/adapters/dynamodb/connect.ts";
+import { connectStore } from "../../../lib/adapters/store.ts";
 import { type NewEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
@@ -6,7 +6,7 @@ import { cleanup, testEnv } from "../../support/cli.ts";
 import { harness, hooked } from "./harness.ts";
 import { prng, TurnScheduler } from "./turns.ts";
 
-/** The embedded store of one data dir, and fresh runs whose writers take turns at it by a seed. */
+/** The local store of one data dir, and fresh runs whose writers take turns at it by a seed. */
 export class Interleaving {
   private runs = 0;
 
@@ -16,7 +16,7 @@ export class Interleaving {
     private readonly disconnect: () => Promise<void>,
   ) {}
 
-  /** Connect to (starting if needed) the embedded store of `dir`. */
+  /** Open the local store of `dir`. */
   static async open(dir: string): Promise<Interleaving> {
     const { store, close } = await connectStore({ dataDir: dir, env: testEnv() });
     return new Interleaving(dir, store, close);
