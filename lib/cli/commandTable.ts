@@ -1,13 +1,16 @@
 import { userInfo } from "node:os";
+import type { SweepReport } from "../steps/sweep.ts";
 import {
   type CommandContext,
   listCommand,
+  printRuns,
   reportOutcome,
   resumeCommand,
   resumePointCommand,
   runCommand,
   showCommand,
 } from "./commands.ts";
+import { INPUT_FILE, readInput } from "./input.ts";
 import { UsageError } from "./usage.ts";
 
 type Values = Record<string, string | boolean | undefined>;
@@ -16,6 +19,13 @@ type Values = Record<string, string | boolean | undefined>;
 export interface Command {
   options: Record<string, { type: "string" | "boolean"; default?: string | boolean }>;
   positionals: { min: number; max: number; names: string };
+  /** It starts runs, so it creates a data dir that does not exist yet; other commands find no runs there. */
+  creates?: boolean;
+  /**
+   * Its answer when the data dir does not exist (no store is opened, nothing is created).
+   * @default "run <first argument> not found", for a command about one run
+   */
+  withoutRuns?(context: Omit<CommandContext, "local">): number;
   run(context: CommandContext, values: Values, positionals: string[]): Promise<number>;
 }
 
@@ -40,15 +50,29 @@ function defaultActor(): string {
 function parseCount(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value))
-    throw new UsageError(`runlog sweep: ${flag} takes a whole number, got ${JSON.stringify(value)}`);
+    throw new UsageError(`sweep: ${flag} takes a whole number, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
 function parseSeq(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value))
-    throw new UsageError(`runlog fork: --at takes a seq (a whole number), got ${JSON.stringify(value)}`);
+    throw new UsageError(`fork: --at takes a seq (a whole number), got ${JSON.stringify(value)}`);
   return Number(value);
+}
+
+/** The text a command takes as its argument, `-` (stdin) or --input-file. */
+const input = (what: string, values: Values, argument: string | undefined) =>
+  readInput({ what, argument, file: str(values, "input-file") });
+
+/** The same, where it is required: the usage error names the three ways to give it. */
+async function requiredInput(command: string, what: string, values: Values, argument: string | undefined) {
+  const text = await input(what, values, argument);
+  if (text === undefined)
+    throw new UsageError(
+      `${command}: expected one "${what}" (or - to read it from stdin, or --input-file PATH)`,
+    );
+  return text;
 }
 
 const MODEL = { model: { type: "string" } } as const;
@@ -56,12 +80,18 @@ const DECISION = { by: { type: "string" }, reason: { type: "string" } } as const
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
   run: {
-    options: { agent: { type: "string", default: "demo" }, "run-id": { type: "string" }, ...MODEL },
-    positionals: one('one "prompt"'),
-    run: (context, values, [input]) =>
+    options: {
+      agent: { type: "string", default: "demo" },
+      "run-id": { type: "string" },
+      ...MODEL,
+      ...INPUT_FILE,
+    },
+    positionals: { min: 0, max: 1, names: 'one "prompt"' },
+    creates: true,
+    run: async (context, values, [prompt]) =>
       runCommand(context, {
         agent: str(values, "agent") ?? "demo",
-        input: input!,
+        input: await requiredInput("run", "prompt", values, prompt),
         ...optional("model", str(values, "model")),
         ...optional("runId", str(values, "run-id")),
       }),
@@ -85,23 +115,27 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   ls: {
     options: {},
     positionals: { min: 0, max: 0, names: "no arguments" },
+    withoutRuns: (context) => printRuns(context, []),
     run: (context) => listCommand(context),
   },
   send: {
-    options: {},
-    positionals: { min: 2, max: 2, names: '<runId> "message"' },
-    run: async (context, _, [runId, message]) =>
-      reportOutcome(context, await context.local.runlog.send(runId!, message!)),
+    options: INPUT_FILE,
+    positionals: { min: 1, max: 2, names: '<runId> "message"' },
+    run: async (context, values, [runId, message]) => {
+      const text = await requiredInput("send", "message", values, message);
+      return reportOutcome(context, await context.local.runlog.send(runId!, text));
+    },
   },
   fork: {
-    options: { at: { type: "string" }, id: { type: "string" } },
+    options: { at: { type: "string" }, id: { type: "string" }, ...INPUT_FILE },
     positionals: { min: 1, max: 2, names: '<runId> ["input"]' },
-    run: async (context, values, [runId, input]) => {
+    run: async (context, values, [runId, argument]) => {
       const atSeq = parseSeq(str(values, "at"));
+      const text = await input("input", values, argument);
       const outcome = await context.local.runlog.fork({
         runId: runId!,
         ...(atSeq === undefined ? {} : { atSeq }),
-        ...optional("input", input),
+        ...optional("input", text),
         ...optional("forkId", str(values, "id")),
       });
       return reportOutcome(
@@ -126,25 +160,16 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   sweep: {
     options: { "stale-after": { type: "string" }, "max-resumes": { type: "string" } },
     positionals: { min: 0, max: 0, names: "no arguments" },
-    run: async ({ local, io, json }, values) => {
+    withoutRuns: (context) => printSweep(context, { examined: 0, resumed: [], skipped: [], failed: [] }),
+    run: async (context, values) => {
       // Locally a dead executor is known at once (its process is gone), so by default nothing waits.
       const staleAfter = parseCount("--stale-after", str(values, "stale-after")) ?? 0;
       const maxResumes = parseCount("--max-resumes", str(values, "max-resumes"));
-      const report = await local.runlog.sweep({
+      const report = await context.local.runlog.sweep({
         staleAfterMs: staleAfter * 1000,
         ...(maxResumes === undefined ? {} : { maxAutoResumes: maxResumes }),
       });
-      if (json) io.out(JSON.stringify(report));
-      else {
-        io.out(
-          `examined ${report.examined} running run(s): resumed ${report.resumed.length}, skipped ${report.skipped.length}, failed ${report.failed.length}`,
-        );
-        for (const run of report.resumed)
-          io.out(`  resumed ${run.runId} (generation ${run.generation}, ${run.kind})`);
-        for (const run of report.skipped) io.out(`  skipped ${run.runId}: ${run.why}`);
-        for (const run of report.failed) io.out(`  failed  ${run.runId}: ${run.error}`);
-      }
-      return report.failed.length > 0 ? 1 : 0;
+      return printSweep(context, report);
     },
   },
   cancel: {
@@ -157,3 +182,17 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     },
   },
 };
+
+function printSweep({ io, json }: Omit<CommandContext, "local">, report: SweepReport): number {
+  if (json) io.json(report);
+  else {
+    io.out(
+      `examined ${report.examined} running run(s): resumed ${report.resumed.length}, skipped ${report.skipped.length}, failed ${report.failed.length}`,
+    );
+    for (const run of report.resumed)
+      io.out(`  resumed ${run.runId} (generation ${run.generation}, ${run.kind})`);
+    for (const run of report.skipped) io.out(`  skipped ${run.runId}: ${run.why}`);
+    for (const run of report.failed) io.out(`  failed  ${run.runId}: ${run.error}`);
+  }
+  return report.failed.length > 0 ? 1 : 0;
+}

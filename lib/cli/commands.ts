@@ -1,5 +1,6 @@
 import type { LocalRunlog } from "../api/local.ts";
 import { headView, outcomeView, resumePointView } from "../api/views.ts";
+import type { RunHead } from "../ports/eventStore.ts";
 import type { RunOutcome } from "../steps/finish.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
@@ -9,11 +10,13 @@ export interface CommandContext {
   local: LocalRunlog;
   io: Io;
   json: boolean;
+  /** The data dir, absolute. */
+  dataDir: string;
 }
 
 /** Print a run's outcome and return the exit code it implies. */
 export function reportOutcome({ io, json }: CommandContext, outcome: RunOutcome, note?: string): number {
-  if (json) io.out(JSON.stringify(outcomeView(outcome)));
+  if (json) io.json(outcomeView(outcome));
   else {
     if (note) io.out(note);
     io.out(`run ${outcome.runId}: ${outcome.status}`);
@@ -53,7 +56,7 @@ export async function resumePointCommand(
 ): Promise<number> {
   const point = await local.runlog.resumePoint(runId);
   if (json) {
-    io.out(JSON.stringify(resumePointView(point)));
+    io.json(resumePointView(point));
   } else if (point.resumable) {
     io.out(`resumable: ${point.kind}`);
     io.out(point.description);
@@ -69,26 +72,31 @@ export async function resumePointCommand(
 
 export async function showCommand({ local, io, json }: CommandContext, runId: string): Promise<number> {
   const events = await local.runlog.events(runId);
-  if (json) io.out(JSON.stringify({ runId, events }));
+  if (json) io.json({ runId, events });
   else
     for (const event of events)
       io.out(`#${String(event.seq).padStart(4)}  ${event.at}  ${describeEvent(event)}`);
   return EXIT.completed;
 }
 
-export async function listCommand({ local, io, json }: CommandContext): Promise<number> {
+export async function listCommand(context: CommandContext): Promise<number> {
   const runs = [];
   let cursor: string | undefined;
   do {
-    const page = await local.runlog.list(cursor === undefined ? {} : { cursor });
+    const page = await context.local.runlog.list(cursor === undefined ? {} : { cursor });
     runs.push(...page.runs);
     cursor = page.cursor;
   } while (cursor !== undefined);
+  return printRuns(context, runs);
+}
+
+/** `ls`'s output: one line a run, or one JSON object. */
+export function printRuns({ io, json, dataDir }: Omit<CommandContext, "local">, runs: RunHead[]): number {
   if (json) {
-    io.out(JSON.stringify({ runs: runs.map(headView) }));
+    io.json({ runs: runs.map(headView) });
     return EXIT.completed;
   }
-  if (runs.length === 0) io.out(`no runs in ${local.dataDir}`);
+  if (runs.length === 0) io.out(`no runs in ${dataDir}`);
   for (const run of runs) {
     io.out(
       `${run.runId.padEnd(30)} ${run.status.padEnd(12)} ${run.agent.padEnd(10)} ${String(run.lastSeq).padStart(5)} events  ${run.updatedAt}`,

@@ -1,10 +1,7 @@
 import type { RunEvent } from "../core/events.ts";
 import { assertNever } from "../core/log.ts";
+import { clip } from "./terminal.ts";
 
-const clip = (text: string, max = 100) => {
-  const line = text.replaceAll(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-};
 const took = (ms: number | undefined) => (ms === undefined ? "" : ` (${Math.round(ms)} ms)`);
 
 /** One human line for an event: what happened, with its timing. */

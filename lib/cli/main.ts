@@ -1,13 +1,19 @@
-import { type LocalRunlog, openLocal } from "../api/local.ts";
-import { errorMessage } from "../core/errors.ts";
-import { COMMANDS } from "./commandTable.ts";
-import { demoCommand } from "./demo.ts";
-import { progressLine } from "./format.ts";
+import type { LocalRunlog } from "../api/local.ts";
+import { errorMessage, NotFoundError } from "../core/errors.ts";
+import type { Command } from "./commandTable.ts";
+import { dataDir } from "./dataDir.ts";
 import { type Io, processIo } from "./io.ts";
-import { serveCommand } from "./serve.ts";
 import { COMMON, EXIT, exitCodeFor, HELP, parseCommand, UsageError } from "./usage.ts";
+import { runlogVersion } from "./version.ts";
 
-/** Run one CLI command and return its exit code. */
+/**
+ * Run one CLI command and return its exit code. Every error is printed here,
+ * once, as `runlog: <message>`; messages themselves carry no prefix.
+ *
+ * Only what every command needs is imported up front: the store, the state
+ * machine, the model SDKs and the HTTP server load when a command uses them,
+ * so `runlog --help` and `runlog ls` start in a fraction of the time.
+ */
 export async function main(
   argv: string[],
   io: Io = processIo,
@@ -20,20 +26,29 @@ export async function main(
       io.out(HELP);
       return name === undefined ? EXIT.usage : EXIT.completed;
     }
+    if (name === "version" || name === "--version" || name === "-v") {
+      if (args.length > 0) throw new UsageError(`${name}: expected no arguments, got ${args.length}`);
+      io.out(await runlogVersion());
+      return EXIT.completed;
+    }
     if (name === "demo") {
       const { values } = parseCommand(
         name,
         { args, options: COMMON, strict: true, allowPositionals: true },
-        {
-          min: 0,
-          max: 0,
-          names: "no arguments",
-        },
+        { min: 0, max: 0, names: "no arguments" },
       );
       if (values.help) return help(io);
-      return await demoCommand({ io, env, ...(values.dir === undefined ? {} : { dir: values.dir }) });
+      if (values.agents !== undefined)
+        throw new UsageError("demo runs the built-in demo agent; --agents is for the other commands");
+      const dir = await dataDir(values.dir, env, { create: true });
+      const { demoCommand } = await import("./demo.ts");
+      return await demoCommand({ io, env, dir: dir.path });
     }
-    if (name === "serve") return await serveCommand(args, io, env);
+    if (name === "serve") {
+      const { serveCommand } = await import("./serve.ts");
+      return await serveCommand(args, io, env);
+    }
+    const { COMMANDS } = await import("./commandTable.ts");
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; run "runlog help"`);
     const config = {
@@ -46,21 +61,44 @@ export async function main(
     if (values.help) return help(io);
     const json = values.json === true;
     const progress = json ? io.err : io.out;
-    const dir = typeof values.dir === "string" ? values.dir : undefined;
+    const dir = await dataDir(typeof values.dir === "string" ? values.dir : undefined, env, {
+      create: command.creates === true,
+    });
+    const { agentsOption } = await import("./agentsModule.ts");
+    const agents = await agentsOption(typeof values.agents === "string" ? values.agents : undefined, env);
+    const { wantsDynamo } = await import("../adapters/store.ts");
+    if (!dir.exists && !wantsDynamo(env))
+      return await withoutRuns(command, { io, json, dataDir: dir.path }, positionals);
+    const [{ openLocal }, { progressLine }] = await Promise.all([
+      import("../api/local.ts"),
+      import("./format.ts"),
+    ]);
     local = await openLocal({
       env,
-      ...(dir === undefined ? {} : { dataDir: dir }),
+      dataDir: dir.path,
+      ...(agents === undefined ? {} : { agents }),
       observer: { appended: (runId, event) => progress(progressLine(runId, event)) },
     });
-    return await command.run({ local, io, json }, values, positionals);
+    return await command.run({ local, io, json, dataDir: dir.path }, values, positionals);
   } catch (error) {
     io.err(`runlog: ${errorMessage(error)}`);
     const cause = error instanceof Error ? error.cause : undefined;
-    if (cause instanceof Error) io.err(`  cause: ${cause.message}`);
+    if (cause instanceof Error && !(error instanceof UsageError)) io.err(`  cause: ${cause.message}`);
     return exitCodeFor(error);
   } finally {
     await (local as LocalRunlog | undefined)?.close();
   }
+}
+
+/** A command's answer on a data dir that does not exist: it holds no runs. */
+async function withoutRuns(
+  command: Command,
+  context: { io: Io; json: boolean; dataDir: string },
+  [runId]: string[],
+): Promise<number> {
+  if (command.withoutRuns) return command.withoutRuns(context);
+  const { validateRunId } = await import("../steps/start.ts");
+  throw new NotFoundError(`run ${validateRunId(runId ?? "")} not found`);
 }
 
 function help(io: Io): number {

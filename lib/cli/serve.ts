@@ -2,8 +2,11 @@ import { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { openLocal } from "../api/local.ts";
+import { errorMessage } from "../core/errors.ts";
 import { createApp } from "../http/app.ts";
 import { loopbackOnly } from "../http/loopback.ts";
+import { agentsOption } from "./agentsModule.ts";
+import { dataDir } from "./dataDir.ts";
 import { progressLine } from "./format.ts";
 import type { Io } from "./io.ts";
 import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
@@ -16,7 +19,7 @@ function parsePort(value: string | undefined): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65_535) {
     throw new UsageError(
-      `runlog serve: --port takes a port from 0 to 65535 (0 picks a free one), got ${JSON.stringify(value)}`,
+      `serve: --port takes a port from 0 to 65535 (0 picks a free one), got ${JSON.stringify(value)}`,
     );
   }
   return port;
@@ -90,11 +93,15 @@ export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEn
     return EXIT.completed;
   }
   const port = parsePort(values.port);
+  const dir = await dataDir(values.dir, env, { create: true });
+  const agents = await agentsOption(values.agents, env);
   const local = await openLocal({
     env,
+    ...(agents === undefined ? {} : { agents }),
     background: true,
-    ...(values.dir === undefined ? {} : { dataDir: values.dir }),
+    dataDir: dir.path,
     observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },
+    onBackgroundError: (runId, error) => io.err(`runlog: run ${runId}: ${errorMessage(error)}`),
   });
   let forced!: () => void;
   const gaveUp = new Promise<number>((resolve) => {

@@ -1,19 +1,26 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { InvalidInputError, NotFoundError } from "../core/errors.ts";
+import { IdTakenError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 
 /** Bad command-line usage: exit code 2, with the message saying what was wrong. */
 export class UsageError extends InvalidInputError {}
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 
-/** Exit code for an error: 2 when the caller asked for something wrong, 1 when the work failed. */
+/**
+ * Exit code for an error: 2 when what the caller asked for is wrong and nothing
+ * was written (bad usage or input, an unknown run, an unusable data dir, an id
+ * the caller chose that names another run), 1 when the work failed.
+ */
 export function exitCodeFor(error: unknown): number {
-  return error instanceof InvalidInputError || error instanceof NotFoundError ? EXIT.usage : EXIT.failed;
+  const callers =
+    error instanceof InvalidInputError || error instanceof NotFoundError || error instanceof IdTakenError;
+  return callers ? EXIT.usage : EXIT.failed;
 }
 
 /** Flags every command takes. */
 export const COMMON = {
   dir: { type: "string" },
+  agents: { type: "string" },
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -31,12 +38,12 @@ export function parseCommand<T extends ParseArgsConfig>(
   try {
     parsed = parseArgs(config);
   } catch (error) {
-    throw new UsageError(`runlog ${command}: ${(error as Error).message.split("\n")[0]}`);
+    throw new UsageError(`${command}: ${(error as Error).message.split("\n")[0]}`);
   }
   const count = parsed.positionals.length;
   const help = (parsed.values as { help?: boolean }).help === true;
   if (!help && (count < positionals.min || count > positionals.max)) {
-    throw new UsageError(`runlog ${command}: expected ${positionals.names}, got ${count} argument(s)`);
+    throw new UsageError(`${command}: expected ${positionals.names}, got ${count} argument(s)`);
   }
   return parsed;
 }
@@ -44,21 +51,26 @@ export function parseCommand<T extends ParseArgsConfig>(
 export const HELP = `runlog — durable, resumable AI-agent runs
 
 Usage:
-  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--json] "prompt"
+  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--json] "prompt" | - | --input-file PATH
   runlog resume <runId> [--model SPEC] [--json]
   runlog resume-point <runId> [--json]
   runlog show <runId> [--json]
   runlog ls [--json]
-  runlog send <runId> "message" [--json]
-  runlog fork <runId> [--at SEQ] [--id ID] ["input"] [--json]
+  runlog send <runId> "message" | - | --input-file PATH [--json]
+  runlog fork <runId> [--at SEQ] [--id ID] ["input" | - | --input-file PATH] [--json]
   runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--json]
   runlog reject <runId> <callId> [--by WHO] [--reason TEXT] [--json]
   runlog cancel <runId> [--by WHO] [--reason TEXT] [--json]
   runlog sweep [--stale-after SECONDS] [--max-resumes N] [--json]   resume runs whose executor died
   runlog demo                      run the offline demo (what npm start does)
   runlog serve [--port 8787]       serve the HTTP API on 127.0.0.1; runs execute in this process
+  runlog version                   print runlog's version (also --version)
 
-Every command takes --dir DIR (default $RUNLOG_DIR or ./.runlog).
+Every command takes --dir DIR (default $RUNLOG_DIR or ./.runlog); only run, demo and serve
+create it. --agents MODULE (default $RUNLOG_AGENTS) serves your own agents: a module exporting
+\`agents\`, e.g. src/agents.ts; without it, the built-in demo agent.
+A prompt, message or input given as - is read from stdin.
 Models: scripted:demo, scripted:FILE (a JSON script), openai:MODEL.
-Exit codes: 0 completed, 1 not completed or failed, 2 bad usage or input, 3 paused for approval,
+Exit codes: 0 completed, 1 not completed or failed, 2 bad usage or input (nothing written:
+an unknown run, an unusable data dir, an id that names another run), 3 paused for approval,
 137 injected crash.`;

@@ -39,6 +39,22 @@ export class CorruptEventError extends PermanentError {
   }
 }
 
+/**
+ * A caller-chosen id (a run id, a fork id) already names a different run. The
+ * caller's choice is what is wrong, so trying again will not help; `differences`
+ * says what sets the two apart.
+ */
+export class IdTakenError extends ConflictError {
+  constructor(
+    readonly id: string,
+    readonly differences: readonly string[],
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** The run is being executed by a live holder; a second executor must not start. */
 export class LeaseHeldError extends ConflictError {}
 

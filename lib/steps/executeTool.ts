@@ -44,7 +44,9 @@ export async function runWithTimeout(
 ): Promise<ToolOutcome> {
   const controller = new AbortController();
   // A stopped execution (a cancel) aborts the tool too; its result is then never written.
-  stopped?.addEventListener("abort", () => controller.abort(stopped.reason), { once: true });
+  // Removed when the call ends: the execution's signal outlives every call it makes.
+  const stop = () => controller.abort(stopped?.reason);
+  stopped?.addEventListener("abort", stop, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ToolOutcome>((resolve) => {
     timer = setTimeout(() => {
@@ -66,6 +68,7 @@ export async function runWithTimeout(
     return await Promise.race([run, timeout]);
   } finally {
     clearTimeout(timer);
+    stopped?.removeEventListener("abort", stop);
   }
 }
 

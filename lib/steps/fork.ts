@@ -1,7 +1,8 @@
 import { classify } from "../core/classify.ts";
-import { ConflictError, InvalidInputError } from "../core/errors.ts";
+import { ConflictError, IdTakenError, InvalidInputError } from "../core/errors.ts";
 import { canonicalJson, type RunEvent, type RunStarted } from "../core/events.ts";
 import { readLog } from "../core/log.ts";
+import { assertSameStart } from "../core/sameStart.ts";
 import { restingStatus } from "../core/status.ts";
 import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
@@ -62,15 +63,26 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
     );
   }
   const forkId = request.forkId === undefined ? deps.ids.runId() : validateRunId(request.forkId, "fork id");
-  if (forkId === request.runId) throw new InvalidInputError("a fork needs an id of its own");
+  if (forkId === request.runId) {
+    const why = "the run being forked";
+    throw new IdTakenError(
+      forkId,
+      [why],
+      `fork id ${forkId} is taken by ${why}: a fork needs an id of its own`,
+    );
+  }
 
   // A cancel belongs to the parent's story; the fork starts free of it.
   const copied = parent.slice(0, atSeq).filter((event) => event.type !== "cancelled");
   const origin = copied[0] as RunStarted;
   const first: RunStarted = { ...origin, runId: forkId, parent: { runId: request.runId, seq: atSeq } };
-  await copyEvents(deps.store, forkId, copied.slice(1));
+  await copyEvents(deps.store, first, copied.slice(1));
   const { created } = await deps.store.createRun(first);
-  if (!created) throw new ConflictError(`fork id ${forkId} is taken`);
+  if (!created) {
+    // The same fork made before (a different run under the id was refused above): going on would continue it twice.
+    const why = `run ${request.runId} was forked into it at seq ${atSeq} before`;
+    throw new IdTakenError(forkId, [why], `fork id ${forkId} is taken: ${why}`);
+  }
 
   const events = [first, ...copied.slice(1)];
   const resume = await resumeRun(deps, {
@@ -88,15 +100,22 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
 /**
  * Copy the parent's events into the fork. A retried fork finds what its first attempt copied:
  * the same events stay (read back, their keys may come in another order, hence the canonical
- * form), anything else there means the fork id belongs to another run.
+ * form), anything else there means the fork id belongs to another run, and nothing is written
+ * into it: its first event is checked before anything is copied.
  */
-async function copyEvents(store: EventStore, forkId: string, events: readonly RunEvent[]): Promise<void> {
+async function copyEvents(store: EventStore, first: RunStarted, events: readonly RunEvent[]): Promise<void> {
+  const forkId = first.runId;
   const copied = new Map((await store.read(forkId)).map((event) => [event.seq, event]));
   const same = (event: RunEvent, stored: RunEvent | undefined) =>
     stored !== undefined && canonicalJson(stored) === canonicalJson(event);
+  if (copied.has(1)) assertSameStart(first, copied.get(1), "fork id");
+  const taken = (seq: number, options?: { cause?: unknown }) => {
+    const why = `its event at seq ${seq} differs from run ${first.parent?.runId}'s`;
+    return new IdTakenError(forkId, [why], `fork id ${forkId} is taken by a different run (${why})`, options);
+  };
   for (const event of events) {
     const stored = copied.get(event.seq);
-    if (stored && !same(event, stored)) throw new ConflictError(`fork id ${forkId} is taken`);
+    if (stored && !same(event, stored)) throw taken(event.seq);
   }
   const missing = events.filter((event) => !copied.has(event.seq));
   for (let i = 0; i < missing.length; i += COPY_CONCURRENCY) {
@@ -108,7 +127,7 @@ async function copyEvents(store: EventStore, forkId: string, events: readonly Ru
           if (!(error instanceof ConflictError)) throw error;
           // A second fork with this id, at the same moment: the same copy is fine, another is not.
           const [stored] = await store.read(forkId, event.seq - 1);
-          if (!same(event, stored)) throw new ConflictError(`fork id ${forkId} is taken`, { cause: error });
+          if (!same(event, stored)) throw taken(event.seq, { cause: error });
         }
       }),
     );

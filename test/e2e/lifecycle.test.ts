@@ -81,8 +81,8 @@ describe("the run lifecycle through the CLI", () => {
     expect(fork.json).toMatchObject({ runId: "forked-2", status: "completed", output: "Again" });
     expect(await events(dir, "forked")).toEqual(parent);
     const taken = await runlog(dir, ["fork", "forked", "--id", "forked-2"]);
-    expect(taken.code).toBe(1);
-    expect(taken.stderr).toMatch(/fork id forked-2 is taken/);
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toMatch(/fork id forked-2 is taken: run forked was forked into it at seq 2 before/);
   });
 
   it("send after a crash left a call unanswered: results kept, the rest closed, the run completes", async () => {

@@ -2,7 +2,6 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stopEmbeddedServer } from "../../lib/adapters/embedded/index.ts";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
@@ -26,6 +25,7 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     OPENAI_API_KEY: __,
     RUNLOG_DYNAMODB_ENDPOINT: ___,
     RUNLOG_TABLE: ____,
+    RUNLOG_AGENTS: _____,
     ...env
   } = process.env;
   return { ...env, RUNLOG_RETRY_INTERVAL_MS: "5", ...extra };
@@ -91,7 +91,7 @@ export interface ShownEvent {
 
 const libraries = new Map<string, Promise<LocalRunlog>>();
 
-/** The library API on a data dir, in this process (sharing the embedded server the CLI uses). */
+/** The library API on a data dir, in this process (on the same store file the CLI uses). */
 export function library(dir: string): Promise<LocalRunlog> {
   let opened = libraries.get(dir);
   if (!opened) {
@@ -106,10 +106,9 @@ export async function events(dir: string, runId: string): Promise<ShownEvent[]> 
   return (await (await library(dir)).runlog.events(runId)) as unknown as ShownEvent[];
 }
 
-/** Close the in-process library and stop the data dir's embedded server. */
+/** Close the in-process library. */
 export async function cleanup(dir: string): Promise<void> {
   const opened = libraries.get(dir);
   libraries.delete(dir);
   await (await opened)?.close();
-  await stopEmbeddedServer(dir);
 }

@@ -1,0 +1,46 @@
+/**
+ * Text for a person's terminal. Model and tool text is arbitrary: an escape
+ * sequence in it would be obeyed by the terminal (clear the screen, retitle
+ * the window, rewrite an earlier line), so every character that controls
+ * rather than prints is shown as an escape instead. JSON output never comes
+ * here: JSON.stringify already escapes what JSON needs.
+ */
+
+// C0 controls but tab and newline, DEL, C1 controls, and the bidirectional
+// overrides and isolates that can make a line read as something else.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// A lone surrogate is not text: it cannot be encoded as UTF-8 and prints as garbage.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+const shown = (char: string) => `\\u{${char.codePointAt(0)!.toString(16)}}`;
+
+/** `text` with every control character (but newline and tab) and every lone surrogate shown as `\u{…}`. */
+export function forTerminal(text: string): string {
+  return text.replaceAll("\r\n", "\n").replaceAll(CONTROLS, shown).replaceAll(LONE_SURROGATE, shown);
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * One line of at most `max` characters as a person counts them: whitespace runs
+ * become one space, and a cut falls between graphemes (never inside a
+ * surrogate pair, an emoji sequence or a letter with its accents), marked "…".
+ */
+export function clip(text: string, max = 100): string {
+  const line = text.replaceAll(/\s+/g, " ").trim();
+  // Fast path: no line of max UTF-16 units or fewer can hold more than max graphemes.
+  if (line.length <= max) return line;
+  let kept = "";
+  let count = 0;
+  // The segmenter iterates lazily, so a 100 KB tool result costs `max` segments, not 100 K.
+  for (const { segment } of graphemes.segment(line)) {
+    if (count === max - 1) {
+      // One more grapheme and nothing after it fits whole; anything more is cut.
+      return kept.length + segment.length === line.length ? line : `${kept}…`;
+    }
+    kept += segment;
+    count++;
+  }
+  return line;
+}

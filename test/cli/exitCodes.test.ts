@@ -1,0 +1,100 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IdTakenError } from "../../lib/core/errors.ts";
+import { cleanup, events, library, ROOT, runlogJson, script, tempDataDir } from "../support/cli.ts";
+import { cli } from "./support.ts";
+
+const dir = tempDataDir("cli-exit");
+afterAll(() => cleanup(dir));
+
+const DONE = { text: "Done", stop: "stop" };
+let model: string;
+
+beforeAll(async () => {
+  model = script(dir, "done", [DONE, DONE, DONE]);
+  const first = await runlogJson(dir, ["run", "--run-id", "source", "--model", model, "hello"]);
+  expect(first.json).toMatchObject({ status: "completed" });
+  const fork = await runlogJson(dir, ["fork", "source", "--id", "copy", "--at", "1"]);
+  expect(fork.code, fork.stderr).toBe(0);
+});
+
+describe("a caller-chosen id that names another run", () => {
+  it("is exit 2 everywhere: a taken fork id, the source's own id, a taken run id", async () => {
+    const before = await events(dir, "source");
+    const cases: [string[], RegExp][] = [
+      [
+        ["fork", "source", "--id", "copy"],
+        /^runlog: fork id copy is taken by a different run \(forked from source at seq 1, not forked from source at seq 2\)\n$/,
+      ],
+      [["fork", "source", "--id", "source"], /^runlog: fork id source is taken by the run being forked/],
+      [
+        ["fork", "copy", "--id", "source"],
+        /^runlog: fork id source is taken by a different run \(started fresh, not forked from copy at seq 3\)\n$/,
+      ],
+      [
+        ["run", "--run-id", "source", "--model", model, "goodbye"],
+        /^runlog: run id source is taken by a different run \(input "hello", not "goodbye"\)\n$/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args, { dir });
+      expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    expect(await events(dir, "source")).toEqual(before);
+  });
+
+  it("names only what differs: the model when the model does", async () => {
+    const other = script(dir, "other", [DONE]);
+    const result = await cli(["run", "--run-id", "source", "--model", other, "hello"], { dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`(model ${model}, not ${other})`);
+    expect(result.stderr).not.toMatch(/agent|input/);
+  });
+
+  it("the same fork made again is refused, not continued twice", async () => {
+    const again = await cli(["fork", "source", "--id", "copy", "--at", "1"], { dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toBe(
+      "runlog: fork id copy is taken: run source was forked into it at seq 1 before\n",
+    );
+  });
+
+  it("is an IdTakenError carrying the id and the differences", async () => {
+    const { runlog } = await library(dir);
+    const refused = await runlog
+      .start({ agent: "demo", input: "bye", model, runId: "source" })
+      .catch((e) => e);
+    expect(refused).toBeInstanceOf(IdTakenError);
+    expect(refused).toMatchObject({ id: "source", differences: ['input "hello", not "bye"'] });
+  });
+});
+
+describe("messages", () => {
+  it.each([
+    [["fork", "source", "--at", "two"], 'runlog: fork: --at takes a seq (a whole number), got "two"\n'],
+    [["sweep", "--stale-after", "soon"], 'runlog: sweep: --stale-after takes a whole number, got "soon"\n'],
+    [
+      ["serve", "--port", "http"],
+      'runlog: serve: --port takes a port from 0 to 65535 (0 picks a free one), got "http"\n',
+    ],
+    [["show"], "runlog: show: expected <runId>, got 0 argument(s)\n"],
+    [
+      ["ls", "--frob"],
+      "runlog: ls: Unknown option '--frob'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--frob\"\n",
+    ],
+  ])("%j has one runlog: prefix", async (args, stderr) => {
+    const result = await cli(args, { dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(stderr);
+  });
+});
+
+describe("--version", () => {
+  const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+  it.each([["--version"], ["version"], ["-v"]])("%s prints the package version", async (flag) => {
+    const result = await cli([flag]);
+    expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" });
+  });
+});

@@ -1,0 +1,44 @@
+import { getEventListeners } from "node:events";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../../lib/agents/defineTool.ts";
+import { runWithTimeout } from "../../lib/steps/executeTool.ts";
+
+const echo = defineTool({
+  name: "echo",
+  description: "Echo.",
+  parameters: z.object({ n: z.number() }),
+  run: ({ n }) => String(n),
+});
+
+describe("runWithTimeout", () => {
+  it("leaves no listener on the execution's signal once a call is done, however many ran", async () => {
+    // One execution's signal outlives hundreds of tool calls: a listener per call would pile up.
+    const execution = new AbortController();
+    for (let n = 0; n < 50; n++) {
+      const outcome = await runWithTimeout(
+        echo as never,
+        { n },
+        { runId: "r", callId: `c${n}` },
+        execution.signal,
+      );
+      expect(outcome).toEqual({ content: String(n), isError: false });
+    }
+    expect(getEventListeners(execution.signal, "abort")).toHaveLength(0);
+  });
+
+  it("still aborts a call under way when the execution stops", async () => {
+    const execution = new AbortController();
+    const slow = defineTool({
+      name: "slow",
+      description: "Waits for its signal.",
+      parameters: z.object({}),
+      run: (_, { signal }) =>
+        new Promise<string>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+    });
+    const call = runWithTimeout(slow as never, {}, { runId: "r", callId: "c" }, execution.signal);
+    execution.abort(new Error("cancelled"));
+    expect(await call).toEqual({ content: "slow failed: cancelled", isError: true });
+    expect(getEventListeners(execution.signal, "abort")).toHaveLength(0);
+  });
+});
