@@ -1,11 +1,7 @@
-import { InvalidInputError } from "../core/errors.ts";
+import { InvalidInputError, ModelRejectedError } from "../core/errors.ts";
 import type { Model, ModelResolver } from "../ports/model.ts";
-import {
-  createOpenAIModel,
-  OPENAI_SPEC_PREFIX,
-  type OpenAIModelOptions,
-  parseOpenAISpec,
-} from "./openai/index.ts";
+import type { OpenAIModelOptions } from "./openai/model.ts";
+import { OPENAI_SPEC_PREFIX, parseOpenAISpec } from "./openai/spec.ts";
 import { createScriptedModel } from "./scripted/index.ts";
 
 /**
@@ -21,7 +17,7 @@ export function modelResolver(options: { openai?: Omit<OpenAIModelOptions, "mode
     let model: Model;
     if (spec.startsWith("scripted:")) model = createScriptedModel(spec);
     else if (spec.startsWith(OPENAI_SPEC_PREFIX))
-      model = createOpenAIModel({ ...options.openai, ...parseOpenAISpec(spec) });
+      model = lazyOpenAIModel({ ...options.openai, ...parseOpenAISpec(spec) });
     else {
       throw new InvalidInputError(
         `unknown model ${JSON.stringify(spec)}: use scripted:FILE, scripted:demo or openai:MODEL (e.g. openai:gpt-4.1-mini)`,
@@ -29,5 +25,27 @@ export function modelResolver(options: { openai?: Omit<OpenAIModelOptions, "mode
     }
     models.set(spec, model);
     return model;
+  };
+}
+
+/**
+ * An `openai:` model whose SDK loads on its first call, so commands that never call a
+ * model (`ls`, `show`, a scripted run) do not pay for it. A missing key still fails
+ * here, when the spec is named, before a run is written.
+ */
+function lazyOpenAIModel(options: OpenAIModelOptions): Model {
+  const spec = `${OPENAI_SPEC_PREFIX}${options.model}`;
+  if (!options.client && !(options.apiKey ?? process.env.OPENAI_API_KEY)) {
+    throw new ModelRejectedError(
+      `${spec}: cannot create the client: set OPENAI_API_KEY (servers that need no key accept any value)`,
+    );
+  }
+  let loaded: Promise<Model> | undefined;
+  return {
+    spec,
+    call: async (request) => {
+      loaded ??= import("./openai/model.ts").then(({ createOpenAIModel }) => createOpenAIModel(options));
+      return (await loaded).call(request);
+    },
   };
 }

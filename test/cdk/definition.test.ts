@@ -1,4 +1,3 @@
-import "../../lib/adapters/local/withResolvers.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";

@@ -1,6 +1,5 @@
 import { StateMachine } from "aws-local-stepfunctions";
 import { describe, expect, it } from "vitest";
-import "../../lib/adapters/local/withResolvers.ts";
 import {
   ConflictError,
   errorCategory,

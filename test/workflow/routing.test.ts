@@ -1,4 +1,3 @@
-import "../../lib/adapters/local/withResolvers.ts";
 import { StateMachine } from "aws-local-stepfunctions";
 import { describe, expect, it } from "vitest";
 import {

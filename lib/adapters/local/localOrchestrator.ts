@@ -1,5 +1,5 @@
-import "./withResolvers.ts";
-import { StateMachine } from "aws-local-stepfunctions";
+import { setMaxListeners } from "node:events";
+import type { StateMachine } from "aws-local-stepfunctions";
 import { RetryableError, RunCancelledError } from "../../core/errors.ts";
 import type { EventStore } from "../../ports/eventStore.ts";
 import type { ExecutionInput, ExecutionReport, Orchestrator } from "../../ports/runtime.ts";
@@ -36,12 +36,22 @@ const LOCAL_STATE_MACHINE = {
 
 /** Runs lib/workflow's state machine in this process, its tasks served by lib/steps directly. */
 export class LocalOrchestrator implements Orchestrator {
-  // Not validated again here (it costs ~0.3 s of CPU per process): test/workflow validates this definition.
-  private readonly machine = new StateMachine(renderDefinition(LOCAL_ARNS) as never, {
-    validationOptions: { noValidate: true },
-  });
+  private machine: Promise<StateMachine> | undefined;
 
   constructor(private readonly options: LocalOrchestratorOptions) {}
+
+  /**
+   * The interpreter, loaded on the first execution: a command that only reads runs
+   * (`ls`, `show`) never pays the ~0.3 s its module costs to load. Not validated again
+   * here (another ~0.3 s of CPU per process): test/workflow validates this definition.
+   */
+  private stateMachine(): Promise<StateMachine> {
+    this.machine ??= import("aws-local-stepfunctions").then(
+      ({ StateMachine }) =>
+        new StateMachine(renderDefinition(LOCAL_ARNS) as never, { validationOptions: { noValidate: true } }),
+    );
+    return this.machine;
+  }
 
   leaseOwnerFor(): string {
     // Alive from the moment it is named: between claiming the lease and executing, another
@@ -73,6 +83,9 @@ export class LocalOrchestrator implements Orchestrator {
   private async executeOne(input: ExecutionInput): Promise<{ successor?: ExecutionInput; error?: unknown }> {
     const { store, leaseMs } = this.options;
     const stop = new AbortController();
+    // Every step under way listens to this signal, and a tool batch runs any number of steps at
+    // once; each removes its listener when it ends, so the count is bounded by the batch, not a leak.
+    setMaxListeners(0, stop.signal);
     let lastError: unknown;
     let successor: ExecutionInput | undefined;
     const task =
@@ -129,7 +142,7 @@ export class LocalOrchestrator implements Orchestrator {
     let error: unknown;
     try {
       const retry = this.options.retryIntervalMs;
-      const execution = this.machine.run(input as never, {
+      const execution = (await this.stateMachine()).run(input as never, {
         context: { StateMachine: LOCAL_STATE_MACHINE },
         overrides: {
           taskResourceLocalHandlers: {
