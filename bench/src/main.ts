@@ -58,16 +58,6 @@ function child(script: string, args: string[], expectExit: number): Record<strin
   return JSON.parse(last) as Record<string, unknown>;
 }
 
-/** Stop the embedded store server a runlog measurement started in its own data dir (by its pid). */
-function stopServer(dir: string): void {
-  try {
-    const { pid } = JSON.parse(readFileSync(join(dir, "runlog", "server.json"), "utf8")) as { pid: number };
-    process.kill(pid, "SIGTERM");
-  } catch {
-    // No server was started there, or it is gone already.
-  }
-}
-
 interface Row {
   system: string;
   turns: number;
@@ -81,7 +71,6 @@ interface Row {
   bytesOnDisk?: number;
   resumeMs?: number;
   peakRssMb?: number;
-  helperPeakRssMb?: number;
   reps: number;
   notes?: string[];
   runs: ChildReport[];
@@ -102,7 +91,6 @@ function measure(system: string, turns: number): Row {
         if (HAS_RESUME_CHILD[system])
           resumes.push(child("child.ts", [system, "resume", String(turns), dir], 0) as never);
       } finally {
-        stopServer(dir);
         rmSync(dir, { recursive: true, force: true });
       }
     }
@@ -113,7 +101,6 @@ function measure(system: string, turns: number): Row {
   const bytesFrom = [runs[0], resumes[0]].find((r) => r?.bytesWritten !== undefined);
   const mb = (kb: number) => Math.round(kb / 102.4) / 10;
   const bytes = bytesFrom?.bytesWritten;
-  const helper = Math.max(0, ...runs.map((r) => r.helperMaxRssKb ?? 0));
   const resumeMs = [...runs, ...resumes].map((r) => r.resumeMs).filter((v): v is number => v !== undefined);
   return {
     system,
@@ -128,7 +115,6 @@ function measure(system: string, turns: number): Row {
     ...(bytesFrom?.bytesOnDisk === undefined ? {} : { bytesOnDisk: bytesFrom.bytesOnDisk }),
     ...(resumeMs.length ? { resumeMs: median(resumeMs) } : {}),
     peakRssMb: mb(Math.max(...runs.map((r) => r.maxRssKb))),
-    ...(helper ? { helperPeakRssMb: mb(helper) } : {}),
     notes: [...(runs[0]?.notes ?? []), ...(resumes[0]?.notes ?? [])],
     runs: [...runs, ...resumes],
   };
@@ -152,7 +138,6 @@ function resumePointBench(): Record<string, unknown> {
   } catch (error) {
     return { error: (error as Error).message.slice(0, 400) };
   } finally {
-    stopServer(dir);
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -182,9 +167,7 @@ function table(rows: Row[]): string {
       out.push(`| ${r.system} | ${r.turns} | could not run: ${r.error.replaceAll("|", "/")} | | | | | |`);
       continue;
     }
-    const rss = r.helperPeakRssMb
-      ? `${fmt(r.peakRssMb)} + ${fmt(r.helperPeakRssMb)} store`
-      : fmt(r.peakRssMb);
+    const rss = fmt(r.peakRssMb);
     out.push(
       `| ${r.system} | ${r.turns} | ${fmt(r.medianTurnMs, 2)} | ${fmt(r.bytesPersisted, 0)} | ${fmt(r.bytesPerTurn, 0)} | ${fmt(r.timesRaw, 2)} | ${fmt(r.resumeMs)} | ${rss} |`,
     );
@@ -194,13 +177,13 @@ function table(rows: Row[]): string {
 
 function ratios(rows: Row[]): string {
   const out = [
-    "| system | N | ms/turn ÷ runlog | bytes ÷ runlog | resume ÷ runlog | peak RSS ÷ runlog (runlog incl. its store server) |",
+    "| system | N | ms/turn ÷ runlog | bytes ÷ runlog | resume ÷ runlog | peak RSS ÷ runlog |",
     "| --- | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const r of rows) {
     if (r.system === "runlog" || r.error) continue;
     const base = rows.find((b) => b.system === "runlog" && b.turns === r.turns && !b.error);
-    const baseRss = base ? (base.peakRssMb ?? 0) + (base.helperPeakRssMb ?? 0) : undefined;
+    const baseRss = base?.peakRssMb;
     out.push(
       `| ${r.system} | ${r.turns} | ${ratio(r.medianTurnMs, base?.medianTurnMs)} | ${ratio(r.bytesPersisted, base?.bytesPersisted)} | ${ratio(r.resumeMs, base?.resumeMs)} | ${ratio(r.peakRssMb, baseRss)} |`,
     );
@@ -247,7 +230,6 @@ function readOs(): string {
 }
 const versions = {
   runlog: (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version,
-  dynalite: version("dynalite", ROOT),
   "@langchain/langgraph": version("@langchain/langgraph"),
   "@langchain/langgraph-checkpoint-sqlite": version("@langchain/langgraph-checkpoint-sqlite"),
   "better-sqlite3": version("better-sqlite3"),

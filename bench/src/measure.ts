@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readdirSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 // Captured at load: a test runner that fakes timers (the AWS one does) must not fake our clock.
@@ -43,17 +43,6 @@ export function writeDurably(path: string, text: string): number {
     return buffer.length;
   } finally {
     closeSync(fd);
-  }
-}
-
-/** Peak resident set of a live process from /proc (VmHWM), in KB; undefined when unreadable. */
-export function peakRssOf(pid: number): number | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const match = /VmHWM:\s+(\d+) kB/.exec(status);
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -66,7 +66,5 @@ export interface ChildReport {
   /** ms from a fresh library instance to the next turn durably recorded. */
   resumeMs?: number;
   maxRssKb: number;
-  /** Memory of a helper process the system needs (runlog's embedded store server), peak RSS. */
-  helperMaxRssKb?: number;
   notes?: string[];
 }

@@ -3,14 +3,14 @@
  * store in-process, synced commits, the ASL state machine in-process), an agent with one tool
  * (`defineTool`), and a scripted model file. Every event is a conditional insert acknowledged by the store.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { loadNodeSqlite } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
 import { sqliteFile } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
 import { defineTool } from "../../../lib/agents/defineTool.ts";
 import { openLocal } from "../../../lib/api/local.ts";
-import { gaps, maxRssKb, now, peakRssOf, reportAndDie, sizeOnDisk } from "../measure.ts";
+import { gaps, maxRssKb, now, reportAndDie, sizeOnDisk } from "../measure.ts";
 import { type ChildReport, FINAL_ANSWER, TOOL_NAME, toolArgs, toolResult, USER_INPUT } from "../workload.ts";
 
 const RUN_ID = "bench-run";
@@ -70,15 +70,6 @@ function turnMarks() {
   };
 }
 
-function serverPeakRss(dataDir: string): number | undefined {
-  try {
-    const { pid } = JSON.parse(readFileSync(join(dataDir, "server.json"), "utf8")) as { pid: number };
-    return peakRssOf(pid);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The run's rows (events and head) in the store's SQLite file, counted as the bytes of their
  * values (text as UTF-8, blobs as their bytes, integers as 8): what the run costs at rest,
@@ -125,7 +116,6 @@ export async function run(turns: number, dir: string): Promise<ChildReport> {
       if (event.type !== "tool_result") return;
       marks.push(now());
       if (marks.length < turns) return;
-      const helper = serverPeakRss(dataDir);
       reportAndDie({
         system: "runlog",
         mode: "run",
@@ -133,7 +123,6 @@ export async function run(turns: number, dir: string): Promise<ChildReport> {
         turnMs: gaps(start, marks),
         totalMs: now() - start,
         maxRssKb: maxRssKb(),
-        ...(helper === undefined ? {} : { helperMaxRssKb: helper }),
       } satisfies ChildReport);
     },
   };
@@ -151,7 +140,7 @@ export async function resume(turns: number, dir: string): Promise<ChildReport> {
   const script = join(dir, `script-${turns + 1}.json`);
   const dataDir = join(dir, "runlog");
   const stored = await storedBytes(dataDir, RUN_ID);
-  const onDisk = sizeOnDisk(join(dataDir, "db"));
+  const onDisk = sizeOnDisk(dataDir);
   const t = turnMarks();
   const start = now();
   const local = await openLocal({ dataDir, agents: agents(script), observer: t.observer });
@@ -160,6 +149,7 @@ export async function resume(turns: number, dir: string): Promise<ChildReport> {
   await Promise.race([t.reached(1), done]);
   const resumeMs = now() - start;
   const outcome = await done;
+  const fullResumeMs = now() - start;
   await local.close();
   if (t.marks.length !== 1 || outcome.status !== "completed" || outcome.output !== FINAL_ANSWER) {
     throw new Error(`runlog: resume ended ${outcome.status} with ${t.marks.length} new tool results`);
@@ -175,7 +165,7 @@ export async function resume(turns: number, dir: string): Promise<ChildReport> {
     maxRssKb: maxRssKb(),
     notes: [
       `${stored.items} items (events + head) after ${turns} turns`,
-      `resume: openLocal ${openMs.toFixed(1)} ms`,
+      `resume: openLocal ${openMs.toFixed(1)} ms; to the final answer ${fullResumeMs.toFixed(1)} ms`,
     ],
   };
 }
