@@ -1,4 +1,4 @@
-import { type Classification, classify } from "../core/classify.ts";
+import { type Classification, classifyFacts } from "../core/classify.ts";
 import { ConflictError, CorruptEventError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { RunHead, RunPage } from "../ports/eventStore.ts";
@@ -6,12 +6,12 @@ import type { Ids } from "../ports/runtime.ts";
 import { cancelRun } from "../steps/cancel.ts";
 import { decide } from "../steps/decide.ts";
 import type { ControlDeps } from "../steps/deps.ts";
-import { outcomeOf, type RunOutcome } from "../steps/finish.ts";
+import { outcomeOfFacts, type RunOutcome } from "../steps/finish.ts";
 import { type ForkRequest, forkRun } from "../steps/fork.ts";
 import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resume.ts";
 import { type StartRequest, startRun, validateRunId } from "../steps/start.ts";
 import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
-import { type LogView, readTail } from "../steps/writeNext.ts";
+import { type LogView, readTail, viewFacts } from "../steps/writeNext.ts";
 
 /** Who made a decision or a cancel, and why. */
 export interface Actor {
@@ -106,7 +106,7 @@ export class Runlog {
       }
       throw error;
     }
-    const classification = classify(tail.events, tail.start);
+    const classification = classifyFacts(viewFacts(this.deps, runId, tail));
     if (classification.resumable && (await this.isLive(head))) {
       return {
         resumable: false,
@@ -142,7 +142,7 @@ export class Runlog {
   /** The status and output the log's tail shows, whoever may be executing the run. */
   private async resting(runId: string): Promise<RunOutcome> {
     const tail = await readTail(this.deps, runId);
-    return outcomeOf(runId, tail.events, tail.start);
+    return outcomeOfFacts(runId, tail.events, viewFacts(this.deps, runId, tail));
   }
 
   /** Runs by last update, a page at a time; a `running` head whose executor died shows as `interrupted`. */

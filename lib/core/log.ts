@@ -27,6 +27,11 @@ export interface LogFacts {
   generation: number;
   /** Model turns recorded so far: responses and recorded failures. */
   modelTurns: number;
+  /**
+   * Steps the generation in force has done: responses and tool results since its `resumed` marker
+   * (or the run's start). What bounds an execution's share of steps (lib/steps/stepBudget.ts).
+   */
+  generationSteps: number;
   /** The model spec in force: the run's, or the latest override given on resume. */
   model?: string;
   agent?: string;
@@ -56,7 +61,7 @@ export interface LogStart {
 /**
  * Read a log (events from seq 1, in order; or a tail from `start`, in order) into the facts
  * resume decisions need. A tail gives the same answer about where the run stands as the whole
- * log; `modelTurns`, `agent` and `model` then count only what the tail shows.
+ * log; `modelTurns`, `generationSteps`, `agent` and `model` then count only what the tail shows.
  */
 export function readLog(events: readonly RunEvent[], start?: LogStart): LogFacts {
   const reader = new LogReader(start);
@@ -78,7 +83,7 @@ export class LogReader {
   count = 0;
 
   constructor(start?: LogStart) {
-    this.state = { generation: start?.generation ?? 1, modelTurns: 0 };
+    this.state = { generation: start?.generation ?? 1, modelTurns: 0, generationSteps: 0 };
     this.firstSeq = start?.seq ?? 1;
   }
 
@@ -144,6 +149,7 @@ export class LogReader {
         if (this.isOpen())
           return fail(event.seq, "a model response arrived while tool calls were unanswered");
         facts.modelTurns++;
+        facts.generationSteps++;
         facts.last = event;
         if (event.stop !== "tool_calls") break;
         const ids = new Set(event.toolCalls.map((call) => call.id));
@@ -201,6 +207,7 @@ export class LogReader {
         if (!call) return fail(event.seq, `tool_result for call ${event.callId}, which answers no open call`);
         if (this.results.has(call.id)) return fail(event.seq, `a second tool_result for call ${call.id}`);
         this.results.set(call.id, event);
+        facts.generationSteps++;
         facts.last = event;
         break;
       }
@@ -209,6 +216,7 @@ export class LogReader {
           return fail(event.seq, `resumed to generation ${event.generation}, not above ${facts.generation}`);
         }
         facts.generation = event.generation;
+        facts.generationSteps = 0;
         if (event.model) facts.model = event.model;
         if (event.input !== undefined) {
           // A new message closes the batch: its open calls count as interrupted.

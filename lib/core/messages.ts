@@ -36,7 +36,8 @@ export const CONTINUE_RESPONSE_NOTE =
  * answered before the next assistant or user message (a call the log left
  * open is answered as interrupted), results that answer no call are left out,
  * and a cut-off or truncated response is followed by the note that tells the
- * model how to go on.
+ * model how to go on. The reference for MessageBuilder (messageBuilder.ts), which
+ * builds the same list one event at a time for a log that grows.
  */
 export function toMessages(events: readonly RunEvent[]): ChatMessage[] {
   const messages: ChatMessage[] = [];

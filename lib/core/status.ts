@@ -1,6 +1,6 @@
-import type { Classification } from "./classify.ts";
+import type { Classification, NotResumable } from "./classify.ts";
 import type { RunEvent } from "./events.ts";
-import { type LogStart, readLog } from "./log.ts";
+import { type LogFacts, type LogStart, readLog } from "./log.ts";
 
 /**
  * A run's status. `running` comes from a live lease; every other status is
@@ -41,8 +41,15 @@ export function restingStatus(
   classification: Classification,
   start?: LogStart,
 ): RunStatus {
-  if (!classification.resumable) {
-    return classification.reason === "awaiting_approval" ? "paused" : classification.reason;
-  }
-  return readLog(events, start).last?.type === "model_failed" ? "failed" : "interrupted";
+  if (!classification.resumable) return stoppedStatus(classification);
+  return restingStatusOf(readLog(events, start), classification);
 }
+
+/** restingStatus, from facts already read (of a whole log or of a tail) and their classification. */
+export function restingStatusOf(facts: LogFacts, classification: Classification): RunStatus {
+  if (!classification.resumable) return stoppedStatus(classification);
+  return facts.last?.type === "model_failed" ? "failed" : "interrupted";
+}
+
+const stoppedStatus = (classification: NotResumable): RunStatus =>
+  classification.reason === "awaiting_approval" ? "paused" : classification.reason;

@@ -6,14 +6,13 @@ import {
   RetryableError,
   StaleError,
 } from "../core/errors.ts";
-import { toMessages } from "../core/messages.ts";
 import type { Model, ModelReply } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
 import type { Agent } from "../ports/tool.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments } from "./executeTool.ts";
 import { nextAction } from "./nextAction.ts";
-import { STEPS_PER_EXECUTION, stepsThisGeneration, withinBudget } from "./stepBudget.ts";
+import { STEPS_PER_EXECUTION, withinBudget } from "./stepBudget.ts";
 import { toolSpecs } from "./toolSpecs.ts";
 import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
 
@@ -30,7 +29,7 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   const facts = deps.logs.factsOf(input.runId, events);
   assertCurrent(input.runId, facts, input.generation);
   const before = classifyFacts(facts);
-  const used = stepsThisGeneration(events);
+  const used = facts.generationSteps;
   const limit = deps.stepsPerExecution ?? STEPS_PER_EXECUTION;
   const next = withinBudget(nextAction(before, true), used, limit);
   if (next.action !== "model") return next;
@@ -50,7 +49,7 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
       runId: input.runId,
       turn: facts.modelTurns,
       instructions: agent.instructions,
-      messages: toMessages(events),
+      messages: deps.logs.messagesOf(input.runId, events),
       tools: toolSpecs(agent),
       ...(deps.signal ? { signal: deps.signal } : {}),
     });
@@ -63,6 +62,7 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   deps.faults.reached("model:after-call");
 
   const after = await writeNext(deps, input.runId, input.generation, (latest, latestFacts) => {
+    const seen = latest.length;
     // Someone of this generation answered the same input while we waited: keep theirs.
     if (latestFacts.modelTurns > facts.modelTurns) return { done: classifyFacts(latestFacts) };
     return {
@@ -77,9 +77,10 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
         ...(approvals.length > 0 ? { approvals } : {}),
       },
       // The response is an anchor: it alone says what comes next (no copy or re-read of a long log).
+      // `latest` may have grown in the cache since (an array the cache holds only grows): up to `seen`.
       result: (event) =>
         latestFacts.problem
-          ? classify([...latest, event])
+          ? classify([...latest.slice(0, seen), event])
           : classify([event], { seq: event.seq, generation: latestFacts.generation }),
     };
   });

@@ -23,6 +23,7 @@ export async function decide(
   request: DecisionRequest,
 ): Promise<ResumeResult | { resumed: false; waiting: number }> {
   const waiting = await writeNext(deps, request.runId, "any", (events, facts) => {
+    const seen = events.length;
     if (facts.cancelled) throw new ConflictError(`run ${request.runId} was cancelled; nothing to decide`);
     const batch = facts.batch;
     const call = batch?.open ? batch.response.toolCalls.find((c) => c.id === request.callId) : undefined;
@@ -49,8 +50,9 @@ export async function decide(
         by: request.by,
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       },
+      // `events` may have grown in the cache since (an array the cache holds only grows): up to `seen`.
       result: (event) => {
-        const after = classify([...events, event]);
+        const after = classify([...events.slice(0, seen), event]);
         return !after.resumable && after.reason === "awaiting_approval"
           ? (after.waitingToolCalls?.length ?? 0)
           : 0;

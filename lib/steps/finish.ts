@@ -1,8 +1,8 @@
-import { classify } from "../core/classify.ts";
+import { classifyFacts } from "../core/classify.ts";
 import type { RunEvent } from "../core/events.ts";
-import { type LogStart, readLog } from "../core/log.ts";
+import type { LogFacts } from "../core/log.ts";
 import { finalOutput } from "../core/messages.ts";
-import { type RunStatus, restingStatus } from "../core/status.ts";
+import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { expireRun } from "./retention.ts";
 import { loadRun } from "./writeNext.ts";
@@ -21,21 +21,20 @@ export interface RunOutcome {
 /** The Finish task: record the status the run rests in and give up this execution's lease. */
 export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOutcome> {
   const events = await loadRun(deps, input.runId);
-  const outcome = outcomeOf(input.runId, events);
+  // Noted now: a log this process holds grows in place while we wait on the store below.
+  const lastSeq = events.length;
+  const facts = deps.logs.factsOf(input.runId, events);
+  const outcome = outcomeOfFacts(input.runId, events, facts);
   // A superseded execution leaves the head to the generation that owns the run.
-  if (readLog(events).generation === input.generation) {
+  if (facts.generation === input.generation) {
     // While the lease is still ours: a resume (which keeps the run first) cannot slip in between.
     await expireRun(deps, input.runId, outcome.status);
-    await deps.store.releaseLease(input.runId, input.owner, outcome.status, events.length);
+    await deps.store.releaseLease(input.runId, input.owner, outcome.status, lastSeq);
   }
   return outcome;
 }
 
-/** The status and final output a log (or its tail from `start`) shows when nobody is executing it. */
-export function outcomeOf(runId: string, events: readonly RunEvent[], start?: LogStart): RunOutcome {
-  return {
-    runId,
-    status: restingStatus(events, classify(events, start), start),
-    output: finalOutput(events),
-  };
+/** The status and final output a log (or its tail) shows when nobody is executing it, from its facts. */
+export function outcomeOfFacts(runId: string, events: readonly RunEvent[], facts: LogFacts): RunOutcome {
+  return { runId, status: restingStatusOf(facts, classifyFacts(facts)), output: finalOutput(events) };
 }

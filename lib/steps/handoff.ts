@@ -28,7 +28,7 @@ export async function handOff(deps: ControlDeps, input: HandoffInput): Promise<H
   const next = generation + 1;
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation: next });
   const events = await loadRun(deps, runId);
-  const facts = readLog(events);
+  const facts = deps.logs.factsOf(runId, events);
   if (facts.generation > generation) return restart(deps, input, events, owner);
   assertCurrent(runId, facts, generation);
 

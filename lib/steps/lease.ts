@@ -1,10 +1,10 @@
 import { classifyFacts } from "../core/classify.ts";
 import { LeaseHeldError } from "../core/errors.ts";
-import { type RunStatus, restingStatus } from "../core/status.ts";
+import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { Lease, RunHead } from "../ports/eventStore.ts";
 import type { ControlDeps } from "./deps.ts";
 import { expireRun } from "./retention.ts";
-import { factsOf, readTail } from "./writeNext.ts";
+import { readTail, viewFacts } from "./writeNext.ts";
 
 /** A fresh lease for this owner, valid for the configured time from now. */
 export function leaseFor(deps: ControlDeps, owner: string): Lease {
@@ -49,8 +49,8 @@ export async function giveBack(deps: ControlDeps, runId: string, owner: string):
 /** The status the log's tail shows now; `interrupted` if the log cannot be read. */
 async function restingNow(deps: ControlDeps, runId: string): Promise<RunStatus> {
   try {
-    const tail = await readTail(deps, runId);
-    return restingStatus(tail.events, classifyFacts(factsOf(tail)), tail.start);
+    const facts = viewFacts(deps, runId, await readTail(deps, runId));
+    return restingStatusOf(facts, classifyFacts(facts));
   } catch {
     return "interrupted";
   }

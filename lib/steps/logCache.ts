@@ -1,5 +1,7 @@
 import type { RunEvent } from "../core/events.ts";
 import { type LogFacts, LogReader, readLog } from "../core/log.ts";
+import { MessageBuilder } from "../core/messageBuilder.ts";
+import { type ChatMessage, toMessages } from "../core/messages.ts";
 import type { EventStore } from "../ports/eventStore.ts";
 
 export interface LogCacheOptions {
@@ -18,13 +20,33 @@ export interface LogCacheOptions {
 }
 
 interface Cached {
+  /**
+   * The log as far as this process knows it. It only grows, at its end, in place: an array handed
+   * out is the cache's own, so a holder sees later events appear after the ones it had (what it
+   * had never changes). Whoever needs the log as it was must note its length.
+   */
   events: RunEvent[];
   bytes: number;
   /** The facts of `events` as far as read: each event is read once, however often they are asked for. */
   reader?: LogReader;
+  /** The model's messages of `events` as far as built: each event is folded in once. */
+  builder?: MessageBuilder;
 }
 
-const sizeOf = (event: RunEvent) => JSON.stringify(event).length;
+/** Roughly an event's size as JSON: its text and a little for everything else, without writing it out. */
+const sizeOf = (event: RunEvent): number => roughSize(event);
+
+function roughSize(value: unknown): number {
+  if (typeof value === "string") return value.length + 2;
+  if (typeof value !== "object" || value === null) return 8;
+  let size = 2;
+  if (Array.isArray(value)) {
+    for (const item of value) size += roughSize(item) + 1;
+    return size;
+  }
+  for (const key in value) size += key.length + 4 + roughSize((value as Record<string, unknown>)[key]);
+  return size;
+}
 
 /**
  * A bounded per-process cache of run logs, least recently used out first.
@@ -47,28 +69,34 @@ export class LogCache {
     this.trustTail = options.trustTail ?? false;
   }
 
-  /** The whole log as stored now (cached prefix plus whatever was appended since). */
+  /**
+   * The whole log as stored now (cached prefix plus whatever was appended since). The array is
+   * the cache's own and grows in place as the cache learns more events (see Cached.events).
+   */
   async load(runId: string): Promise<RunEvent[]> {
     const cached = this.runs.get(runId);
     const from = cached?.events.length ?? 0;
     const newer = await this.store.read(runId, from);
     // Every entry is a prefix of the same log: if an append (or another load) got further while
-    // we read, keep that one. Never put back a shorter log than the one now cached.
-    const latest = this.runs.get(runId);
-    if (latest && latest.events.length >= from + newer.length) {
-      this.touch(runId, latest);
-      return latest.events;
+    // we read, keep what it added and add only what lies beyond. Never a shorter log than cached.
+    const entry = this.runs.get(runId) ?? cached ?? { events: [], bytes: 0 };
+    const held = this.runs.get(runId) === entry;
+    let added = 0;
+    for (let i = entry.events.length; i < from + newer.length; i++) {
+      const event = i < from ? cached!.events[i]! : newer[i - from]!;
+      entry.events.push(event);
+      added += sizeOf(event);
     }
-    const events = cached ? [...cached.events, ...newer] : newer;
-    this.remember(runId, events, (cached?.bytes ?? 0) + newer.reduce((n, e) => n + sizeOf(e), 0));
-    return events;
+    entry.bytes += added;
+    this.keep(runId, entry, held ? added : entry.bytes);
+    return entry.events;
   }
 
   /** The log to decide on: the cached one when trusted as the tail, else the stored one. */
   async current(runId: string): Promise<RunEvent[]> {
     const cached = this.trustTail ? this.runs.get(runId) : undefined;
     if (!cached) return this.load(runId);
-    this.touch(runId, cached);
+    this.keep(runId, cached, 0);
     return cached.events;
   }
 
@@ -85,6 +113,19 @@ export class LogCache {
     return reader.facts();
   }
 
+  /**
+   * toMessages(events), at the cost of the events not folded in before when `events` is the log
+   * this cache holds for the run: a model call's messages cost what is new, not the run's length.
+   */
+  messagesOf(runId: string, events: readonly RunEvent[]): ChatMessage[] {
+    const entry = this.runs.get(runId);
+    if (!entry || entry.events !== events) return toMessages(events);
+    entry.builder ??= new MessageBuilder();
+    const builder = entry.builder;
+    for (let i = builder.count; i < events.length; i++) builder.add(events[i]!);
+    return builder.messages();
+  }
+
   /** Whether this process holds the run's log (so reading it costs only what is new). */
   has(runId: string): boolean {
     return this.runs.has(runId);
@@ -94,28 +135,29 @@ export class LogCache {
   appended(runId: string, event: RunEvent): void {
     const cached = this.runs.get(runId);
     if (cached && cached.events.length === event.seq - 1) {
-      this.remember(runId, [...cached.events, event], cached.bytes + sizeOf(event));
+      cached.events.push(event);
+      const size = sizeOf(event);
+      cached.bytes += size;
+      this.keep(runId, cached, size);
     }
   }
 
-  private touch(runId: string, cached: Cached): void {
-    this.runs.delete(runId);
-    this.runs.set(runId, cached);
-  }
-
-  private remember(runId: string, events: RunEvent[], bytes: number): void {
+  /**
+   * Make `entry` the run's entry and the most recently used, counting `added` more bytes for it
+   * (all of its bytes when it was not the run's entry), then drop the least recently used runs
+   * over the budget.
+   */
+  private keep(runId: string, entry: Cached, added: number): void {
     const old = this.runs.get(runId);
-    if (old) this.bytes -= old.bytes;
+    if (old && old !== entry) this.bytes -= old.bytes;
     this.runs.delete(runId);
-    // Every log cached for a run is a prefix of the same log: what was read of an older one holds.
-    const reader = old?.reader && old.reader.count <= events.length ? old.reader : undefined;
-    this.runs.set(runId, reader ? { events, bytes, reader } : { events, bytes });
-    this.bytes += bytes;
+    this.runs.set(runId, entry);
+    this.bytes += added;
     // The run just used stays, even alone over the budget: it is the one about to be used again.
-    for (const [oldest, entry] of this.runs) {
+    for (const [oldest, cached] of this.runs) {
       if (this.runs.size <= 1 || (this.bytes <= this.maxBytes && this.runs.size <= this.maxRuns)) break;
       this.runs.delete(oldest);
-      this.bytes -= entry.bytes;
+      this.bytes -= cached.bytes;
     }
   }
 }

@@ -6,7 +6,7 @@ import type { ControlDeps } from "./deps.ts";
 import { assertLeaseFree, giveBack, leaseFor } from "./lease.ts";
 import { nextAction } from "./nextAction.ts";
 import { keepRun } from "./retention.ts";
-import { type Decision, factsOf, type LogView, readTail, writeNext } from "./writeNext.ts";
+import { type Decision, type LogView, readTail, viewFacts, writeNext } from "./writeNext.ts";
 
 export interface ResumeRequest {
   runId: string;
@@ -54,7 +54,10 @@ export function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<Re
 async function resumeFrom(deps: ControlDeps, request: ResumeRequest, replans: number): Promise<ResumeResult> {
   // The head and the tail of the log, never all of it: resuming costs the same on any length of run.
   const tail = await readTail(deps, request.runId);
-  const first = plan(factsOf(tail), request.input);
+  // Read once, now: a log this process holds grows in place while we wait on the store below.
+  const facts = viewFacts(deps, request.runId, tail);
+  const seen = lastSeqOf(tail);
+  const first = plan(facts, request.input);
   if (!first.resumable) return { resumed: false, runId: request.runId, classification: first };
   if (request.model !== undefined) deps.models(request.model);
 
@@ -62,9 +65,9 @@ async function resumeFrom(deps: ControlDeps, request: ResumeRequest, replans: nu
   if (!head) throw new NotFoundError(`run ${request.runId} has no head record`);
   // The log grew after we read it (another resumer ran in between): decide again on the log as it is
   // now, rather than claim the lease of a run that may have finished.
-  if (head.lastSeq > lastSeqOf(tail) && replans > 0) return resumeFrom(deps, request, replans - 1);
+  if (head.lastSeq > seen && replans > 0) return resumeFrom(deps, request, replans - 1);
   await assertLeaseFree(deps, head);
-  const current = factsOf(tail).generation;
+  const current = facts.generation;
   const generation = current + 1;
   const owner = deps.orchestrator.leaseOwnerFor({ runId: request.runId, generation });
   await deps.store.claimLease(request.runId, leaseFor(deps, owner), head.leaseVersion);

@@ -1,4 +1,3 @@
-import type { RunEvent } from "../core/events.ts";
 import type { NextAction } from "../ports/runtime.ts";
 
 /**
@@ -22,19 +21,7 @@ import type { NextAction } from "../ports/runtime.ts";
  */
 export const STEPS_PER_EXECUTION = 500;
 
-/**
- * The steps this generation's execution has done, read from the log: the
- * responses and tool results written since its `resumed` marker (or the run's start).
- */
-export function stepsThisGeneration(events: readonly RunEvent[]): number {
-  let steps = 0;
-  for (let i = events.length - 1; i >= 0; i--) {
-    const type = events[i]!.type;
-    if (type === "resumed") break;
-    if (type === "model_response" || type === "tool_result") steps++;
-  }
-  return steps;
-}
+// The steps this generation's execution has done are a fact of its log: LogFacts.generationSteps.
 
 /**
  * `next`, or a handoff when doing it would take this execution past `limit`

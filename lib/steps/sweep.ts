@@ -1,4 +1,4 @@
-import { classify } from "../core/classify.ts";
+import { classify, classifyFacts } from "../core/classify.ts";
 import { CorruptEventError, errorMessage, LeaseHeldError } from "../core/errors.ts";
 import { RESUMED_BY, type ResumeKind, type RunEvent } from "../core/events.ts";
 import type { RunStatus } from "../core/status.ts";
@@ -115,7 +115,9 @@ async function consider(
     if (error instanceof CorruptEventError) return skip(`not resumable: malformed (${error.message})`);
     throw error;
   }
-  const classification = classify(events);
+  // Read into facts once: resumeRun below finds them in the cache.
+  const classification =
+    events.length === 0 ? classify(events) : classifyFacts(deps.logs.factsOf(runId, events));
   if (!classification.resumable) return skip(`not resumable: ${classification.reason}`);
 
   const { count, lastAt } = autoResumes(events);

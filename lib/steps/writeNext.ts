@@ -4,7 +4,11 @@ import { type LogFacts, type LogStart, readLog } from "../core/log.ts";
 import { fromAnchor, tailBoundary } from "../core/tail.ts";
 import type { StepDeps } from "./deps.ts";
 
-/** What a writer decided after reading the log: append this event, or the work is already there. */
+/**
+ * What a writer decided after reading the log: append this event, or the work is already there.
+ * `result` runs after the append; the events `decide` was given may have grown by then (a log the
+ * cache holds grows in place), so a `result` that reads them notes their length in `decide`.
+ */
 export type Decision<T> = { append: NewEvent; result: (event: RunEvent) => T } | { done: T };
 
 /** A run's log as a step reads it: all of it, or a tail of it from `start` (lib/core/tail.ts). */
@@ -54,6 +58,13 @@ export async function readTail(deps: StepDeps, runId: string): Promise<LogView> 
 /** The facts of a view, read from where it starts. */
 export const factsOf = (view: LogView): LogFacts => readLog(view.events, view.start);
 
+/**
+ * The facts of a view of the run's log: a whole log this process holds costs only the events it
+ * has not read before (LogCache.factsOf), a tail is read from where it starts.
+ */
+export const viewFacts = (deps: StepDeps, runId: string, view: LogView): LogFacts =>
+  view.start ? factsOf(view) : deps.logs.factsOf(runId, view.events);
+
 /** Stop a writer of an older generation (a newer one owns the run) or of a cancelled run. */
 export function assertCurrent(runId: string, facts: LogFacts, generation: number): void {
   if (facts.cancelled) throw new RunCancelledError(`run ${runId} was cancelled by ${facts.cancelled.by}`);
@@ -86,7 +97,7 @@ export async function writeNext<T>(
     // at once): try again for as long as the log grows, and only a bounded number of times when not.
     stalled = last > seen ? 0 : stalled + 1;
     seen = last;
-    const facts = view.start ? factsOf(view) : deps.logs.factsOf(runId, view.events);
+    const facts = viewFacts(deps, runId, view);
     // "any": writers outside an execution (decisions, cancel) that judge the log themselves.
     if (generation !== "any") assertCurrent(runId, facts, generation);
     const decision = decide(view.events, facts);

@@ -5,6 +5,8 @@ import { agentRegistry } from "../../lib/agents/registry.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
+import { LogReader } from "../../lib/core/log.ts";
+import { MessageBuilder } from "../../lib/core/messageBuilder.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput, Orchestrator } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
@@ -214,6 +216,59 @@ describe("a local run", () => {
       expect(headWrites(long) - headWrites(short)).toBeLessThan(10);
     } finally {
       for (const [, spy] of spies) spy.mockRestore();
+      await local.close();
+    }
+  });
+});
+
+describe("a resume in a fresh process", () => {
+  it("reads the log from the store once and reads each event into facts and messages once", async () => {
+    const runId = "resume-once";
+    const turns = 300;
+    const model = countingScript(dir, runId, turns);
+    const events: NewEvent[] = [{ type: "run_started", runId, agent: "counter", model, input: "count" }];
+    for (let n = 0; n < turns; n++) {
+      const id = `call-${n}`;
+      events.push(
+        {
+          type: "model_response",
+          text: "",
+          toolCalls: [{ id, name: "count", arguments: JSON.stringify({ n }) }],
+          stop: "tool_calls",
+          model,
+        },
+        { type: "tool_started", callId: id, name: "count" },
+        { type: "tool_result", callId: id, name: "count", content: String(n), isError: false },
+      );
+    }
+    const stamped = events.map((event, i) => stamp(event, i + 1, AT, 1));
+    await store.createRun(stamped[0] as Extract<RunEvent, { type: "run_started" }>);
+    for (let from = 1; from < stamped.length; from += 100) {
+      await Promise.all(stamped.slice(from, from + 100).map((event) => store.append(runId, event)));
+    }
+    await store.releaseLease(runId, "nobody", "interrupted", stamped.length);
+
+    const { agents } = countingAgent();
+    const local = await openLocal({ dataDir: dir, env: testEnv(), agents });
+    const reads = [
+      vi.spyOn(SqliteEventStore.prototype, "read"),
+      vi.spyOn(SqliteEventStore.prototype, "readBack"),
+    ];
+    const facts = vi.spyOn(LogReader.prototype, "read");
+    const messages = vi.spyOn(MessageBuilder.prototype, "add");
+    try {
+      const outcome = await local.runlog.resume({ runId });
+      expect(outcome).toMatchObject({ status: "completed", output: `counted to ${turns}` });
+      const returned = await Promise.all(reads.flatMap((spy) => spy.mock.results.map((r) => r.value)));
+      const eventsRead = (returned as RunEvent[][]).reduce((n, got) => n + got.length, 0);
+      // The whole log once (901 events), then only what the resume itself wrote, and the tail read first.
+      expect(eventsRead).toBeGreaterThanOrEqual(stamped.length);
+      expect(eventsRead).toBeLessThan(stamped.length + 20);
+      // Each event is read into the run's facts once, and folded into the model's messages once.
+      expect(facts.mock.calls.length).toBeLessThan(stamped.length + 40);
+      expect(messages.mock.calls.length).toBe(stamped.length + 1); // and the `resumed` marker
+    } finally {
+      for (const spy of [...reads, facts, messages]) spy.mockRestore();
       await local.close();
     }
   });

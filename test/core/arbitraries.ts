@@ -142,3 +142,36 @@ export const anyLog: fc.Arbitrary<RunEvent[]> = fc
     const i = seqNoise.at % events.length;
     return events.map((event, j) => (j === i ? { ...event, seq: seqNoise.seq } : event));
   });
+
+/**
+ * Any sequence of events that changes what the model is told, valid or not: responses asking for
+ * approval, decisions, results, new messages on resume, cancels, over a small pool of call ids.
+ */
+export const conversationLog: fc.Arbitrary<RunEvent[]> = fc
+  .array(
+    fc.oneof(
+      anyEvent,
+      fc.record({ ids: anyCalls, asks: fc.shuffledSubarray(POOL), stop: anyStop }).map(
+        ({ ids, asks, stop }): NewEvent => ({
+          type: "model_response",
+          text: "",
+          toolCalls: ids.map((id) => call(id)),
+          stop,
+          approvals: asks,
+        }),
+      ),
+      fc
+        .record({ callId: anyCallId, approved: fc.boolean() })
+        .map(({ callId, approved }): NewEvent => ({ type: "tool_decided", callId, approved, by: "ana" })),
+      fc.constant<NewEvent>({
+        type: "resumed",
+        generation: 2,
+        kind: "call_model",
+        description: "a new message",
+        input: "also this",
+      }),
+      fc.constant<NewEvent>({ type: "cancelled", by: "ana" }),
+    ),
+    { maxLength: 20 },
+  )
+  .map((events) => stamped([STARTED, ...events]));

@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import { LogReader, readLog } from "../../lib/core/log.ts";
+import { MessageBuilder } from "../../lib/core/messageBuilder.ts";
+import { INTERRUPTED_TOOL_RESULT, toMessages } from "../../lib/core/messages.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 
@@ -61,6 +63,39 @@ describe("LogCache", () => {
     expect((await cache.current("r")).map((e) => e.seq)).toEqual([1, 2, 3]);
   });
 
+  it.each([
+    { case: "a read that found less than was appended meanwhile", found: 3, appended: 4 },
+    { case: "a read that found more than was appended meanwhile", found: 4, appended: 3 },
+  ])("merges $case: every event once, in order", async ({ found, appended }) => {
+    const log = [message(1), message(2)];
+    const { store, holdReads } = fakeStore(log);
+    const cache = new LogCache(store, { trustTail: true });
+    const held = await cache.load("r");
+    for (let seq = 3; seq <= found; seq++) log.push(message(seq));
+    const release = holdReads();
+    const loading = cache.load("r"); // finds seq 3 to `found`, and is held open
+    for (let seq = log.length + 1; seq <= appended; seq++) log.push(message(seq));
+    for (let seq = 3; seq <= appended; seq++) cache.appended("r", log[seq - 1]!);
+    release();
+    expect((await loading).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect((await cache.current("r")).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    // The log it handed out earlier is the same one, grown at its end.
+    expect(held.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("grows the log it handed out in place: what was in it stays, new events come after", async () => {
+    const { store } = fakeStore([message(1), message(2)]);
+    const cache = new LogCache(store, { trustTail: true });
+    const events = await cache.load("r");
+    const first = [...events];
+    cache.appended("r", message(3));
+    expect(events.slice(0, 2)).toEqual(first);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(await cache.current("r")).toBe(events);
+    cache.appended("r", message(5)); // not the next seq: not this log's next event, left out
+    expect(events).toHaveLength(3);
+  });
+
   it("trusted as the tail, answers from memory; otherwise reads", async () => {
     const { store, reads } = fakeStore([message(1)]);
     const trusted = new LogCache(store, { trustTail: true });
@@ -112,5 +147,49 @@ describe("LogCache.factsOf", () => {
     const { store } = fakeStore([]);
     const events = [message(1)];
     expect(new LogCache(store).factsOf("r", events)).toEqual(readLog(events));
+  });
+});
+
+describe("LogCache.messagesOf", () => {
+  it("folds each event of the log it holds in once, and answers as toMessages does", async () => {
+    const log = [
+      stamp({ type: "run_started", runId: "r", agent: "demo", model: "scripted:demo", input: "go" }, 1, AT),
+      stamp(
+        {
+          type: "model_response",
+          text: "",
+          toolCalls: [{ id: "a", name: "echo", arguments: "{}" }],
+          stop: "tool_calls",
+        } as NewEvent,
+        2,
+        AT,
+      ),
+    ];
+    const { store } = fakeStore(log);
+    const cache = new LogCache(store, { trustTail: true });
+    const events = await cache.load("r");
+    const adds = vi.spyOn(MessageBuilder.prototype, "add");
+    const open = cache.messagesOf("r", events);
+    expect(open).toEqual(toMessages(events));
+    expect(open.at(-1)).toMatchObject({ toolCallId: "a", content: INTERRUPTED_TOOL_RESULT });
+    expect(adds).toHaveBeenCalledTimes(2);
+    cache.messagesOf("r", events);
+    expect(adds).toHaveBeenCalledTimes(2);
+    cache.appended(
+      "r",
+      stamp({ type: "tool_result", callId: "a", name: "echo", content: "ok", isError: false }, 3, AT),
+    );
+    const answered = cache.messagesOf("r", await cache.current("r"));
+    expect(answered).toEqual(toMessages(events));
+    expect(answered.at(-1)).toMatchObject({ toolCallId: "a", content: "ok" });
+    expect(adds).toHaveBeenCalledTimes(3);
+    expect(open.at(-1)).toMatchObject({ content: INTERRUPTED_TOOL_RESULT }); // what it gave before stays
+    adds.mockRestore();
+  });
+
+  it("builds the messages of a log it does not hold as toMessages does", () => {
+    const { store } = fakeStore([]);
+    const events = [message(1)];
+    expect(new LogCache(store).messagesOf("r", events)).toEqual(toMessages(events));
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type NewEvent, stamp } from "../../lib/core/events.ts";
+import { readLog } from "../../lib/core/log.ts";
 import type { NextAction } from "../../lib/ports/runtime.ts";
-import { STEPS_PER_EXECUTION, stepsThisGeneration, withinBudget } from "../../lib/steps/stepBudget.ts";
+import { STEPS_PER_EXECUTION, withinBudget } from "../../lib/steps/stepBudget.ts";
 import { WORST_MODEL_STEP, WORST_TOOL_STEP, worstHistory } from "../support/longRun.ts";
 
 const at = new Date("2026-01-01T00:00:00Z");
@@ -23,14 +24,19 @@ const resumed: NewEvent = {
   by: "handoff",
 };
 
-describe("stepsThisGeneration", () => {
+describe("the steps of this generation (LogFacts.generationSteps)", () => {
   it.each([
     ["a new run", log(start), 0],
     ["a turn (a response, a tool result; tool_started is no step)", log(start, response, started, result), 2],
     ["only what came after the latest resume", log(start, response, started, result, resumed, response), 1],
     ["a generation that has just begun", log(start, response, started, result, resumed), 0],
+    [
+      "a second generation's turn, after a marker with a new message",
+      log(start, response, started, result, { ...resumed, input: "more" }, response, started, result),
+      2,
+    ],
   ])("%s", (_, events, steps) => {
-    expect(stepsThisGeneration(events)).toBe(steps);
+    expect(readLog(events).generationSteps).toBe(steps);
   });
 });
 

@@ -1,0 +1,105 @@
+import type { RunEvent, ToolCall } from "./events.ts";
+import {
+  type ChatMessage,
+  CONTINUE_RESPONSE_NOTE,
+  INTERRUPTED_TOOL_RESULT,
+  RETRY_RESPONSE_NOTE,
+  UNDECIDED_TOOL_RESULT,
+} from "./messages.ts";
+
+/**
+ * toMessages one event at a time, for a log that grows: a process that holds a run's log folds
+ * each new event in once, so building the model's messages at a step costs what is new, not
+ * what the log holds. `messages()` equals `toMessages(events read so far)` after every `add`.
+ *
+ * Every message an event gives is final once written, except one tail: the calls of the latest
+ * batch that have no result yet. toMessages answers those at the end of the log as interrupted
+ * (or as undecided while they await approval); a later result, decision or message changes that
+ * answer. So they are not written into the list: they stay open here and `messages()` answers
+ * them on top of the list, in call order, each time it is asked.
+ */
+export class MessageBuilder {
+  /** Messages no later event can change. */
+  private readonly settled: ChatMessage[] = [];
+  /** The latest batch's calls without a result, in the order the response made them. */
+  private open = new Map<string, ToolCall>();
+  /** Calls of the latest batch still waiting for a person's decision. */
+  private awaiting = new Set<string>();
+  /** How many events were added. */
+  count = 0;
+
+  /** The messages of the events added so far: a new array, which later adds leave unchanged. */
+  messages(): ChatMessage[] {
+    const messages = this.settled.slice();
+    for (const call of this.open.values()) messages.push(this.unanswered(call));
+    return messages;
+  }
+
+  /** Fold the next event of the log in. */
+  add(event: RunEvent): void {
+    this.count++;
+    switch (event.type) {
+      case "run_started":
+        this.settle({ role: "user", content: event.input });
+        break;
+      case "user_message":
+        this.settle({ role: "user", content: event.text });
+        break;
+      case "model_response": {
+        const calls = event.stop === "tool_calls" ? event.toolCalls : [];
+        if (event.text.length > 0 || calls.length > 0) {
+          this.settle({ role: "assistant", content: event.text, toolCalls: calls });
+        } else this.closeOpenCalls();
+        this.open = new Map(calls.map((call) => [call.id, call]));
+        this.awaiting = new Set(event.approvals ?? []);
+        if (event.stop === "interrupted") this.settled.push({ role: "user", content: RETRY_RESPONSE_NOTE });
+        if (event.stop === "max_output") this.settled.push({ role: "user", content: CONTINUE_RESPONSE_NOTE });
+        break;
+      }
+      case "tool_result": {
+        const call = this.open.get(event.callId);
+        if (!call) break;
+        this.open.delete(event.callId);
+        this.settled.push({
+          role: "tool",
+          toolCallId: call.id,
+          name: call.name,
+          content: event.content,
+          isError: event.isError,
+        });
+        break;
+      }
+      case "tool_decided":
+        this.awaiting.delete(event.callId);
+        break;
+      case "resumed":
+        if (event.input !== undefined) this.settle({ role: "user", content: event.input });
+        break;
+      case "tool_started":
+      case "model_failed":
+      case "cancelled":
+        break;
+      default: {
+        const unknown: never = event;
+        throw new Error(`unhandled event ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  /** A new message closes the open calls first: their answers are final from here on. */
+  private settle(message: ChatMessage): void {
+    this.closeOpenCalls();
+    this.settled.push(message);
+  }
+
+  private closeOpenCalls(): void {
+    for (const call of this.open.values()) this.settled.push(this.unanswered(call));
+    this.open = new Map();
+  }
+
+  /** The answer toMessages gives a call with no result, as things stand now. */
+  private unanswered(call: ToolCall): ChatMessage {
+    const content = this.awaiting.has(call.id) ? UNDECIDED_TOOL_RESULT : INTERRUPTED_TOOL_RESULT;
+    return { role: "tool", toolCallId: call.id, name: call.name, content, isError: true };
+  }
+}
