@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { PermanentError } from "../../core/errors.ts";
-import { toRunlogError } from "./errors.ts";
+import { isBusy, toRunlogError } from "./errors.ts";
 import { type DatabaseSync, loadNodeSqlite, type StatementSync } from "./nodeSqlite.ts";
 import { migrate } from "./schema.ts";
 
@@ -21,11 +21,21 @@ export interface ConnectionOptions {
   file: string;
   /** @default "full" */
   durability?: Durability;
-  /** How long a write waits for another process's write lock before failing as retryable. @default 5000 */
+  /** How long a call waits for another process's write lock before failing as retryable. @default 5000 */
   busyTimeoutMs?: number;
   /** @default the system clock */
   clock?: { now(): Date };
 }
+
+/**
+ * How long SQLite's own busy handler waits within one try. Its sleeps grow to
+ * 100 ms, so a writer that has waited a while looks at the lock ten times a
+ * second while fresh writers look every few ms and take it first: with 16
+ * processes appending back to back, one starved past 5 s. Starting the handler
+ * afresh every 25 ms keeps every waiter's sleeps at 1-10 ms, so a long waiter polls as often
+ * as a fresh one (test/reliability/sqliteProcesses.test.ts).
+ */
+const TRY_MS = 25;
 
 /**
  * One open connection to the store's file, in this process. The settings, and
@@ -35,22 +45,26 @@ export interface ConnectionOptions {
  *   file system (not a network share), as every WAL database does.
  * - `synchronous = FULL` (see Durability) by default; `fullfsync` makes macOS
  *   flush the drive's cache too (a plain fsync does not there; a no-op elsewhere).
- * - `busy_timeout`: a writer that finds the write lock taken by another
- *   process retries for this long instead of failing at once. Every write is
- *   one statement or a BEGIN IMMEDIATE transaction, which takes the lock first,
- *   so a write never fails late on a snapshot another writer moved.
+ * - Waiting for the lock: a writer that finds the write lock taken by another
+ *   process keeps trying for `busyTimeoutMs` instead of failing at once (see
+ *   `untilFree`). Every write is one statement or a BEGIN IMMEDIATE
+ *   transaction, which takes the lock first, so a write never fails late on a
+ *   snapshot another writer moved, and a busy call has written nothing and can
+ *   be made again whole.
  * Statements are synchronous: a transaction never spans an await, so calls in
  * one process never interleave inside one.
  */
 export class SqliteConnection {
   readonly file: string;
   private readonly db: DatabaseSync;
+  private readonly busyTimeoutMs: number;
   private readonly statements = new Map<string, StatementSync>();
   private readonly clock: { now(): Date };
 
   constructor(options: ConnectionOptions) {
     this.file = options.file;
     this.clock = options.clock ?? { now: () => new Date() };
+    this.busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5_000));
     const { DatabaseSync } = loadNodeSqlite();
     try {
       mkdirSync(dirname(options.file), { recursive: true });
@@ -60,14 +74,14 @@ export class SqliteConnection {
     }
     try {
       // First, so that even switching to WAL waits for another process opening the file.
-      this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5_000))}`);
-      const mode = this.db.prepare("PRAGMA journal_mode = WAL").get()?.journal_mode;
+      this.db.exec(`PRAGMA busy_timeout = ${Math.min(TRY_MS, this.busyTimeoutMs)}`);
+      const mode = this.untilFree(() => this.db.prepare("PRAGMA journal_mode = WAL").get()?.journal_mode);
       if (mode !== "wal") throw new PermanentError(`${options.file}: could not use WAL mode (got ${mode})`);
       const full = (options.durability ?? "full") === "full";
       this.db.exec(
         `PRAGMA synchronous = ${full ? "FULL" : "NORMAL"}; PRAGMA fullfsync = ${full ? "ON" : "OFF"}`,
       );
-      migrate(this.db, options.file);
+      this.untilFree(() => migrate(this.db, options.file));
     } catch (error) {
       this.db.close();
       throw toRunlogError(error, "open the store", options.file);
@@ -88,10 +102,15 @@ export class SqliteConnection {
     return prepared;
   }
 
-  /** Run database calls, turning any failure into a runlog error that names `what` and the file. */
+  /**
+   * Run database calls, turning any failure into a runlog error that names
+   * `what` and the file. `calls` is one statement, reads, or a transaction:
+   * made again whole while the lock is busy, which is safe because a busy call
+   * changed nothing.
+   */
   attempt<T>(what: string, calls: () => T): T {
     try {
-      return calls();
+      return this.untilFree(calls);
     } catch (error) {
       throw toRunlogError(error, what, this.file);
     }
@@ -110,6 +129,18 @@ export class SqliteConnection {
         throw error;
       }
     });
+  }
+
+  /** `calls`, tried again (each try waiting up to TRY_MS in SQLite) while the lock stays busy, up to busyTimeoutMs. */
+  private untilFree<T>(calls: () => T): T {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    for (;;) {
+      try {
+        return calls();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+    }
   }
 
   close(): void {

@@ -17,6 +17,9 @@ export function sqliteCode(error: unknown): number | undefined {
   return typeof code === "number" ? code & 0xff : undefined;
 }
 
+/** Another connection holds the lock this call needs: the call changed nothing, and may be made again. */
+export const isBusy = (error: unknown): boolean => sqliteCode(error) === SQLITE_BUSY;
+
 /**
  * Translate anything node:sqlite throws into runlog's error family. Busy or
  * locked (another process held the write lock past the busy timeout) is

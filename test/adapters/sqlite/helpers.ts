@@ -20,8 +20,12 @@ export interface Worker {
 
 /** Start fixtures/worker.ts as its own OS process on `file`. */
 export function startWorker(file: string, ...args: string[]): Worker {
-  const script = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script, file, ...args], { stdio: "pipe" });
+  return startScript(fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url)), file, ...args);
+}
+
+/** Start a TypeScript script as its own OS process, reading its stdout line by line. */
+export function startScript(script: string, ...args: string[]): Worker {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: "pipe" });
   const lines: string[] = [];
   const waiting: { match: (line: string) => boolean; resolve: (line: string) => void }[] = [];
   let stdout = "";

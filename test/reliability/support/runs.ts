@@ -1,15 +1,23 @@
 import { expect } from "vitest";
 import { library, runlog, script } from "../../support/cli.ts";
 
-/** A run whose first model call crashed; resuming it plays `turn` (slow with `delayMs`, so resumers overlap). */
+/** A scripted model turn, as the script file holds it. */
+type Turn = Record<string, unknown>;
+
+/**
+ * A run crashed at `crashAt` (default: before its first model call); resuming it
+ * plays `turns` from where it stopped (slow with `delayMs`, so resumers overlap).
+ * One turn may be given alone.
+ */
 export async function crashedRun(
   dir: string,
   runId: string,
-  turn: { text: string; stop: "stop"; delayMs?: number },
+  turns: Turn | readonly Turn[],
+  crashAt = "model:before",
 ): Promise<void> {
-  const model = script(dir, runId, [turn]);
+  const model = script(dir, runId, Array.isArray(turns) ? [...turns] : [turns]);
   const crashed = await runlog(dir, ["run", "--run-id", runId, "--model", model, "go"], {
-    RUNLOG_CRASH_AT: "model:before",
+    RUNLOG_CRASH_AT: crashAt,
   });
   expect(crashed.code, crashed.stderr).toBe(137);
 }
