@@ -20,7 +20,7 @@ import { connectStore } from "../../lib/adapters/store.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
-import { toMessages } from "../../lib/core/messages.ts";
+import { toMessages } from "../../lib/core/messageBuilder.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import type { StepDeps } from "../../lib/steps/deps.ts";

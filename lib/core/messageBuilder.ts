@@ -8,7 +8,7 @@ import {
 } from "./messages.ts";
 
 /**
- * toMessages one event at a time, for a log that grows: a process that holds a run's log folds
+ * A run's model messages built one event at a time, for a log that grows: a process that holds a run's log folds
  * each new event in once, so building the model's messages at a step costs what is new, not
  * what the log holds. `messages()` equals `toMessages(events read so far)` after every `add`.
  *
@@ -102,4 +102,17 @@ export class MessageBuilder {
     const content = this.awaiting.has(call.id) ? UNDECIDED_TOOL_RESULT : INTERRUPTED_TOOL_RESULT;
     return { role: "tool", toolCallId: call.id, name: call.name, content, isError: true };
   }
+}
+
+/**
+ * The conversation a provider accepts, derived from a log. Every tool call is
+ * answered before the next assistant or user message (a call the log left
+ * open is answered as interrupted), results that answer no call are left out,
+ * and a cut-off or truncated response is followed by the note that tells the
+ * model how to go on.
+ */
+export function toMessages(events: readonly RunEvent[]): ChatMessage[] {
+  const builder = new MessageBuilder();
+  for (const event of events) builder.add(event);
+  return builder.messages();
 }

@@ -1,7 +1,7 @@
 import type { RunEvent } from "../core/events.ts";
 import { type LogFacts, LogReader, readLog } from "../core/log.ts";
-import { MessageBuilder } from "../core/messageBuilder.ts";
-import { type ChatMessage, toMessages } from "../core/messages.ts";
+import { MessageBuilder, toMessages } from "../core/messageBuilder.ts";
+import type { ChatMessage } from "../core/messages.ts";
 import type { EventStore } from "../ports/eventStore.ts";
 
 export interface LogCacheOptions {

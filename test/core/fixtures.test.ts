@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { decodeEvent } from "../../lib/core/events.ts";
-import { finalOutput, toMessages } from "../../lib/core/messages.ts";
+import { toMessages } from "../../lib/core/messageBuilder.ts";
+import { finalOutput } from "../../lib/core/messages.ts";
 
 // Frozen logs as stored by schema v1. Never edit them: a change that breaks one breaks stored runs.
 const V1 = new URL("../fixtures/events/v1/", import.meta.url);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { type Classification, classify } from "../../lib/core/classify.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
+import { toMessages } from "../../lib/core/messageBuilder.ts";
 import {
   INTERRUPTED_TOOL_RESULT,
   rejectedToolResult,
-  toMessages,
   UNDECIDED_TOOL_RESULT,
 } from "../../lib/core/messages.ts";
 import { restingStatus } from "../../lib/core/status.ts";

@@ -8,11 +8,11 @@ import {
   CONTINUE_RESPONSE_NOTE,
   INTERRUPTED_TOOL_RESULT,
   RETRY_RESPONSE_NOTE,
-  toMessages,
   UNDECIDED_TOOL_RESULT,
 } from "../../lib/core/messages.ts";
 import { anyLog, conversationLog, validLog } from "./arbitraries.ts";
 import { call, log } from "./logBuilder.ts";
+import { referenceMessages } from "./messagesOracle.ts";
 
 const SETTINGS = { seed: 20261130, numRuns: 400 };
 
@@ -28,7 +28,7 @@ function expectSameAsToMessages(events: readonly RunEvent[]): void {
     answers.push(builder.messages());
   }
   answers.forEach((answer, n) => {
-    expect(answer, `after ${n} events`).toEqual(toMessages(events.slice(0, n)));
+    expect(answer, `after ${n} events`).toEqual(referenceMessages(events.slice(0, n)));
   });
 }
 

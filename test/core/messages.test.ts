@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { toMessages } from "../../lib/core/messageBuilder.ts";
 import type { ChatMessage } from "../../lib/core/messages.ts";
 import {
   CONTINUE_RESPONSE_NOTE,
   finalOutput,
   INTERRUPTED_TOOL_RESULT,
   RETRY_RESPONSE_NOTE,
-  toMessages,
 } from "../../lib/core/messages.ts";
 import { historyProblem } from "./history.ts";
 import { call, log } from "./logBuilder.ts";

@@ -4,7 +4,7 @@ import type { Classification } from "../../lib/core/classify.ts";
 import { classify } from "../../lib/core/classify.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { ResumeKindSchema } from "../../lib/core/events.ts";
-import { toMessages } from "../../lib/core/messages.ts";
+import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { anyLog, validLog } from "./arbitraries.ts";
 import { historyProblem } from "./history.ts";
 import { call } from "./logBuilder.ts";

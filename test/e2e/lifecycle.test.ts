@@ -2,9 +2,19 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { toMessages } from "../../lib/core/messages.ts";
+import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { historyProblem } from "../core/history.ts";
-import { cleanup, events, ROOT, runlog, runlogJson, script, tempDataDir, testEnv } from "../support/cli.ts";
+import {
+  cleanup,
+  events,
+  ROOT,
+  runlog,
+  runlogJson,
+  script,
+  storeEnv,
+  tempDataDir,
+  testEnv,
+} from "../support/cli.ts";
 
 const dir = tempDataDir("lifecycle-cli");
 afterAll(() => cleanup(dir));
@@ -118,7 +128,7 @@ describe("the run lifecycle through the CLI", () => {
         "wait",
       ],
       {
-        env: testEnv(),
+        env: testEnv(storeEnv(dir)),
         stdio: ["ignore", "pipe", "pipe"],
       },
     );

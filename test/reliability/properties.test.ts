@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type Classification, classify } from "../../lib/core/classify.ts";
 import { decodeEvent, type NewEvent, type RunEvent } from "../../lib/core/events.ts";
 import { readLog } from "../../lib/core/log.ts";
-import { toMessages } from "../../lib/core/messages.ts";
+import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { restingStatus } from "../../lib/core/status.ts";
 import { anyLog, validLog } from "../core/arbitraries.ts";
 import { historyProblem } from "../core/history.ts";

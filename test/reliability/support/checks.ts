@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { classify } from "../../../lib/core/classify.ts";
 import type { RunEvent } from "../../../lib/core/events.ts";
-import { toMessages } from "../../../lib/core/messages.ts";
+import { toMessages } from "../../../lib/core/messageBuilder.ts";
 import { historyProblem } from "../../core/history.ts";
 import type { ShownEvent } from "../../support/cli.ts";
 

@@ -1,0 +1,94 @@
+import type { RunEvent, ToolCall } from "../../lib/core/events.ts";
+import {
+  type ChatMessage,
+  CONTINUE_RESPONSE_NOTE,
+  INTERRUPTED_TOOL_RESULT,
+  RETRY_RESPONSE_NOTE,
+  UNDECIDED_TOOL_RESULT,
+} from "../../lib/core/messages.ts";
+
+/**
+ * The conversation a provider accepts, derived from a log. Every tool call is
+ * answered before the next assistant or user message (a call the log left
+ * open is answered as interrupted), results that answer no call are left out,
+ * and a cut-off or truncated response is followed by the note that tells the
+ * model how to go on.
+ *
+ * The oracle for lib/core/messageBuilder.ts: the whole log folded in one loop, written
+ * independently of the builder, which the shipped code uses one event at a time.
+ */
+export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  let open = new Map<string, ToolCall>();
+  let awaiting = new Set<string>();
+
+  const closeOpenCalls = () => {
+    for (const call of open.values()) {
+      const content = awaiting.has(call.id) ? UNDECIDED_TOOL_RESULT : INTERRUPTED_TOOL_RESULT;
+      messages.push({
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        content,
+        isError: true,
+      });
+    }
+    open = new Map();
+  };
+
+  for (const event of events) {
+    switch (event.type) {
+      case "run_started":
+        closeOpenCalls();
+        messages.push({ role: "user", content: event.input });
+        break;
+      case "user_message":
+        closeOpenCalls();
+        messages.push({ role: "user", content: event.text });
+        break;
+      case "model_response": {
+        closeOpenCalls();
+        const calls = event.stop === "tool_calls" ? event.toolCalls : [];
+        if (event.text.length > 0 || calls.length > 0) {
+          messages.push({ role: "assistant", content: event.text, toolCalls: calls });
+        }
+        open = new Map(calls.map((call) => [call.id, call]));
+        awaiting = new Set(event.approvals ?? []);
+        if (event.stop === "interrupted") messages.push({ role: "user", content: RETRY_RESPONSE_NOTE });
+        if (event.stop === "max_output") messages.push({ role: "user", content: CONTINUE_RESPONSE_NOTE });
+        break;
+      }
+      case "tool_result": {
+        const call = open.get(event.callId);
+        if (!call) break;
+        open.delete(event.callId);
+        messages.push({
+          role: "tool",
+          toolCallId: call.id,
+          name: call.name,
+          content: event.content,
+          isError: event.isError,
+        });
+        break;
+      }
+      case "tool_decided":
+        awaiting.delete(event.callId);
+        break;
+      case "resumed":
+        if (event.input === undefined) break;
+        closeOpenCalls();
+        messages.push({ role: "user", content: event.input });
+        break;
+      case "tool_started":
+      case "model_failed":
+      case "cancelled":
+        break;
+      default: {
+        const unknown: never = event;
+        throw new Error(`unhandled event ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+  closeOpenCalls();
+  return messages;
+}
