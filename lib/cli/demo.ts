@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { openLocal } from "../api/local.ts";
 import type { RunEvent } from "../core/events.ts";
@@ -48,6 +48,8 @@ export async function demoCommand(options: { io: Io; env: NodeJS.ProcessEnv; dir
     observer: { appended: (runId, event) => io.out(`  ${progressLine(runId, event)}`) },
   });
   try {
+    // The SQLite store creates the folder when it opens; DynamoDB never touches the disk.
+    await mkdir(dataDir, { recursive: true });
     await writeFile(scriptPath, JSON.stringify(TOUR_SCRIPT));
     await rm(join(dataDir, "notes.txt"), { force: true });
     io.out(`runlog demo — model ${offline ? "scripted (offline; set OPENAI_API_KEY to use OpenAI)" : model}`);

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanup, events, notes, runlog, tempDataDir } from "../support/cli.ts";
+import { cleanup, events, notes, runlog, storeEnv, tempDataDir } from "../support/cli.ts";
 
 const dir = tempDataDir("demo");
 const demoDir = join(dir, "demo");
@@ -8,7 +8,8 @@ afterAll(() => cleanup(demoDir));
 
 describe("runlog demo (what npm start runs)", () => {
   it("crashes a child right after a note is written, resumes it, and tells what its log shows", async () => {
-    const result = await runlog(dir, ["demo"]);
+    // The demo keeps its runs in demoDir: on DynamoDB, in that dir's table.
+    const result = await runlog(dir, ["demo"], storeEnv(demoDir));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("model scripted (offline");
     expect(result.stdout).toContain("the child exited with code 137");

@@ -1,16 +1,17 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectDynamoStore } from "../../lib/adapters/dynamodb/connect.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
-import { cleanup, notes, runlog, runlogJson, tempDataDir } from "../support/cli.ts";
+import { cleanup, events, library, notes, runlog, runlogJson, tempDataDir } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
 
 /**
  * The end-to-end path once on the DynamoDB adapter (the one AWS runs): the
  * CLI pointed at a DynamoDB-compatible server by RUNLOG_DYNAMODB_ENDPOINT
  * (dynalite in this process), a crash after a side effect, and a resume.
- * The other e2e files run on the default local store (SQLite).
+ * The other e2e files run on the default local store (SQLite) in `npm test`,
+ * and all of them on the DynamoDB adapter in `npm run test:dynamodb`.
  */
 const dir = tempDataDir("e2e-dynamo");
 let server: InProcessDynalite;
@@ -52,5 +53,22 @@ describe("the CLI on the DynamoDB adapter", () => {
     expect(notes(dir).length).toBeGreaterThan(0);
     // Nothing went to the local store.
     expect(existsSync(join(dir, "runlog.db"))).toBe(false);
+  });
+});
+
+describe("the store this run of the e2e suite is on", () => {
+  const suiteDir = tempDataDir("e2e-store");
+  afterAll(() => cleanup(suiteDir));
+
+  // `npm run test:dynamodb` proves nothing if its runs quietly went to SQLite.
+  it("is the one its config chose, for the CLI and the library alike", async () => {
+    const onDynamo = inject("e2eStore") === "dynamodb";
+    const run = await runlog(suiteDir, ["run", "--run-id", "where", "hi"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect((await library(suiteDir)).where).toMatch(
+      onDynamo ? /^DynamoDB at http:\/\/127\.0\.0\.1:\d+, table \S+$/ : /^SQLite, /,
+    );
+    expect((await events(suiteDir, "where")).at(-1)).toMatchObject({ type: "model_response", stop: "stop" });
+    expect(existsSync(join(suiteDir, "runlog.db"))).toBe(!onDynamo);
   });
 });

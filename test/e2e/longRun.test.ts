@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { openLocal } from "../../lib/api/local.ts";
-import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+import { cleanup, storeEnv, tempDataDir, testEnv } from "../support/cli.ts";
 import {
   countingAgent,
   countingScript,
@@ -20,7 +20,7 @@ describe("a long run hands over to a new execution every few steps", () => {
     const observer = executionRecorder();
     const local = await openLocal({
       dataDir: dir,
-      env: testEnv(),
+      env: testEnv(storeEnv(dir)),
       agents,
       observer,
       stepsPerExecution: STEPS,

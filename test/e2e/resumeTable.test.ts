@@ -1,7 +1,16 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { connectStore } from "../../lib/adapters/store.ts";
 import { stamp } from "../../lib/core/events.ts";
-import { cleanup, events, runlog, runlogJson, script, tempDataDir, testEnv } from "../support/cli.ts";
+import {
+  cleanup,
+  events,
+  runlog,
+  runlogJson,
+  script,
+  storeEnv,
+  tempDataDir,
+  testEnv,
+} from "../support/cli.ts";
 
 const dir = tempDataDir("resume-table");
 afterAll(() => cleanup(dir));
@@ -107,7 +116,7 @@ describe("the resume table end to end through the CLI", () => {
   it("a tool result that answers no call is malformed, named by its seq, and left as it is", async () => {
     const runId = "row-malformed";
     await runlogJson(dir, ["run", "--run-id", runId, "--model", script(dir, runId, [DONE]), "go"]);
-    const { store, close } = await connectStore({ dataDir: dir, env: testEnv() });
+    const { store, close } = await connectStore({ dataDir: dir, env: testEnv(storeEnv(dir)) });
     const ghost = {
       type: "tool_result",
       callId: "ghost",

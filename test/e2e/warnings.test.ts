@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli } from "../cli/support.ts";
-import { cleanup, ROOT, script, tempDataDir, testEnv } from "../support/cli.ts";
+import { cleanup, ROOT, script, storeEnv, tempDataDir, testEnv } from "../support/cli.ts";
 
 const FIXTURE = join(import.meta.dirname, "fixtures", "manyToolCalls.ts");
 const dir = tempDataDir("warnings");
@@ -13,7 +13,7 @@ function node(args: string[]): Promise<{ code: number | null; stdout: string; st
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", ...args], {
       cwd: ROOT,
-      env: testEnv(),
+      env: testEnv(storeEnv(dir)),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -47,7 +47,7 @@ describe("a long local run prints no warning", () => {
       ...Array.from({ length: 30 }, () => ({ toolCalls: [calls[0]] })),
       { text: "done", stop: "stop" },
     ]);
-    const result = await cli(["run", "--model", model, "go", "--json"], { dir });
+    const result = await cli(["run", "--model", model, "go", "--json"], { dir, env: storeEnv(dir) });
     expect(result.code).toBe(0);
     expect(result.stderr.split("\n").filter((line) => !/^\d\d:\d\d:\d\d\.\d{3} {2}run_/.test(line))).toEqual([
       "",

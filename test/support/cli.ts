@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
+import { SUITE_ENDPOINT_VARIABLE } from "./dynamodbSuite.ts";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 const BIN = join(ROOT, "bin", "runlog.js");
@@ -18,7 +20,37 @@ export function tempDataDir(label = "runlog"): string {
   return mkdtempSync(join(tmpdir(), `${label}-`));
 }
 
-/** Env every CLI test runs with: fast workflow retries, no inherited crash point or provider key. */
+/**
+ * Set when the suite runs on the DynamoDB adapter (vitest.dynamodb.config.ts): the
+ * server every runlog process of the suite uses. Unset, they use the SQLite file in their data dir.
+ */
+const SUITE_ENDPOINT = process.env[SUITE_ENDPOINT_VARIABLE];
+/** For a process started without a data dir of its own: this test file's table. */
+const FILE_TABLE = `e2e-${randomUUID()}`;
+
+/**
+ * Where a data dir's runs are stored: nothing to set on SQLite (the file in the dir); on
+ * DynamoDB, the suite's endpoint and a table named after the dir, so tests stay independent.
+ */
+export function storeEnv(dir?: string): Record<string, string> {
+  if (!SUITE_ENDPOINT) return {};
+  return {
+    RUNLOG_DYNAMODB_ENDPOINT: SUITE_ENDPOINT,
+    RUNLOG_TABLE: dir === undefined ? FILE_TABLE : tableOf(dir),
+  };
+}
+
+/** A valid DynamoDB table name (letters, digits, `_.-`, at most 255) naming the dir: /tmp/demo-x/demo -> tmp.demo-x.demo */
+const tableOf = (dir: string) =>
+  resolvePath(dir)
+    .replace(/[^\w.-]+/g, ".")
+    .replace(/^\.+/, "")
+    .slice(-255);
+
+/**
+ * Env every CLI test runs with: fast workflow retries, no inherited crash point or provider
+ * key, the suite's store (see storeEnv; pass `storeEnv(dir)` in `extra` for a data dir's own).
+ */
 export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const {
     RUNLOG_CRASH_AT: _,
@@ -28,14 +60,14 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     RUNLOG_AGENTS: _____,
     ...env
   } = process.env;
-  return { ...env, RUNLOG_RETRY_INTERVAL_MS: "5", ...extra };
+  return { ...env, RUNLOG_RETRY_INTERVAL_MS: "5", ...storeEnv(), ...extra };
 }
 
 /** Run the real `runlog` binary in a child process. */
 export function runlog(dir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, "--dir", dir], {
-      env: testEnv(env),
+      env: testEnv({ ...storeEnv(dir), ...env }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -91,11 +123,11 @@ export interface ShownEvent {
 
 const libraries = new Map<string, Promise<LocalRunlog>>();
 
-/** The library API on a data dir, in this process (on the same store file the CLI uses). */
+/** The library API on a data dir, in this process (on the same store the CLI uses). */
 export function library(dir: string): Promise<LocalRunlog> {
   let opened = libraries.get(dir);
   if (!opened) {
-    opened = openLocal({ dataDir: dir, env: testEnv() });
+    opened = openLocal({ dataDir: dir, env: testEnv(storeEnv(dir)) });
     libraries.set(dir, opened);
   }
   return opened;
