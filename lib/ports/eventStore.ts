@@ -32,6 +32,16 @@ export interface RunHead {
   leaseVersion: number;
 }
 
+/** Which page of run-heads `listRuns` returns. */
+export interface ListOptions {
+  /** At most this many heads (1 to 1,000). @default 50 */
+  limit?: number;
+  /** Where the previous page ended (its `cursor`). */
+  cursor?: string;
+  /** Only runs in this status. */
+  status?: RunStatus;
+}
+
 export interface RunPage {
   runs: RunHead[];
   /** Pass back to get the next page; absent on the last page. */
@@ -72,7 +82,7 @@ export interface EventStore {
   /** Drop the lease if this owner holds it, recording the status the run rests in (and its last seq, when given). */
   releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<void>;
   /** Heads by most recent update (newest first where the store can); `status` lists only runs in that status. */
-  listRuns(options?: { limit?: number; cursor?: string; status?: RunStatus }): Promise<RunPage>;
+  listRuns(options?: ListOptions): Promise<RunPage>;
   /**
    * Make every item of the run (head, events, its share of big payloads) expire at `at`, or never
    * (null). Reads treat a run whose time has passed as absent, before the store deletes it.

@@ -4,14 +4,14 @@ import { ConflictError, InvalidInputError } from "../../core/errors.ts";
 import type { RunEvent, RunStarted } from "../../core/events.ts";
 import { assertSameStart } from "../../core/sameStart.ts";
 import type { RunStatus } from "../../core/status.ts";
-import type { EventStore, Lease, RunHead, RunPage } from "../../ports/eventStore.ts";
+import type { EventStore, Lease, ListOptions, RunHead, RunPage } from "../../ports/eventStore.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { isConditionalFailure, toRunlogError, wasRetried } from "./errors.ts";
 import { expireRun } from "./expiry.ts";
 import { getHead, getItem, setStatus } from "./heads.ts";
 import { encodeHead, type Item, num, readString, str } from "./items.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
-import { type ListOptions, listRuns } from "./listing.ts";
+import { listRuns } from "./listing.ts";
 import { decodeEventItems, encodeEventItem } from "./payloads.ts";
 
 export interface DynamoEventStoreOptions {

@@ -1,20 +1,10 @@
 import { QueryCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { InvalidInputError } from "../../core/errors.ts";
-import type { RunStatus } from "../../core/status.ts";
-import type { RunHead, RunPage } from "../../ports/eventStore.ts";
+import type { ListOptions, RunHead, RunPage } from "../../ports/eventStore.ts";
+import { pageLimit } from "../paging.ts";
 import { attempt, type StoreContext } from "./context.ts";
 import { decodeHead, type Item, isExpired, str } from "./items.ts";
 import { STATUS_INDEX } from "./table.ts";
-
-export interface ListOptions {
-  /** @default 50 */
-  limit?: number;
-  cursor?: string;
-  status?: RunStatus;
-}
-
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 1_000;
 
 /** Callers must treat the cursor as opaque, so its encoding can change with the index. */
 export function encodeCursor(lastKey: Item): string {
@@ -42,21 +32,13 @@ export function decodeCursor(cursor: string): Item {
   return item;
 }
 
-function checkedLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new InvalidInputError(`limit: expected a positive integer, got ${limit}`);
-  }
-  return Math.min(limit, MAX_LIMIT);
-}
-
 /**
  * A page of run-heads from the sparse status index. With a status, newest
  * update first across pages; without one the index is scanned, so only each
  * page is sorted (newest first).
  */
 export async function listRuns(ctx: StoreContext, options: ListOptions = {}): Promise<RunPage> {
-  const limit = checkedLimit(options.limit);
+  const limit = pageLimit(options.limit);
   const start = options.cursor === undefined ? {} : { ExclusiveStartKey: decodeCursor(options.cursor) };
   const status = options.status;
   const out = await attempt(ctx, status ? `list ${status} runs` : "list runs", () =>

@@ -1,19 +1,9 @@
 import { InvalidInputError } from "../../core/errors.ts";
-import type { RunStatus } from "../../core/status.ts";
-import type { RunHead, RunPage } from "../../ports/eventStore.ts";
+import type { ListOptions, RunHead, RunPage } from "../../ports/eventStore.ts";
+import { pageLimit } from "../paging.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { SqlValue } from "./nodeSqlite.ts";
 import { decodeHeadRow, expiredBy, HEAD_COLUMNS, nowSeconds } from "./rows.ts";
-
-export interface ListOptions {
-  /** @default 50 */
-  limit?: number;
-  cursor?: string;
-  status?: RunStatus;
-}
-
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 1_000;
 
 /** Where a page ended, in the (updated_at, run_id) order heads are listed in. */
 interface Position {
@@ -40,20 +30,12 @@ function decodeCursor(cursor: string): Position {
   return { updatedAt: parsed.u, runId: parsed.r };
 }
 
-function checkedLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new InvalidInputError(`limit: expected a positive integer, got ${limit}`);
-  }
-  return Math.min(limit, MAX_LIMIT);
-}
-
 /**
  * A page of run-heads, newest update first across pages, with or without a
  * status filter (an index serves each order). Expired runs are left out.
  */
 export function listRuns(db: SqliteConnection, options: ListOptions = {}): RunPage {
-  const limit = checkedLimit(options.limit);
+  const limit = pageLimit(options.limit);
   const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   const where = [`NOT ${expiredBy("?")}`];
   const params: SqlValue[] = [nowSeconds(db)];

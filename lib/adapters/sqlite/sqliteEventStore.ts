@@ -3,12 +3,12 @@ import { ConflictError, InvalidInputError } from "../../core/errors.ts";
 import type { RunEvent, RunStarted } from "../../core/events.ts";
 import { assertSameStart } from "../../core/sameStart.ts";
 import type { RunStatus } from "../../core/status.ts";
-import type { EventStore, Lease, RunHead, RunPage } from "../../ports/eventStore.ts";
+import type { EventStore, Lease, ListOptions, RunHead, RunPage } from "../../ports/eventStore.ts";
 import { type ConnectionOptions, SqliteConnection } from "./connection.ts";
 import { deleteExpired, expireRun } from "./expiry.ts";
 import { getHead, insertHead, setStatus } from "./heads.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
-import { type ListOptions, listRuns } from "./listing.ts";
+import { listRuns } from "./listing.ts";
 import { encodeEventRow, insertEvent, readBack, readEvent, readEvents } from "./log.ts";
 
 export type SqliteEventStoreOptions = ConnectionOptions;
