@@ -1,5 +1,5 @@
 import { Runlog } from "../lib/api/runlog.ts";
-import { apiHandler } from "../lib/http/index.ts";
+import { apiHandler } from "../lib/http/public.ts";
 import { awsDeps } from "./deps.ts";
 
 type ApiHandler = ReturnType<typeof apiHandler>;

@@ -1,20 +1,9 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { historyProblem } from "../core/history.ts";
-import {
-  cleanup,
-  events,
-  ROOT,
-  runlog,
-  runlogJson,
-  script,
-  storeEnv,
-  tempDataDir,
-  testEnv,
-} from "../support/cli.ts";
+import { cleanup, events, runlog, runlogJson, script, tempDataDir } from "../support/cli.ts";
 
 const dir = tempDataDir("lifecycle-cli");
 afterAll(() => cleanup(dir));
@@ -113,30 +102,8 @@ describe("the run lifecycle through the CLI", () => {
 
   it("cancel while a slow tool runs: the tool stops, nothing more is written, resume says cancelled", async () => {
     const model = script(dir, "slow", [{ toolCalls: [{ name: "wait", arguments: { ms: 120_000 } }] }, DONE]);
-    const child = spawn(
-      process.execPath,
-      [
-        join(ROOT, "bin/runlog.js"),
-        "run",
-        "--run-id",
-        "slow",
-        "--model",
-        model,
-        "--json",
-        "--dir",
-        dir,
-        "wait",
-      ],
-      {
-        env: testEnv(storeEnv(dir)),
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    const exited = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? 1)));
+    // Not awaited: the run goes on in its own process while this test cancels it.
+    const running = runlog(dir, ["run", "--run-id", "slow", "--model", model, "--json", "wait"]);
     while (!(await events(dir, "slow").catch(() => [])).some((e) => e.type === "tool_started")) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -144,8 +111,9 @@ describe("the run lifecycle through the CLI", () => {
     expect(cancelled.code).toBe(0);
     expect(cancelled.json).toMatchObject({ runId: "slow", status: "cancelled" });
 
-    expect(await exited).toBe(1);
-    expect(JSON.parse(stdout)).toMatchObject({ runId: "slow", status: "cancelled" });
+    const run = await running;
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ runId: "slow", status: "cancelled" });
     const log = await events(dir, "slow");
     expect(log.at(-1)).toMatchObject({ type: "cancelled", by: "ops", reason: "too slow" });
     expect(log.some((e) => e.type === "tool_result")).toBe(false);

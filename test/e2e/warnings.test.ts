@@ -1,33 +1,15 @@
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli } from "../cli/support.ts";
-import { cleanup, ROOT, script, storeEnv, tempDataDir, testEnv } from "../support/cli.ts";
+import { cleanup, ROOT, script, spawnNode, storeEnv, tempDataDir, testEnv } from "../support/cli.ts";
 
 const FIXTURE = join(import.meta.dirname, "fixtures", "manyToolCalls.ts");
 const dir = tempDataDir("warnings");
 afterAll(() => cleanup(dir));
 
 /** Run a file in a child Node with tsx, as a user's program importing runlog would run. */
-function node(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-      cwd: ROOT,
-      env: testEnv(storeEnv(dir)),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const node = (args: string[]) =>
+  spawnNode(["--import", "tsx", ...args], { cwd: ROOT, env: testEnv(storeEnv(dir)) });
 
 describe("a long local run prints no warning", () => {
   it("through the library: 40 parallel tool calls, then 30 turns", async () => {

@@ -63,24 +63,48 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, RUNLOG_RETRY_INTERVAL_MS: "5", ...storeEnv(), ...extra };
 }
 
-/** Run the real `runlog` binary in a child process. */
-export function runlog(dir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export interface SpawnOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Written to the child's stdin, then closed; stdin is /dev/null without it. */
+  stdin?: string | Buffer;
+}
+
+/**
+ * Run `node ARGS` in a child process with stdout and stderr on pipes (as `| wc -c` would),
+ * read as bytes so nothing is decoded on the way. A signal reads as exit 128.
+ */
+export function spawnNode(
+  args: string[],
+  options: SpawnOptions = {},
+): Promise<CliResult & { bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, "--dir", dir], {
-      env: testEnv({ ...storeEnv(dir), ...env }),
-      stdio: ["ignore", "pipe", "pipe"],
+    const child = spawn(process.execPath, args, {
+      env: options.env ?? testEnv(),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
+    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+    child.on("close", (code, signal) => {
+      const bytes = Buffer.concat(out);
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: bytes.toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+        bytes,
+      });
+    });
   });
+}
+
+/** Run the real `runlog` binary in a child process, on the data dir `dir`. */
+export function runlog(dir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return spawnNode([BIN, ...args, "--dir", dir], { env: testEnv({ ...storeEnv(dir), ...env }) });
 }
 
 /** Run a `--json` command and parse its one JSON object. */
