@@ -15,6 +15,16 @@ export interface Lease {
 }
 
 /**
+ * The sweeper's automatic resumes since the run's latest new message, kept on the head so a
+ * sweep decides from the head and the log's tail alone, whatever the run's length.
+ */
+export interface AutoResumes {
+  count: number;
+  /** When the latest automatic resume claimed the run (epoch ms); absent while count is 0. */
+  lastAt?: number;
+}
+
+/**
  * The run-head: one small record per run for listing and leasing. Appends do
  * not touch it, so while a run executes its stored `lastSeq` lags the log;
  * getHead reports the log's, and recording a status (finish, release) stores
@@ -30,6 +40,8 @@ export interface RunHead {
   lease?: Lease;
   /** Bumped by every lease claim; the compare-and-set token for claiming. */
   leaseVersion: number;
+  /** Absent on a run never resumed automatically (and on heads written before it existed). */
+  autoResumes?: AutoResumes;
 }
 
 /** Which page of run-heads `listRuns` returns. */
@@ -75,12 +87,19 @@ export interface EventStore {
   getHead(runId: string): Promise<RunHead | undefined>;
   /** Set the head's status (and lastSeq if it lags), without touching the lease. */
   setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void>;
-  /** Take the lease if its version is still `expectVersion`; ConflictError if someone else got there first. */
-  claimLease(runId: string, lease: Lease, expectVersion: number): Promise<void>;
+  /**
+   * Take the lease if its version is still `expectVersion`; ConflictError if someone else got there
+   * first. `autoResumes`, when given, replaces the head's record in the same write.
+   */
+  claimLease(runId: string, lease: Lease, expectVersion: number, autoResumes?: AutoResumes): Promise<void>;
   /** Extend a lease this owner holds; false if it is no longer theirs. */
   renewLease(runId: string, lease: Lease): Promise<boolean>;
-  /** Drop the lease if this owner holds it, recording the status the run rests in (and its last seq, when given). */
-  releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<void>;
+  /**
+   * Drop the lease if this owner holds it, recording the status the run rests in (and its last seq,
+   * when given). False, with nothing written, when the lease is not this owner's (taken over, or
+   * already released): the caller decides what that means.
+   */
+  releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean>;
   /** Heads by most recent update (newest first where the store can); `status` lists only runs in that status. */
   listRuns(options?: ListOptions): Promise<RunPage>;
   /**

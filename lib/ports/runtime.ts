@@ -30,6 +30,17 @@ export interface Orchestrator {
    * not have started yet and still counts as alive.
    */
   isAlive(owner: string, claimedAt?: number): Promise<boolean>;
+  /**
+   * What became of the execution a lease owner names, without any grace for a start still to
+   * come: `running`; `ended` (it ran and stopped, and a name is never run twice, so the run needs
+   * a new generation); `none` (never started, or its process died: executing it now is safe).
+   */
+  executionOf(owner: string): Promise<"none" | "running" | "ended">;
+  /**
+   * Stop the execution a lease owner names, if it runs (a cancel): the state machine stops and a
+   * model call or tool under way is aborted. False when nothing was running under that owner.
+   */
+  stop(owner: string, reason: string): Promise<boolean>;
 }
 
 export interface Clock {
@@ -49,7 +60,13 @@ export type CrashPoint =
   | "tool:after-run"
   | "tool:after-append"
   | "handoff:after-claim"
-  | "handoff:after-append";
+  | "handoff:after-append"
+  // Inside control operations (start, resume, send, fork, approve/reject, sweep): see lib/steps/advance.ts.
+  | "control:after-claim"
+  | "control:after-append"
+  | "control:before-execute"
+  | "fork:after-copy"
+  | "decide:after-append";
 
 export interface Faults {
   /** Called as execution passes a crash point; exits the process when told to. */

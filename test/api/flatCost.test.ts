@@ -91,6 +91,8 @@ function runlogOn(countedStore: EventStore, executed: ExecutionInput[]): Runlog 
     },
     leaseOwnerFor: ({ runId, generation }) => `${runId}-g${generation}`,
     isAlive: async () => false,
+    executionOf: async () => "none",
+    stop: async () => false,
   };
   return new Runlog({
     store: countedStore,

@@ -188,7 +188,7 @@ export class DynamoEventStore implements EventStore {
     return renewLease(this.ctx, runId, lease);
   }
 
-  releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<void> {
+  releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean> {
     return releaseLease(this.ctx, runId, owner, status, lastSeq);
   }
 

@@ -82,9 +82,9 @@ export async function releaseLease(
   owner: string,
   status: RunStatus,
   lastSeq?: number,
-) {
+): Promise<boolean> {
   const withSeq = lastSeq !== undefined;
-  await attemptConditional(ctx, `release the lease of run ${runId} held by ${owner}`, () =>
+  return attemptConditional(ctx, `release the lease of run ${runId} held by ${owner}`, () =>
     ctx.client.send(
       new UpdateItemCommand({
         TableName: ctx.tableName,

@@ -21,6 +21,14 @@ export class BackgroundOrchestrator implements Orchestrator {
     return this.inner.isAlive(owner, claimedAt);
   }
 
+  executionOf(owner: string): Promise<"none" | "running" | "ended"> {
+    return this.inner.executionOf(owner);
+  }
+
+  stop(owner: string, reason: string): Promise<boolean> {
+    return this.inner.stop(owner, reason);
+  }
+
   async execute(input: ExecutionInput): Promise<void> {
     const execution = this.inner
       .execute(input)

@@ -37,6 +37,8 @@ const LOCAL_STATE_MACHINE = {
 /** Runs lib/workflow's state machine in this process, its tasks served by lib/steps directly. */
 export class LocalOrchestrator implements Orchestrator {
   private machine: Promise<StateMachine> | undefined;
+  /** What stops each execution running in this process, by its lease owner. */
+  private readonly executions = new Map<string, AbortController>();
 
   constructor(private readonly options: LocalOrchestratorOptions) {}
 
@@ -63,6 +65,19 @@ export class LocalOrchestrator implements Orchestrator {
 
   async isAlive(owner: string): Promise<boolean> {
     return isLocalOwnerAlive(owner);
+  }
+
+  /** A local execution that is not running died with its process (or never began): running it again is safe. */
+  async executionOf(owner: string): Promise<"none" | "running"> {
+    return isLocalOwnerAlive(owner) ? "running" : "none";
+  }
+
+  /** Abort an execution of this process; one in another process sees the cancel in its log. */
+  async stop(owner: string, reason: string): Promise<boolean> {
+    const execution = this.executions.get(owner);
+    if (!execution) return false;
+    execution.abort(new RunCancelledError(reason));
+    return true;
   }
 
   /**
@@ -108,6 +123,8 @@ export class LocalOrchestrator implements Orchestrator {
         return owner;
       },
       isAlive: (owner) => this.isAlive(owner),
+      executionOf: (owner) => this.executionOf(owner),
+      stop: (owner, reason) => this.stop(owner, reason),
       execute: async (next) => {
         successor = next;
       },
@@ -138,6 +155,7 @@ export class LocalOrchestrator implements Orchestrator {
         });
     }, this.options.cancelPollMs ?? 500);
     markActive(input.owner, true);
+    this.executions.set(input.owner, stop);
     let history: Promise<number> | undefined;
     let error: unknown;
     try {
@@ -167,6 +185,7 @@ export class LocalOrchestrator implements Orchestrator {
       clearInterval(renew);
       clearInterval(watch);
       markActive(input.owner, false);
+      this.executions.delete(input.owner);
       // An owner named for a handoff that did not happen must not look alive for the rest of the process.
       for (const owner of owners.values()) if (owner !== successor?.owner) markActive(owner, false);
     }

@@ -58,9 +58,9 @@ export function releaseLease(
   owner: string,
   status: RunStatus,
   lastSeq?: number,
-): void {
+): boolean {
   // The holder's last seq is the log's: nobody else writes while it holds the lease.
-  db.attempt(`release the lease of run ${runId} held by ${owner}`, () =>
+  const { changes } = db.attempt(`release the lease of run ${runId} held by ${owner}`, () =>
     db
       .statement(
         "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
@@ -68,4 +68,5 @@ export function releaseLease(
       )
       .run(status, db.now().toISOString(), lastSeq ?? null, runId, owner),
   );
+  return Number(changes) > 0;
 }

@@ -116,8 +116,8 @@ export class SqliteEventStore implements EventStore {
     return renewLease(this.db, runId, lease);
   }
 
-  async releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<void> {
-    releaseLease(this.db, runId, owner, status, lastSeq);
+  async releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean> {
+    return releaseLease(this.db, runId, owner, status, lastSeq);
   }
 
   async listRuns(options?: ListOptions): Promise<RunPage> {

@@ -108,14 +108,33 @@ export class SfnOrchestrator implements Orchestrator {
     return now - claimedAt < (this.options.startGraceMs ?? START_GRACE_MS);
   }
 
+  /** Step Functions' own word on the execution an owner names; `none` for owners that are not executions. */
+  async executionOf(owner: string): Promise<"none" | "running" | "ended"> {
+    const name = executionNameOf(owner);
+    if (name === undefined) return "none";
+    const execution = await this.describeName(name);
+    if (!execution) return "none";
+    return execution.status === "RUNNING" ? "running" : "ended";
+  }
+
+  /** Stop the execution an owner names (a cancel); Lambda steps under way see the cancel and abort. */
+  async stop(owner: string, reason: string): Promise<boolean> {
+    const name = executionNameOf(owner);
+    if (name === undefined) return false;
+    return this.stopName(name, { error: "runlog.Cancelled", cause: reason });
+  }
+
   /** The execution of a run's generation; undefined if it was never started. */
   describe(run: RunGeneration): Promise<ExecutionInfo | undefined> {
     return this.describeName(executionName(run.runId, run.generation));
   }
 
   /** Stop a generation's execution if it runs; false when there was nothing running to stop. */
-  async stop(run: RunGeneration, reason: { error: string; cause: string }): Promise<boolean> {
-    const name = executionName(run.runId, run.generation);
+  async stopGeneration(run: RunGeneration, reason: { error: string; cause: string }): Promise<boolean> {
+    return this.stopName(executionName(run.runId, run.generation), reason);
+  }
+
+  private async stopName(name: string, reason: { error: string; cause: string }): Promise<boolean> {
     const current = await this.describeName(name);
     if (current?.status !== "RUNNING") return false;
     try {

@@ -169,7 +169,7 @@ describe("SfnOrchestrator.describe and stop", () => {
   it("stops a running execution with the reason given", async () => {
     sfn.on(DescribeExecutionCommand).resolves({ status: "RUNNING" });
     sfn.on(StopExecutionCommand).resolves({ stopDate: new Date() });
-    const stopped = await orchestrator.stop(
+    const stopped = await orchestrator.stopGeneration(
       { runId: "r1", generation: 2 },
       { error: "Cancelled", cause: "by user" },
     );
@@ -183,9 +183,13 @@ describe("SfnOrchestrator.describe and stop", () => {
 
   it("does not stop what is not running", async () => {
     sfn.on(DescribeExecutionCommand).resolves({ status: "SUCCEEDED" });
-    expect(await orchestrator.stop({ runId: "r1", generation: 2 }, { error: "E", cause: "c" })).toBe(false);
+    expect(
+      await orchestrator.stopGeneration({ runId: "r1", generation: 2 }, { error: "E", cause: "c" }),
+    ).toBe(false);
     sfn.on(DescribeExecutionCommand).rejects(new ExecutionDoesNotExist({ message: "no", ...meta }));
-    expect(await orchestrator.stop({ runId: "r1", generation: 9 }, { error: "E", cause: "c" })).toBe(false);
+    expect(
+      await orchestrator.stopGeneration({ runId: "r1", generation: 9 }, { error: "E", cause: "c" }),
+    ).toBe(false);
     expect(sfn.commandCalls(StopExecutionCommand)).toHaveLength(0);
   });
 });
