@@ -135,8 +135,13 @@ function classifyBatch(batch: ToolBatch): Classification {
   if (open.length === 0) return point("call_model", "every tool call has its result: call the model");
   const interrupted = open.filter((call) => batch.started.has(call.id));
   const decided = (call: ToolCall) => isCleared(batch, call.id) || batch.decisions.has(call.id);
-  const runnable = open.filter((call) => !batch.started.has(call.id) && decided(call));
   const waiting = open.filter((call) => !decided(call));
+  // Calls a person decided run together once the last waiting call is decided: the batch was
+  // shown for a decision as a whole, and one of the decisions may hang on another. Calls that
+  // need nobody's approval run at once.
+  const mayRun = (call: ToolCall) =>
+    batch.needsApproval.has(call.id) ? waiting.length === 0 && decided(call) : true;
+  const runnable = open.filter((call) => !batch.started.has(call.id) && mayRun(call));
   if (interrupted.length > 0) {
     return point(
       "recover_tools",

@@ -1,5 +1,7 @@
+import { isDeepStrictEqual } from "node:util";
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../core/errors.ts";
+import type { ToolDecided } from "../core/events.ts";
 import type { ControlDeps } from "./deps.ts";
 import { type ResumeResult, resumeRun } from "./resume.ts";
 import { writeNext } from "./writeNext.ts";
@@ -16,12 +18,14 @@ export interface DecisionRequest {
 /**
  * Record a person's decision on a call that waits for approval. When it was the
  * last one waiting, the run resumes by itself: approved calls run, rejected
- * ones are answered with the rejection.
+ * ones are answered with the rejection. The same decision made again (a retry
+ * after a crash or a lost answer) records nothing more and completes the resume.
  */
 export async function decide(
   deps: ControlDeps,
   request: DecisionRequest,
 ): Promise<ResumeResult | { resumed: false; waiting: number }> {
+  if (request.by.trim() === "") throw new InvalidInputError("a decision needs a non-empty `by`");
   const waiting = await writeNext(deps, request.runId, "any", (events, facts) => {
     const seen = events.length;
     if (facts.cancelled) throw new ConflictError(`run ${request.runId} was cancelled; nothing to decide`);
@@ -36,12 +40,12 @@ export async function decide(
       );
     }
     const earlier = batch.decisions.get(call.id);
+    if (earlier && sameDecision(earlier, request)) return { done: waitingAfter(events) };
     if (earlier) {
       throw new ConflictError(
         `call ${call.id} was already ${earlier.approved ? "approved" : "rejected"} by ${earlier.by}`,
       );
     }
-    if (request.by.trim() === "") throw new InvalidInputError("a decision needs a non-empty `by`");
     return {
       append: {
         type: "tool_decided",
@@ -51,14 +55,22 @@ export async function decide(
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       },
       // `events` may have grown in the cache since (an array the cache holds only grows): up to `seen`.
-      result: (event) => {
-        const after = classify([...events.slice(0, seen), event]);
-        return !after.resumable && after.reason === "awaiting_approval"
-          ? (after.waitingToolCalls?.length ?? 0)
-          : 0;
-      },
+      result: (event) => waitingAfter([...events.slice(0, seen), event]),
     };
   });
+  deps.faults.reached("decide:after-append");
   if (waiting > 0) return { resumed: false, waiting };
   return resumeRun(deps, { runId: request.runId });
+}
+
+/** Calls still waiting for a decision in a log. */
+function waitingAfter(events: Parameters<typeof classify>[0]): number {
+  const after = classify(events);
+  return !after.resumable && after.reason === "awaiting_approval" ? (after.waitingToolCalls?.length ?? 0) : 0;
+}
+
+/** Whether a recorded decision is this request's: the same verdict, by the same person, for the same reason. */
+function sameDecision(earlier: ToolDecided, request: DecisionRequest): boolean {
+  const mine = { approved: request.approved, by: request.by, reason: request.reason };
+  return isDeepStrictEqual({ approved: earlier.approved, by: earlier.by, reason: earlier.reason }, mine);
 }

@@ -4,7 +4,7 @@ import type { LogFacts } from "../core/log.ts";
 import { finalOutput } from "../core/messages.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
-import { expireRun } from "./retention.ts";
+import { letRest } from "./lease.ts";
 import { loadRun } from "./writeNext.ts";
 
 export interface FinishInput extends StepInput {
@@ -25,11 +25,11 @@ export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOut
   const lastSeq = events.length;
   const facts = deps.logs.factsOf(input.runId, events);
   const outcome = outcomeOfFacts(input.runId, events, facts);
-  // A superseded execution leaves the head to the generation that owns the run.
+  // A superseded execution leaves the head to the generation that owns the run. So does one whose
+  // lease is not its own any more (letRest writes nothing then): a retry of this Finish that
+  // released it already, or a resumer that took over a lease this execution let lapse.
   if (facts.generation === input.generation) {
-    // While the lease is still ours: a resume (which keeps the run first) cannot slip in between.
-    await expireRun(deps, input.runId, outcome.status);
-    await deps.store.releaseLease(input.runId, input.owner, outcome.status, lastSeq);
+    await letRest(deps, input.runId, input.owner, outcome.status, lastSeq);
   }
   return outcome;
 }

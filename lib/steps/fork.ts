@@ -1,13 +1,23 @@
-import { classify } from "../core/classify.ts";
+import type { ResumePoint } from "../core/classify.ts";
 import { ConflictError, IdTakenError, InvalidInputError } from "../core/errors.ts";
-import { canonicalJson, type RunEvent, type RunStarted } from "../core/events.ts";
-import { readLog } from "../core/log.ts";
+import {
+  canonicalJson,
+  type NewEvent,
+  RESUMED_BY,
+  type RunEvent,
+  type RunStarted,
+  stamp,
+} from "../core/events.ts";
+import { type LogFacts, readLog } from "../core/log.ts";
 import { assertSameStart } from "../core/sameStart.ts";
 import { restingStatus } from "../core/status.ts";
 import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
+import { advance, plan } from "./advance.ts";
 import type { ControlDeps } from "./deps.ts";
-import { type ResumeResult, resumeRun } from "./resume.ts";
+import { leaseFor } from "./lease.ts";
+import { nextAction } from "./nextAction.ts";
+import type { ResumeResult } from "./resume.ts";
 import { expireRun } from "./retention.ts";
 import { validateRunId } from "./start.ts";
 import { loadRun } from "./writeNext.ts";
@@ -33,10 +43,13 @@ const COPY_CONCURRENCY = 16;
 
 /**
  * Copy a run's log up to `atSeq` into a new run with provenance, never
- * touching the parent. The copy is written before the fork's `run_started`,
- * so until the fork exists it is whole; a retried fork converges on the same
- * items. Then the fork goes on like any log: resumed if it can be, continued
- * with `input` if given, or left as an identical copy that calls no model.
+ * touching the parent. The fork goes on like any log: resumed if it can be,
+ * continued with `input` if given, or left as an identical copy that calls no
+ * model. The copy, with the `resumed` that opens the fork's first generation,
+ * is written before the fork's `run_started`, so until the fork exists it is
+ * whole. The same fork retried (same id, source, seq and input) at any point
+ * converges on the same items and completes what the first attempt began;
+ * another fork under a taken id is an IdTakenError.
  */
 export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkRequest): Promise<ForkResult> {
   const parent = await loadRun(deps, validateRunId(request.runId));
@@ -76,25 +89,70 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
   const copied = parent.slice(0, atSeq).filter((event) => event.type !== "cancelled");
   const origin = copied[0] as RunStarted;
   const first: RunStarted = { ...origin, runId: forkId, parent: { runId: request.runId, seq: atSeq } };
-  await copyEvents(deps.store, first, copied.slice(1));
-  const { created } = await deps.store.createRun(first);
-  if (!created) {
-    // The same fork made before (a different run under the id was refused above): going on would continue it twice.
-    const why = `run ${request.runId} was forked into it at seq ${atSeq} before`;
-    throw new IdTakenError(forkId, [why], `fork id ${forkId} is taken: ${why}`);
-  }
-
   const events = [first, ...copied.slice(1)];
-  const resume = await resumeRun(deps, {
-    runId: forkId,
-    ...(request.input === undefined ? {} : { input: request.input }),
-  });
-  if (!resume.resumed) {
-    const status = restingStatus(events, classify(events));
+  const facts = readLog(events);
+  const point = plan(facts, request.input);
+  // The fork goes on from its first step when it can: check its model before anything is written.
+  if (point.resumable && facts.model !== undefined) deps.models(facts.model);
+  if (!point.resumable) {
+    // An identical copy of a run that rests (completed, paused …): it rests the same way.
+    await copyEvents(deps.store, first, copied.slice(1));
+    deps.faults.reached("fork:after-copy");
+    const { created } = await deps.store.createRun(first);
+    // The same copy made before and gone on since (a message sent to it): not this request's.
+    const beyond = created ? [] : await deps.store.read(forkId, events.length);
+    if (beyond.length > 0) {
+      const why = `it went on past the copy of run ${request.runId} at seq ${atSeq}`;
+      throw new IdTakenError(forkId, [why], `fork id ${forkId} is taken: ${why}`);
+    }
+    const status = restingStatus(events, point);
     await deps.store.setStatus(forkId, status, events.length);
     await expireRun(deps, forkId, status);
+    return { forkId, resume: { resumed: false, runId: forkId, classification: point } };
   }
-  return { forkId, resume };
+
+  // The copy and the fork's opening `resumed` (carrying its input) before the run exists: until
+  // `run_started` and the head are written the fork is invisible, and once they are it is whole,
+  // its input included, so nobody (the sweeper included) can go on with it without that input.
+  const generation = facts.generation + 1;
+  await copyEvents(deps.store, first, [
+    ...copied.slice(1),
+    openingOf(deps, events, generation, point, request.input),
+  ]);
+  deps.faults.reached("fork:after-copy");
+  const owner = deps.orchestrator.leaseOwnerFor({ runId: forkId, generation });
+  const { created } = await deps.store.createRun(first, leaseFor(deps, owner));
+  if (!created) {
+    // The same fork made before (anything else was refused by the copy): complete what it began.
+    return {
+      forkId,
+      resume: await advance(deps, { runId: forkId, by: RESUMED_BY.person, onlyOpened: true }),
+    };
+  }
+  deps.faults.reached("control:after-claim");
+  deps.faults.reached("control:after-append");
+  deps.faults.reached("control:before-execute");
+  await deps.orchestrator.execute({ runId: forkId, generation, next: nextAction(point, true), owner });
+  return { forkId, resume: { resumed: true, runId: forkId, generation, kind: point.kind, opened: true } };
+}
+
+/** The `resumed` event a fork that goes on opens with, right after the copy. */
+function openingOf(
+  deps: ControlDeps,
+  events: readonly RunEvent[],
+  generation: number,
+  point: ResumePoint,
+  input: string | undefined,
+): RunEvent {
+  const opening: NewEvent = {
+    type: "resumed",
+    generation,
+    kind: point.kind,
+    description: point.description,
+    ...(input === undefined ? {} : { input }),
+    by: RESUMED_BY.person,
+  };
+  return stamp(opening, events.length + 1, deps.clock.now(), generation);
 }
 
 /**
@@ -106,8 +164,10 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
 async function copyEvents(store: EventStore, first: RunStarted, events: readonly RunEvent[]): Promise<void> {
   const forkId = first.runId;
   const copied = new Map((await store.read(forkId)).map((event) => [event.seq, event]));
+  // The fork's own opening `resumed` (the last event) is written anew by each attempt: its time differs.
+  const timeless = (event: RunEvent) => (event.type === "resumed" ? { ...event, at: "" } : event);
   const same = (event: RunEvent, stored: RunEvent | undefined) =>
-    stored !== undefined && canonicalJson(stored) === canonicalJson(event);
+    stored !== undefined && canonicalJson(timeless(stored)) === canonicalJson(timeless(event));
   if (copied.has(1)) assertSameStart(first, copied.get(1), "fork id");
   const taken = (seq: number, options?: { cause?: unknown }) => {
     const why = `its event at seq ${seq} differs from run ${first.parent?.runId}'s`;

@@ -1,8 +1,8 @@
 import { classifyFacts } from "../core/classify.ts";
-import { LeaseHeldError } from "../core/errors.ts";
+import { CorruptEventError, LeaseHeldError } from "../core/errors.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { Lease, RunHead } from "../ports/eventStore.ts";
-import type { ControlDeps } from "./deps.ts";
+import type { ControlDeps, StepDeps } from "./deps.ts";
 import { expireRun } from "./retention.ts";
 import { readTail, viewFacts } from "./writeNext.ts";
 
@@ -41,17 +41,38 @@ export function holderAlive(deps: ControlDeps, lease: Lease): Promise<boolean> {
  * recording the status the log shows and, for a final one, starting its retention clock again.
  */
 export async function giveBack(deps: ControlDeps, runId: string, owner: string): Promise<void> {
-  const status = await restingNow(deps, runId);
-  await expireRun(deps, runId, status);
-  await deps.store.releaseLease(runId, owner, status);
+  await letRest(deps, runId, owner, await restingNow(deps, runId));
 }
 
-/** The status the log's tail shows now; `interrupted` if the log cannot be read. */
+/**
+ * Let a run rest in `status` and drop this owner's lease: start the retention clock of a final
+ * status while the lease is still ours (a resume, which keeps the run first, cannot slip in
+ * between), then release. False when the lease is not ours (taken over by a newer claim, or
+ * released by an earlier attempt of ours): then nothing is written, and the holder decides.
+ */
+export async function letRest(
+  deps: StepDeps,
+  runId: string,
+  owner: string,
+  status: RunStatus,
+  lastSeq?: number,
+): Promise<boolean> {
+  const head = await deps.store.getHead(runId);
+  if (head?.lease?.owner !== owner) return false;
+  await expireRun(deps, runId, status);
+  return deps.store.releaseLease(runId, owner, status, lastSeq);
+}
+
+/**
+ * The status the log's tail shows now; `malformed` for a log with a bad record. Any other
+ * failure to read it fails the give-back: a guess written to the head would be a lie.
+ */
 async function restingNow(deps: ControlDeps, runId: string): Promise<RunStatus> {
   try {
     const facts = viewFacts(deps, runId, await readTail(deps, runId));
     return restingStatusOf(facts, classifyFacts(facts));
-  } catch {
-    return "interrupted";
+  } catch (error) {
+    if (error instanceof CorruptEventError) return "malformed";
+    throw error;
   }
 }

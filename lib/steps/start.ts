@@ -1,6 +1,7 @@
 import { InvalidInputError } from "../core/errors.ts";
-import { stamp } from "../core/events.ts";
+import { RESUMED_BY, stamp } from "../core/events.ts";
 import type { Ids } from "../ports/runtime.ts";
+import { advance } from "./advance.ts";
 import type { ControlDeps } from "./deps.ts";
 import { leaseFor } from "./lease.ts";
 
@@ -33,7 +34,10 @@ export function validateRunId(runId: string, what = "run id"): string {
 
 /**
  * Start a run: check the agent and model exist before anything is written,
- * write `run_started` (holding the lease), then execute generation 1.
+ * write `run_started` (holding the lease), then execute generation 1. The
+ * same start retried (a caller-chosen id, an event delivered again) after a
+ * crash or a failed start executes generation 1 if it never ran; once the run
+ * has gone on it starts nothing.
  */
 export async function startRun(
   deps: ControlDeps & { ids: Ids },
@@ -56,16 +60,15 @@ export async function startRun(
   if (first.type !== "run_started") throw new Error("unreachable");
   const { created } = await deps.store.createRun(first, leaseFor(deps, owner));
   if (!created) {
-    // A retried start (an event delivered again) whose first attempt wrote the run but never got its
-    // execution going: the owner of generation 1 is the same name on AWS, and starting it is idempotent.
-    const head = await deps.store.getHead(runId);
-    if (head?.lease?.owner === owner && (await deps.logs.load(runId)).length === 1) {
-      await deps.orchestrator.execute({ runId, generation: 1, next: { action: "model" }, owner });
-    }
+    await advance(deps, { runId, by: RESUMED_BY.person, onlyOpened: true });
     return { runId, created: false };
   }
   deps.logs.appended(runId, first);
   deps.observer?.appended(runId, first);
+  // The run and its lease are written together: its claim and its opening event are one write.
+  deps.faults.reached("control:after-claim");
+  deps.faults.reached("control:after-append");
+  deps.faults.reached("control:before-execute");
   await deps.orchestrator.execute({ runId, generation: 1, next: { action: "model" }, owner });
   return { runId, created: true };
 }

@@ -98,9 +98,13 @@ function runlogOn(countedStore: EventStore, executed: ExecutionInput[]): Runlog 
     store: countedStore,
     logs: new LogCache(countedStore),
     agents: agentRegistry({ dataDir: dir }),
-    models: () => {
-      throw new Error("no model is called here");
-    },
+    // Built (resume checks the run's model can be, before it writes), never called.
+    models: (spec) => ({
+      spec,
+      call: async () => {
+        throw new Error("no model is called here");
+      },
+    }),
     clock: { now: () => new Date() },
     faults: { reached: () => {} },
     orchestrator,

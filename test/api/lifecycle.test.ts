@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectStore } from "../../lib/adapters/store.ts";
 import type { LocalRunlog } from "../../lib/api/local.ts";
 import { classify } from "../../lib/core/classify.ts";
-import { ConflictError, NotFoundError } from "../../lib/core/errors.ts";
+import { ConflictError, IdTakenError, NotFoundError } from "../../lib/core/errors.ts";
 import { cleanup, library, script, tempDataDir, testEnv } from "../support/cli.ts";
 
 /** The run lifecycle through the library API, in process, on the local (SQLite) store. */
@@ -148,8 +148,12 @@ describe("fork", () => {
     );
   });
 
-  it("a taken fork id or a seq out of range is a clear error", async () => {
-    await expect(local.runlog.fork({ runId: "parent", forkId: "copy" })).rejects.toThrow(ConflictError);
+  it("the same fork again converges; a taken fork id or a seq out of range is a clear error", async () => {
+    const again = await local.runlog.fork({ runId: "parent", forkId: "copy" });
+    expect(again).toMatchObject({ runId: "copy" });
+    await expect(local.runlog.fork({ runId: "parent", forkId: "copy", atSeq: 2 })).rejects.toThrow(
+      IdTakenError,
+    );
     await expect(local.runlog.fork({ runId: "parent", forkId: "parent" })).rejects.toThrow(/id of its own/);
     await expect(local.runlog.fork({ runId: "parent", atSeq: 99 })).rejects.toThrow(
       /atSeq must be a whole number from 1 to 10/,

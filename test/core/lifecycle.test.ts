@@ -42,8 +42,13 @@ describe("approval, cancel and new messages in the resume table", () => {
       { kind: "run_tools", unanswered: ["a", "b"], interrupted: [] },
     ],
     [
-      "one approved, the other still waiting: run the approved one now",
+      "one approved, the other still waiting: nothing runs until the last is decided",
       log().start().approvalCalls(["a", "b"], ["a", "b"]).decided("a", true).build(),
+      { reason: "awaiting_approval", waiting: ["b"], seq: 2 },
+    ],
+    [
+      "a call needing no approval beside a waiting one: it runs at once",
+      log().start().approvalCalls(["a", "b"], ["b"]).build(),
       { kind: "run_tools", unanswered: ["a"], interrupted: [] },
     ],
     [

@@ -22,13 +22,13 @@ describe("two runlog resume processes on one interrupted run", () => {
     const loser = results.find((r) => r !== winners[0])!;
     if (loser.code === 0)
       expect(loser.stdout).toMatch(/nothing to resume: the run ended with a final answer/);
-    else expect(loser.stderr).toMatch(/being executed by|resumed by another process|claimed it first/);
+    else expect(loser.stderr).toMatch(/being executed|resumed by another process|claimed it first/);
 
     const after = await events(dir, "race");
     expect(after.slice(0, before.length)).toEqual(before);
-    const resumed = after.filter((e) => e.type === "resumed");
-    expect(resumed).toHaveLength(1);
-    expect(resumed[0]).toMatchObject({ generation: 2 });
+    // The crash came before generation 1 did anything: the winner executes that generation,
+    // opening none of its own.
+    expect(after.filter((e) => e.type === "resumed")).toHaveLength(0);
     expect(after.filter((e) => e.type === "model_response")).toHaveLength(1);
   });
 });

@@ -46,7 +46,11 @@ describe("the resume table end to end through the CLI", () => {
     await runlog(dir, ["run", "--run-id", "marker", "--model", model, "go"], {
       RUNLOG_CRASH_AT: "model:before",
     });
-    const again = await runlog(dir, ["resume", "marker"], { RUNLOG_CRASH_AT: "model:before" });
+    // With a model named, the resume asks for something new: a generation of its own (a plain
+    // resume would complete the first generation, which never called the model).
+    const again = await runlog(dir, ["resume", "marker", "--model", model], {
+      RUNLOG_CRASH_AT: "model:before",
+    });
     expect(again.code).toBe(137);
     const log = await events(dir, "marker");
     expect(log.at(-1)).toMatchObject({ type: "resumed", generation: 2 });

@@ -17,7 +17,6 @@ import { handler as recordModelFailure } from "../../functions/recordModelFailur
 import { handler as runTool } from "../../functions/runTool.ts";
 import { handler as startRun } from "../../functions/startRun.ts";
 import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/index.ts";
-import { LeaseHeldError } from "../../lib/core/errors.ts";
 import { type NewEvent, stamp } from "../../lib/core/events.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
@@ -152,18 +151,21 @@ describe("the Handoff function", () => {
 });
 
 describe("the lease between its claim and StartExecution", () => {
-  it("is not taken over by a second resumer while the first one's execution is not started yet", async () => {
+  it("a second resumer in that window completes the same generation: one `resumed`, one execution name", async () => {
     await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "window" }));
     // Generation 1's execution died: the run is resumable.
     sfn.on(DescribeExecutionCommand).callsFake(async (input: { executionArn: string }) => {
       if (input.executionArn.endsWith("window-g1")) return { status: "FAILED" };
       throw new ExecutionDoesNotExist({ message: "no", ...meta });
     });
-    let release = () => {};
+    const waiting: (() => void)[] = [];
+    const release = () => {
+      for (const start of waiting.splice(0)) start();
+    };
     sfn.on(StartExecutionCommand).callsFake(
       () =>
         new Promise((resolve) => {
-          release = () => resolve({ executionArn: "arn", startDate: new Date() });
+          waiting.push(() => resolve({ executionArn: "arn", startDate: new Date() }));
         }),
     );
     const store = env.store();
@@ -173,9 +175,13 @@ describe("the lease between its claim and StartExecution", () => {
       agents: () => {
         throw new Error("no agent needed");
       },
-      models: () => {
-        throw new Error("no model needed");
-      },
+      // Built (resume checks the run's model can be, before it writes), never called here.
+      models: (spec: string) => ({
+        spec,
+        call: async () => {
+          throw new Error("no model call here");
+        },
+      }),
       clock: { now: () => new Date() },
       faults: { reached: () => {} },
       orchestrator: new SfnOrchestrator({ client: new SFNClient({}), stateMachineArn: STATE_MACHINE_ARN }),
@@ -187,9 +193,22 @@ describe("the lease between its claim and StartExecution", () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect((await store.getHead("window"))?.lease?.owner).toBe("sfn:window-g2");
-    await expect(resumeRun(deps, { runId: "window" })).rejects.toThrow(LeaseHeldError);
+    // The run's log ends at generation 2's `resumed` and no execution of it exists yet: the second
+    // resumer (a client's retry, say) starts that generation too, under the same name and input,
+    // which Step Functions runs once. Nothing is refused, nothing opened twice.
+    const second = resumeRun(deps, { runId: "window" });
+    for (let i = 0; i < 200 && sfn.commandCalls(StartExecutionCommand).length < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     release();
-    await expect(first).resolves.toMatchObject({ resumed: true, generation: 2 });
+    await expect(first).resolves.toMatchObject({ resumed: true, generation: 2, opened: true });
+    await expect(second).resolves.toMatchObject({ resumed: true, generation: 2, opened: false });
     expect((await store.read("window")).filter((e) => e.type === "resumed")).toHaveLength(1);
+    const starts = sfn
+      .commandCalls(StartExecutionCommand)
+      .slice(1)
+      .map((call) => call.args[0].input);
+    expect(starts.map((start) => start.name)).toEqual(["window-g2", "window-g2"]);
+    expect(starts[1]!.input).toBe(starts[0]!.input);
   });
 });

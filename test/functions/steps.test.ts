@@ -1,4 +1,9 @@
-import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import {
+  DescribeExecutionCommand,
+  ExecutionDoesNotExist,
+  SFNClient,
+  StartExecutionCommand,
+} from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler as callModel } from "../../functions/callModel.ts";
@@ -52,6 +57,8 @@ describe("the startRun function", () => {
       runId: "evt-0f1e2d3c-aaaa-bbbb-cccc-000000000001",
       created: true,
     });
+    // Step Functions has no execution of that name (the first StartExecution was lost).
+    sfn.on(DescribeExecutionCommand).rejects(new ExecutionDoesNotExist({ message: "none", $metadata: {} }));
     expect(await startRun(event)).toMatchObject({ created: false });
     // The redelivery finds the run not yet executing and starts it again under the same execution
     // name, which Step Functions refuses to start twice; so a lost first StartExecution is repaired.

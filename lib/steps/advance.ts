@@ -1,0 +1,417 @@
+import { type Classification, classifyFacts, type NotResumable } from "../core/classify.ts";
+import {
+  ConflictError,
+  LeaseHeldError,
+  NotFoundError,
+  RunCancelledError,
+  StaleError,
+} from "../core/errors.ts";
+import { RESUMED_BY, type ResumeKind, type RunEvent } from "../core/events.ts";
+import { type LogFacts, readLog } from "../core/log.ts";
+import type { AutoResumes, RunHead } from "../ports/eventStore.ts";
+import type { ControlDeps } from "./deps.ts";
+import { assertLeaseFree, giveBack, leaseFor } from "./lease.ts";
+import { nextAction } from "./nextAction.ts";
+import { keepRun } from "./retention.ts";
+import { type Decision, type LogView, readTail, viewFacts, writeNext } from "./writeNext.ts";
+
+/**
+ * A request to move a run to its next generation: what `resume`, `send`, the
+ * last decision on a paused run, a fork with its first step, the sweeper and a
+ * handoff ask for. Everything it carries goes on the `resumed` event.
+ */
+export interface AdvanceRequest {
+  runId: string;
+  /** Who moves the run (RESUMED_BY, or a caller's own name). */
+  by: string;
+  /** A new user message the generation starts with. */
+  input?: string;
+  /** A model spec to use from here on instead of the run's. */
+  model?: string;
+  /**
+   * A handoff: the lease owner of the execution that hands over (it holds the lease, alive, and
+   * passes it on) and its generation (the run moves from exactly that one).
+   */
+  from?: { owner: string; generation: number };
+  /**
+   * A retried creation (start, fork): only make sure the generation the run was created with
+   * runs; never open one on a log that has moved on since.
+   */
+  onlyOpened?: boolean;
+}
+
+export type AdvanceResult =
+  | {
+      resumed: true;
+      runId: string;
+      generation: number;
+      kind: ResumeKind;
+      /**
+       * False when this request found its generation opened already (its own earlier attempt, or
+       * the same request from someone else) and only made sure that generation's execution runs.
+       */
+      opened: boolean;
+    }
+  | { resumed: false; runId: string; classification: NotResumable };
+
+/** Where a run can take a new message: everything but a run that must not be written to. */
+const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
+
+/** How many times a request decides again on a log that grew while it was deciding. */
+const REPLANS = 3;
+
+/**
+ * The one way a run moves to its next generation. Claim the lease, append
+ * `resumed` with everything the request carries, and make sure the execution
+ * of that generation runs, under its deterministic name. Idempotent at every
+ * point: a request that finds the generation it would open already opened by
+ * an equal request (the log ends at that `resumed`, or at `run_started`) and
+ * not running does not open another; it starts that generation's execution.
+ * So a crash or a failed start after any write is completed by retrying the
+ * same request, or by the sweeper, with nothing lost and nothing done twice.
+ */
+export async function advance(deps: ControlDeps, request: AdvanceRequest): Promise<AdvanceResult> {
+  for (let replans = REPLANS; ; replans--) {
+    const outcome = await attempt(deps, request, replans > 0);
+    if (outcome !== "replan") return outcome;
+  }
+}
+
+async function attempt(
+  deps: ControlDeps,
+  request: AdvanceRequest,
+  mayReplan: boolean,
+): Promise<AdvanceResult | "replan"> {
+  const { runId } = request;
+  // The head and the tail of the log, never all of it: moving a run costs the same on any length.
+  const tail = await readTail(deps, runId);
+  // Read once, now: a log this process holds grows in place while we wait on the store below.
+  const facts = viewFacts(deps, runId, tail);
+  const seen = tail.events.at(-1)?.seq ?? 0;
+  const from = request.from;
+  if (from && facts.generation > from.generation) return handedOffAlready(deps, request, tail, facts);
+  if (from && facts.cancelled)
+    throw new RunCancelledError(`run ${runId} was cancelled by ${facts.cancelled.by}`);
+
+  const opener = from ? undefined : pendingOpener(tail, facts);
+  if (opener && sameRequest(opener, request)) {
+    const done = await completeGeneration(deps, runId, tail, facts, opener);
+    if (done === "running") {
+      const result = openedResult(runId, facts, opener);
+      if (request.onlyOpened) return result;
+      // Someone executes the generation this request would open (a concurrent resume, or this
+      // request's own first attempt, still running): it is in progress, not resumed by us.
+      throw new LeaseHeldError(
+        `run ${runId} is being executed (generation ${facts.generation}, opened by ${openedBy(opener)}); not resuming it twice`,
+      );
+    }
+    if (done !== "spent") return done;
+    // That generation's execution ran and ended without a step (on AWS a name runs once): open the
+    // next one. Its input, if any, is in the log already: the new generation must not repeat it.
+    const { input: _, ...rest } = request;
+    return openGeneration(deps, rest, tail, facts, seen, mayReplan);
+  }
+  if (request.onlyOpened) return wentOn(runId, facts);
+  return openGeneration(deps, request, tail, facts, seen, mayReplan);
+}
+
+/** A retried creation that found the run gone on since: where it stands, opening nothing. */
+function wentOn(runId: string, facts: LogFacts): AdvanceResult {
+  const now = classifyFacts(facts);
+  if (!now.resumable) return { resumed: false, runId, classification: now };
+  return { resumed: true, runId, generation: facts.generation, kind: now.kind, opened: false };
+}
+
+/** Open generation `facts.generation + 1`: check, claim, append `resumed`, execute. */
+async function openGeneration(
+  deps: ControlDeps,
+  request: AdvanceRequest,
+  tail: LogView,
+  facts: LogFacts,
+  seen: number,
+  mayReplan: boolean,
+): Promise<AdvanceResult | "replan"> {
+  const { runId } = request;
+  const first = plan(facts, request.input);
+  if (!first.resumable) return { resumed: false, runId, classification: first };
+  // Before anything is written: a model that cannot be built (a missing key, a script path that
+  // does not resolve here) is the caller's error, and the run must stay exactly as it was. A
+  // handoff goes on with the model its execution has been calling.
+  if (!request.from) deps.models(request.model ?? (await modelInForce(deps, runId, facts)));
+
+  const head = await deps.store.getHead(runId);
+  if (!head) throw new NotFoundError(`run ${runId} has no head record`);
+  // The log grew after we read it (another writer in between): decide again on the log as it is now.
+  if (head.lastSeq > seen && mayReplan) return "replan";
+  const generation = facts.generation + 1;
+  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation });
+  await claim(deps, head, owner, request);
+  deps.faults.reached(request.from ? "handoff:after-claim" : "control:after-claim");
+  // Holding the lease, stop a finished run's retention clock before anything is written to it
+  // (a run comes to rest, and starts that clock, only while its executor holds the lease).
+  await keepRun(deps, runId);
+
+  let point: Classification;
+  try {
+    point = await writeNext(deps, runId, facts.generation, opening(request, generation), async (fresh) =>
+      // Decided on the tail already read; a lost seq race reads the tail again.
+      fresh ? readTail(deps, runId) : tail,
+    );
+  } catch (error) {
+    if (request.from && error instanceof StaleError && !(error instanceof RunCancelledError)) {
+      // A duplicate of this handoff wrote the event first: go on from there.
+      return attempt(deps, request, false);
+    }
+    await handBack(deps, request, owner, error);
+    if (error instanceof StaleError && !(error instanceof RunCancelledError)) {
+      throw new LeaseHeldError(`run ${runId} was resumed by another process first`, { cause: error });
+    }
+    throw error;
+  }
+  if (!point.resumable) {
+    await handBack(deps, request, owner);
+    return { resumed: false, runId, classification: point };
+  }
+  if (request.from) deps.faults.reached("handoff:after-append");
+  else {
+    deps.faults.reached("control:after-append");
+    deps.faults.reached("control:before-execute");
+  }
+  await deps.orchestrator.execute({ runId, generation, next: nextAction(point, true), owner });
+  return { resumed: true, runId, generation, kind: point.kind, opened: true };
+}
+
+/** The `resumed` event this request writes, decided again on the log as it is at the moment of writing. */
+function opening(request: AdvanceRequest, generation: number) {
+  return (_: unknown, facts: LogFacts): Decision<Classification> => {
+    const now = plan(facts, request.input);
+    if (!now.resumable) return { done: now };
+    return {
+      append: {
+        type: "resumed",
+        generation,
+        kind: now.kind,
+        description: now.description,
+        ...(request.model === undefined ? {} : { model: request.model }),
+        ...(request.input === undefined ? {} : { input: request.input }),
+        by: request.by,
+      },
+      result: () => now,
+    };
+  };
+}
+
+/**
+ * Take the lease for the new generation's owner: from nobody, from a holder that is gone, or
+ * (a handoff) from the execution handing over. The sweeper's automatic-resume record on the
+ * head changes in the same write.
+ */
+async function claim(
+  deps: ControlDeps,
+  head: RunHead,
+  owner: string,
+  request: AdvanceRequest,
+): Promise<void> {
+  const holder = head.lease?.owner;
+  // Held by the very owner this request claims for: an earlier attempt of it (on AWS an owner names
+  // the generation's execution, which cannot have started before its `resumed` is written).
+  if (holder === owner) return;
+  if (request.from) {
+    if (holder !== undefined && holder !== request.from.owner) {
+      throw new StaleError(
+        `run ${request.runId} is held by ${holder}; generation ${request.from.generation} stops`,
+      );
+    }
+  } else {
+    await assertLeaseFree(deps, head);
+  }
+  const record = autoResumesAfter(head.autoResumes, request, deps.clock.now().getTime());
+  try {
+    await deps.store.claimLease(request.runId, leaseFor(deps, owner), head.leaseVersion, record);
+  } catch (error) {
+    if (error instanceof ConflictError && !(error instanceof LeaseHeldError) && !request.from) {
+      throw new LeaseHeldError(`run ${request.runId} was claimed by another process first`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Give back a lease this request took and will not use. A handoff gives it back to the
+ * execution that handed over, whose Finish then lets the run rest; anyone else lets the run rest
+ * now. A failure to give it back is reported with the error that made us give it back.
+ */
+async function handBack(
+  deps: ControlDeps,
+  request: AdvanceRequest,
+  owner: string,
+  cause?: unknown,
+): Promise<void> {
+  try {
+    if (request.from) await returnLease(deps, request, owner);
+    else await giveBack(deps, request.runId, owner);
+  } catch (error) {
+    if (cause === undefined) throw error;
+    throw new AggregateError(
+      [cause, error],
+      `run ${request.runId}: could not give back the lease after a failure`,
+    );
+  }
+}
+
+/** Move the lease back from the next generation's owner to the handing-over execution's. */
+async function returnLease(deps: ControlDeps, request: AdvanceRequest, owner: string): Promise<void> {
+  const head = await deps.store.getHead(request.runId);
+  if (head?.lease?.owner !== owner || !request.from) return;
+  await deps.store.claimLease(request.runId, leaseFor(deps, request.from.owner), head.leaseVersion);
+}
+
+/**
+ * The event that opened the generation in force, when nothing has happened in it since: the
+ * log ends at a `resumed` of that generation, or at a run's first event. Its execution may never
+ * have started (a crash, a failed start) or may be starting right now.
+ */
+function pendingOpener(tail: LogView, facts: LogFacts): Opener | undefined {
+  const last = tail.events.at(-1);
+  if (last?.type === "resumed" && last.generation === facts.generation && !facts.cancelled) return last;
+  if (last?.type === "run_started") return last;
+  return undefined;
+}
+
+type Opener = Extract<RunEvent, { type: "resumed" | "run_started" }>;
+
+/**
+ * Whether a request asks for what an opened generation already does: nothing new, or the same
+ * new message and the same model (or none asked for). Who asks does not matter: a sweeper finishing a
+ * person's resume does what the person asked. The same message sent again while the generation
+ * that carries it never started is taken as a retry; send it once more after it ran for a second copy.
+ */
+function sameRequest(opener: Opener, request: AdvanceRequest): boolean {
+  if (request.from) return opener.type === "resumed" && opener.by === RESUMED_BY.handoff;
+  // A plain resume asks for nothing new: whatever the opened generation carries is what it resumes.
+  if (request.input === undefined && request.model === undefined) return true;
+  const input = opener.type === "resumed" ? opener.input : undefined;
+  const model = opener.type === "resumed" ? opener.model : undefined;
+  return request.input === input && (request.model === undefined || request.model === model);
+}
+
+/**
+ * Make sure an opened generation's execution runs: nothing if it does, else start it under the
+ * lease (claimed again if its holder is gone) with the input the first attempt gave it, so on
+ * AWS a start both made count as one. "spent" when that generation's execution ran and ended.
+ */
+async function completeGeneration(
+  deps: ControlDeps,
+  runId: string,
+  tail: LogView,
+  facts: LogFacts,
+  opener: Opener,
+): Promise<AdvanceResult | "spent" | "running"> {
+  const generation = facts.generation;
+  const result = openedResult(runId, facts, opener);
+  const head = await deps.store.getHead(runId);
+  if (!head) throw new NotFoundError(`run ${runId} has no head record`);
+  const holder = head.lease?.owner;
+  if (holder !== undefined) {
+    const state = await deps.orchestrator.executionOf(holder);
+    if (state !== "none") return state === "running" ? "running" : "spent";
+  }
+  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation });
+  if (holder !== owner) {
+    try {
+      await deps.store.claimLease(runId, leaseFor(deps, owner), head.leaseVersion);
+    } catch (error) {
+      // Another retry of the same request took it a moment ago: it starts the execution.
+      if (error instanceof ConflictError) return "running";
+      throw error;
+    }
+    deps.faults.reached("control:after-claim");
+  }
+  deps.faults.reached("control:before-execute");
+  const next = nextAction(openedFrom(tail, opener), true);
+  await deps.orchestrator.execute({ runId, generation, next, owner });
+  return result;
+}
+
+/** What completing an opened generation answers: that generation, as its opening event says. */
+function openedResult(runId: string, facts: LogFacts, opener: Opener): AdvanceResult {
+  const kind: ResumeKind = opener.type === "resumed" ? opener.kind : "call_model";
+  return { resumed: true, runId, generation: facts.generation, kind, opened: false };
+}
+
+const openedBy = (opener: Opener) =>
+  opener.type === "resumed" ? (opener.by ?? "a resume") : "the run's start";
+
+/** Where the opened generation starts: the classification of the log before its opening event. */
+function openedFrom(tail: LogView, opener: Opener): Classification {
+  // A first event, or a new message, starts with the model; nothing before them matters.
+  if (opener.type === "run_started" || opener.input !== undefined) return classifyFacts(readLog([opener]));
+  return classifyFacts(readLog(tail.events.slice(0, -1), tail.start));
+}
+
+/**
+ * A handoff found the run past its generation: its own earlier attempt (or a duplicate) opened
+ * the next one. Start that generation if the log still ends at its `resumed`; once the log goes
+ * on, the new execution has begun (and may have ended): nothing is left to do.
+ */
+async function handedOffAlready(
+  deps: ControlDeps,
+  request: AdvanceRequest,
+  tail: LogView,
+  facts: LogFacts,
+): Promise<AdvanceResult> {
+  const next = (request.from?.generation ?? 0) + 1;
+  const marker = tail.events.findLast((event) => event.type === "resumed");
+  if (
+    facts.generation !== next ||
+    (marker?.type === "resumed" && (marker.generation !== next || marker.by !== RESUMED_BY.handoff))
+  ) {
+    throw new StaleError(`run ${request.runId} was resumed to generation ${facts.generation} by another`);
+  }
+  const opener = pendingOpener(tail, facts);
+  if (opener && sameRequest(opener, request)) {
+    const done = await completeGeneration(deps, request.runId, tail, facts, opener);
+    if (typeof done === "object") return done;
+  }
+  return { resumed: true, runId: request.runId, generation: next, kind: "call_model", opened: false };
+}
+
+/** How resuming (or sending a message to) a log of these facts would start, or why it cannot. */
+export function plan(facts: LogFacts, input: string | undefined): Classification {
+  const classification = classifyFacts(facts);
+  if (input === undefined || (!classification.resumable && CLOSED_TO_MESSAGES.has(classification.reason))) {
+    return classification;
+  }
+  return {
+    resumable: true,
+    kind: "call_model",
+    description: "a new user message: call the model",
+    unansweredToolCalls: [],
+    interruptedToolCalls: [],
+  };
+}
+
+/**
+ * The model spec the run goes on with: what the tail shows (a run's first event, or a `resumed`
+ * that changed it), else the whole log's, read into the cache the execution reads next anyway.
+ */
+async function modelInForce(deps: ControlDeps, runId: string, facts: LogFacts): Promise<string> {
+  if (facts.model !== undefined) return facts.model;
+  const whole = deps.logs.factsOf(runId, await deps.logs.load(runId));
+  if (whole.model === undefined) throw new NotFoundError(`run ${runId} has no model recorded`);
+  return whole.model;
+}
+
+/**
+ * The sweeper's automatic-resume record after this request claims the run: one more (and when)
+ * for the sweeper, a fresh budget for a new message, unchanged for anyone else.
+ */
+export function autoResumesAfter(
+  previous: AutoResumes | undefined,
+  request: { by?: string; input?: string },
+  now: number,
+): AutoResumes | undefined {
+  if (request.input !== undefined) return { count: 0 };
+  if (request.by === RESUMED_BY.sweeper) return { count: (previous?.count ?? 0) + 1, lastAt: now };
+  return undefined;
+}
