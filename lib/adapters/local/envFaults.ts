@@ -17,6 +17,19 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
  */
 export const HANDOFF_CRASH_POINTS: readonly CrashPoint[] = ["handoff:after-claim", "handoff:after-append"];
 
+/**
+ * Points inside the control operations (start, resume, send, fork, approve/reject, sweep), which
+ * only those commands pass: accepted by RUNLOG_CRASH_AT for the control matrix
+ * (test/reliability/controlMatrix.test.ts), kept out of CRASH_POINTS for the same reason.
+ */
+export const CONTROL_CRASH_POINTS: readonly CrashPoint[] = [
+  "control:after-claim",
+  "control:after-append",
+  "control:before-execute",
+  "fork:after-copy",
+  "decide:after-append",
+];
+
 /** The exit code of an injected crash: what a shell reports for a process killed by SIGKILL. */
 export const CRASH_EXIT_CODE = 137;
 
@@ -31,7 +44,7 @@ export function faultsFromEnv(
   if (value === undefined || value === "") return { reached: () => {} };
   const match = /^([a-z]+:[a-z-]+)(?:@(\d+))?$/.exec(value);
   const point = match?.[1] as CrashPoint | undefined;
-  const known = [...CRASH_POINTS, ...HANDOFF_CRASH_POINTS];
+  const known = [...CRASH_POINTS, ...HANDOFF_CRASH_POINTS, ...CONTROL_CRASH_POINTS];
   if (!match || !point || !known.includes(point)) {
     throw new InvalidInputError(
       `RUNLOG_CRASH_AT=${JSON.stringify(value)} is not <point>[@<n>] with a point among: ${known.join(", ")}`,
