@@ -1,5 +1,6 @@
-import { InvalidInputError } from "../core/errors.ts";
+import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { Agent, AgentContext, Tool } from "../ports/tool.ts";
+import { toolSpec } from "../steps/toolSpecs.ts";
 import type { AgentFactory } from "./registry.ts";
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -55,5 +56,11 @@ function checkTools(where: string, tools: readonly Tool[]): void {
     }
     if (seen.has(tool.name)) throw new InvalidInputError(`${where}: two tools are named ${tool.name}`);
     seen.add(tool.name);
+    // A tool made without defineTool meets its schema check here, before any run.
+    try {
+      toolSpec(tool);
+    } catch (error) {
+      throw new InvalidInputError(`${where}: ${errorMessage(error)}`, { cause: error });
+    }
   }
 }

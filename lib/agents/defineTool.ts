@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { InvalidInputError } from "../core/errors.ts";
 import type { Tool, ToolContext } from "../ports/tool.ts";
+import { toolSpec } from "../steps/toolSpecs.ts";
 
 /** How long a tool may run before its call is answered with a timeout error. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
@@ -21,7 +22,10 @@ export interface ToolDefinition<Schema extends z.ZodType> {
   run(args: z.output<Schema>, context: ToolContext): Promise<unknown> | unknown;
 }
 
-/** Declare a tool: its name, what it does, its argument schema and what it runs. */
+/**
+ * Declare a tool: its name, what it does, its argument schema and what it runs. A schema a model
+ * cannot be sent (no JSON Schema for it, e.g. `z.date()`) fails here, not in a run.
+ */
 export function defineTool<Schema extends z.ZodType>(
   definition: ToolDefinition<Schema>,
 ): Tool<z.output<Schema>> {
@@ -36,7 +40,7 @@ export function defineTool<Schema extends z.ZodType>(
       `tool ${definition.name}: timeoutMs must be a positive integer, got ${timeoutMs}`,
     );
   }
-  return {
+  const tool: Tool<z.output<Schema>> = {
     name: definition.name,
     description: definition.description,
     parameters: definition.parameters as z.ZodType<z.output<Schema>>,
@@ -48,4 +52,6 @@ export function defineTool<Schema extends z.ZodType>(
     },
     run: async (args, context) => definition.run(args, context),
   };
+  toolSpec(tool as Tool<unknown>);
+  return tool;
 }

@@ -6,11 +6,36 @@ export type ChatMessage =
   | { role: "assistant"; content: string; toolCalls: ToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError: boolean };
 
+/**
+ * What the model is told about a call that was not seen to finish, after saying why: the one
+ * wording of "this may or may not have happened", for interruptions, timeouts and stops alike.
+ */
+function unfinishedToolResult(why: string): string {
+  return (
+    `${why} ` +
+    "It may or may not have finished, and anything it changes may or may not have changed. " +
+    "Check the current state before calling it again."
+  );
+}
+
 /** What the model is told about a call whose process stopped while it ran. */
-export const INTERRUPTED_TOOL_RESULT =
-  "This tool call was interrupted: the process running it stopped before it reported a result. " +
-  "It may or may not have finished, and anything it changes may or may not have changed. " +
-  "Check the current state before calling it again.";
+export const INTERRUPTED_TOOL_RESULT = unfinishedToolResult(
+  "This tool call was interrupted: the process running it stopped before it reported a result.",
+);
+
+/** What the model is told about a call that passed its timeout: it was asked to stop, which it may ignore. */
+export function timedOutToolResult(name: string, timeoutMs: number): string {
+  return unfinishedToolResult(
+    `This tool call timed out: ${name} reported no result within ${timeoutMs} ms and was asked to stop.`,
+  );
+}
+
+/** What the model is told about a call that was asked to stop because its run was stopped. */
+export function stoppedToolResult(name: string, reason: string): string {
+  return unfinishedToolResult(
+    `This tool call was stopped: ${name} was asked to stop before it reported a result (${reason}).`,
+  );
+}
 
 /** What the model is told about a call still waiting for approval when the user moved on. */
 export const UNDECIDED_TOOL_RESULT =

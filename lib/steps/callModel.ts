@@ -1,19 +1,24 @@
 import { classify, classifyFacts } from "../core/classify.ts";
 import {
   errorMessage,
+  InvalidInputError,
   ModelRejectedError,
   ModelUnavailableError,
   RetryableError,
   StaleError,
 } from "../core/errors.ts";
-import type { Model, ModelReply } from "../ports/model.ts";
+import type { RunEvent } from "../core/events.ts";
+import type { LogFacts } from "../core/log.ts";
+import type { Model, ModelReply, ModelRequest } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
 import type { Agent } from "../ports/tool.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments } from "./executeTool.ts";
 import { nextAction } from "./nextAction.ts";
-import { STEPS_PER_EXECUTION, withinBudget } from "./stepBudget.ts";
+import { STEPS_PER_EXECUTION, stepDeadline, withinBudget } from "./stepBudget.ts";
+import { storeWithin } from "./storeRetry.ts";
 import { toolSpecs } from "./toolSpecs.ts";
+import { type Kept, unstoredWork } from "./unstoredWork.ts";
 import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
 
 /**
@@ -21,71 +26,138 @@ import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
  * or a duplicate delivery), it returns the next action from it without calling
  * the model; otherwise it calls the model and appends `model_response`. When
  * this execution has done its share of steps, the next action is a handoff.
- * What the model (or resolving it) throws is a model error; anything else
- * (the store) is not, so the workflow never records it as a model failure.
+ * Only what the model (or resolving it) throws is a model error; anything else
+ * (the store, a tool whose schema cannot be sent, a stopped execution) is not,
+ * so the workflow never records it as a model failure. A response is stored
+ * through store failures within the step's time budget, and one that still
+ * could not be stored is kept in this process for the step's retry.
  */
 export async function callModel(deps: StepDeps, input: StepInput): Promise<NextAction> {
+  const deadline = stepDeadline("CallModel", deps.clock.now());
   const events = await currentRun(deps, input.runId);
   const facts = deps.logs.factsOf(input.runId, events);
   assertCurrent(input.runId, facts, input.generation);
   const before = classifyFacts(facts);
   const used = facts.generationSteps;
   const limit = deps.stepsPerExecution ?? STEPS_PER_EXECUTION;
-  const next = withinBudget(nextAction(before, true), used, limit);
+  const next = withinBudget(nextAction(before, beginsExecution(facts)), used, limit);
   if (next.action !== "model") return next;
 
   const agent = deps.agents(facts.agent!);
-  let model: Model;
-  try {
-    model = deps.models(facts.model!);
-  } catch (error) {
-    throw asModelError(facts.model!, error);
-  }
-  deps.faults.reached("model:before");
-  const startedAt = Date.now();
-  let raw: ModelReply;
-  try {
-    raw = await model.call({
-      runId: input.runId,
-      turn: facts.modelTurns,
-      instructions: agent.instructions,
-      messages: deps.logs.messagesOf(input.runId, events),
-      tools: toolSpecs(agent),
-      ...(deps.signal ? { signal: deps.signal } : {}),
-    });
-  } catch (error) {
-    throw asModelError(model.spec, error);
-  }
-  const reply = normalize(raw);
+  // Built before the model's error boundary: what fails here is not the model's failure.
+  const request = modelRequest(deps, input, facts, events, agent);
+  const model = resolveModel(deps, facts.model!);
+  const replies = unstoredWork(deps.logs).modelReplies;
+  const turn = String(facts.modelTurns);
+  // A reply this process got for this very input and could not store is the answer: not a second call.
+  const got = replies.get(input.runId, input.generation, turn) ?? (await ask(deps, model, request));
+  const reply = normalize(got.value);
   const approvals = callsNeedingApproval(agent, reply);
-  const ms = Date.now() - startedAt;
   deps.faults.reached("model:after-call");
 
-  const after = await writeNext(deps, input.runId, input.generation, (latest, latestFacts) => {
-    const seen = latest.length;
-    // Someone of this generation answered the same input while we waited: keep theirs.
-    if (latestFacts.modelTurns > facts.modelTurns) return { done: classifyFacts(latestFacts) };
-    return {
-      append: {
-        type: "model_response",
-        text: reply.text,
-        toolCalls: reply.toolCalls,
-        stop: reply.stop,
-        model: model.spec,
-        ms,
-        ...(reply.usage ? { usage: reply.usage } : {}),
-        ...(approvals.length > 0 ? { approvals } : {}),
-      },
-      // The response is an anchor: it alone says what comes next (no copy or re-read of a long log).
-      // `latest` may have grown in the cache since (an array the cache holds only grows): up to `seen`.
-      result: (event) =>
-        latestFacts.problem
-          ? classify([...latest.slice(0, seen), event])
-          : classify([event], { seq: event.seq, generation: latestFacts.generation }),
-    };
-  });
+  const append = () =>
+    writeNext(deps, input.runId, input.generation, (latest, latestFacts) => {
+      const seen = latest.length;
+      // Someone of this generation answered the same input while we waited: keep theirs.
+      if (latestFacts.modelTurns > facts.modelTurns) return { done: classifyFacts(latestFacts) };
+      return {
+        append: {
+          type: "model_response",
+          text: reply.text,
+          toolCalls: reply.toolCalls,
+          stop: reply.stop,
+          model: model.spec,
+          ms: got.ms,
+          ...(reply.usage ? { usage: reply.usage } : {}),
+          ...(approvals.length > 0 ? { approvals } : {}),
+        },
+        // The response is an anchor: it alone says what comes next (no copy or re-read of a long log).
+        // `latest` may have grown in the cache since (an array the cache holds only grows): up to `seen`.
+        result: (event) =>
+          latestFacts.problem
+            ? classify([...latest.slice(0, seen), event])
+            : classify([event], { seq: event.seq, generation: latestFacts.generation }),
+      };
+    });
+  let after: Awaited<ReturnType<typeof append>>;
+  try {
+    after = await storeWithin(deps, deadline, append);
+  } catch (error) {
+    if (error instanceof StaleError) replies.forget(input.runId, input.generation, turn);
+    else replies.keep(input.runId, input.generation, turn, got);
+    throw error;
+  }
+  replies.forget(input.runId, input.generation, turn);
   deps.faults.reached("model:after-append");
   return withinBudget(nextAction(after, false), used + 1, limit);
+}
+
+/**
+ * Whether this generation has yet to do a step: its next CallModel is the first of its execution.
+ * Only then is a cut-off or truncated response at the end of the log one to ask the model about
+ * again (a resume did that on purpose). Once this generation wrote a step, such a response is its
+ * own work, which ended the execution (nextAction): a retried or duplicated CallModel that finds
+ * it gives the answer the attempt that wrote it gave, and RecordModelFailure records nothing on it.
+ */
+export function beginsExecution(facts: LogFacts): boolean {
+  return facts.generationSteps === 0;
+}
+
+/** The request for the model's next turn. InvalidInputError naming the tool whose schema cannot be sent. */
+function modelRequest(
+  deps: StepDeps,
+  input: StepInput,
+  facts: LogFacts,
+  events: RunEvent[],
+  agent: Agent,
+): ModelRequest {
+  return {
+    runId: input.runId,
+    turn: facts.modelTurns,
+    instructions: agent.instructions,
+    messages: deps.logs.messagesOf(input.runId, events),
+    tools: toolSpecs(agent),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  };
+}
+
+/** The model a spec names; what resolving it throws is the model's failure (an unknown spec, no key). */
+function resolveModel(deps: StepDeps, spec: string): Model {
+  try {
+    return deps.models(spec);
+  } catch (error) {
+    throw asModelError(spec, error);
+  }
+}
+
+/** Call the model: the one boundary inside which a failure is the model's own. */
+async function ask(deps: StepDeps, model: Model, request: ModelRequest): Promise<Kept<ModelReply>> {
+  deps.faults.reached("model:before");
+  // The injected clock, as for the event's `at`: durations and timestamps of a log agree, and a
+  // test controls both. A clock set back mid-call would give a negative span: it counts as 0.
+  const startedAt = deps.clock.now().getTime();
+  let value: ModelReply;
+  try {
+    value = await model.call(request);
+  } catch (error) {
+    if (deps.signal?.aborted) throw stoppedDuringCall(request.runId, deps.signal.reason);
+    throw asModelError(model.spec, error);
+  }
+  return { value, ms: Math.max(0, deps.clock.now().getTime() - startedAt) };
+}
+
+/**
+ * What a model call throws once its execution was stopped (a cancel) is the stop, not the model
+ * failing: this writer must stop (StaleError), and nothing is recorded as a model failure.
+ */
+function stoppedDuringCall(runId: string, reason: unknown): StaleError {
+  if (reason instanceof StaleError) return reason;
+  return new StaleError(
+    `run ${runId}: the execution was stopped during a model call: ${errorMessage(reason)}`,
+    {
+      cause: reason,
+    },
+  );
 }
 
 /**
@@ -113,9 +185,20 @@ function callsNeedingApproval(agent: Agent, reply: ModelReply): string[] {
       const tool = findTool(agent, call.name);
       if (!tool) return false;
       const parsed = parseArguments(tool, call);
-      return "args" in parsed && tool.needsApproval(parsed.args);
+      return "args" in parsed && needsApproval(tool, parsed.args);
     })
     .map((call) => call.id);
+}
+
+/** A tool's own approval rule; what it throws is the tool's fault, named as such, not the model's. */
+function needsApproval(tool: Agent["tools"][number], args: unknown): boolean {
+  try {
+    return tool.needsApproval(args);
+  } catch (error) {
+    throw new InvalidInputError(`tool ${tool.name}: needsApproval threw: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 /** Make a reply's stop agree with its tool calls, whatever the provider said. */

@@ -1,5 +1,6 @@
 import { errorMessage } from "../core/errors.ts";
 import type { ToolCall } from "../core/events.ts";
+import { stoppedToolResult, timedOutToolResult } from "../core/messages.ts";
 import type { Agent, Tool } from "../ports/tool.ts";
 
 export interface ToolOutcome {
@@ -35,7 +36,12 @@ export function parseArguments(
   return { error: fail(`invalid arguments for ${tool.name}: ${problems.join("; ")}`) };
 }
 
-/** Run a tool under its timeout. A throw or a timeout becomes an error result; the run goes on. */
+/**
+ * Run a tool under its timeout. A throw or a timeout becomes an error result; the run goes on.
+ * Aborting is only a request: a tool that passed its timeout, or failed after its execution was
+ * stopped, may still have done (or still be doing) its work, so the model is told so, in the words
+ * it is told an interrupted call with (lib/core/messages.ts).
+ */
 export async function runWithTimeout(
   tool: Tool<unknown>,
   args: unknown,
@@ -51,7 +57,7 @@ export async function runWithTimeout(
   const timeout = new Promise<ToolOutcome>((resolve) => {
     timer = setTimeout(() => {
       controller.abort(new Error(`timed out after ${tool.timeoutMs} ms`));
-      resolve(fail(`${tool.name} timed out after ${tool.timeoutMs} ms`));
+      resolve(fail(timedOutToolResult(tool.name, tool.timeoutMs)));
     }, tool.timeoutMs);
   });
   const run = (async (): Promise<ToolOutcome> => {
@@ -61,6 +67,8 @@ export async function runWithTimeout(
         isError: false,
       };
     } catch (error) {
+      // Failing after the execution asked it to stop is no proof that it did nothing.
+      if (stopped?.aborted) return fail(stoppedToolResult(tool.name, errorMessage(stopped.reason)));
       return fail(`${tool.name} failed: ${errorMessage(error)}`);
     }
   })();

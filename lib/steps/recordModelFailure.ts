@@ -1,4 +1,5 @@
 import { classifyFacts } from "../core/classify.ts";
+import { beginsExecution } from "./callModel.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { nextAction } from "./nextAction.ts";
 import { writeNext } from "./writeNext.ts";
@@ -20,7 +21,9 @@ export async function recordModelFailure(
   const { name, message } = parseCause(input.error);
   return writeNext<{ recorded: boolean }>(deps, input.runId, input.generation, (events, facts) => {
     const last = events.at(-1);
-    const waitingForModel = nextAction(classifyFacts(facts), true).action === "model";
+    // Waiting for the model as CallModel judged it: a response of this generation that ended the
+    // execution (cut off, truncated) is not waiting, so no failure is recorded after it.
+    const waitingForModel = nextAction(classifyFacts(facts), beginsExecution(facts)).action === "model";
     if (!waitingForModel || last?.type === "model_failed") return { done: { recorded: false } };
     return {
       append: {

@@ -1,9 +1,12 @@
-import { InvalidInputError } from "../core/errors.ts";
+import { InvalidInputError, StaleError } from "../core/errors.ts";
 import type { ToolCall, ToolResult } from "../core/events.ts";
 import { isCleared } from "../core/log.ts";
 import { INTERRUPTED_TOOL_RESULT, rejectedToolResult } from "../core/messages.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments, runWithTimeout, type ToolOutcome } from "./executeTool.ts";
+import { stepDeadline } from "./stepBudget.ts";
+import { storeWithin } from "./storeRetry.ts";
+import { type Kept, unstoredWork } from "./unstoredWork.ts";
 import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
 
 export interface RunToolInput extends StepInput {
@@ -19,16 +22,26 @@ export interface RunToolOutput {
  * The RunTool task, one per call. A call with a result is done; a call that
  * started and has no result may have had its effect, so it is answered as
  * interrupted (re-run only if the tool is idempotent); a call never started is
- * run, with `tool_started` written first.
+ * run, with `tool_started` written first. A result is stored within the step's
+ * time budget through store failures, and one that still could not be stored
+ * is kept in this process for the step's retry (see unstoredWork.ts).
  */
 export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunToolOutput> {
+  const deadline = stepDeadline("RunTool", deps.clock.now());
   const events = await currentRun(deps, input.runId);
   const facts = deps.logs.factsOf(input.runId, events);
   assertCurrent(input.runId, facts, input.generation);
   const call = facts.batch?.response.toolCalls.find((c) => c.id === input.callId);
   if (!call) throw new InvalidInputError(`run ${input.runId} has no open tool call ${input.callId}`);
+  const kept = unstoredWork(deps.logs).toolOutcomes;
   const existing = facts.batch!.results.get(call.id);
-  if (existing) return output(existing);
+  if (existing) {
+    kept.forget(input.runId, input.generation, call.id);
+    return output(existing);
+  }
+  // This process ran the call and could not store its result: store it now, never "interrupted".
+  const ran = kept.get(input.runId, input.generation, call.id);
+  if (ran) return recordRun(deps, input, call, ran, deadline);
 
   const batch = facts.batch!;
   if (!isCleared(batch, call.id)) {
@@ -36,19 +49,17 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
     if (!decision)
       throw new InvalidInputError(`call ${call.id} of run ${input.runId} is waiting for approval`);
     const content = rejectedToolResult(decision.by, decision.reason);
-    return record(deps, input, call, { content, isError: true });
+    return record(deps, input, call, { content, isError: true }, deadline);
   }
   const agent = deps.agents(facts.agent!);
   const tool = findTool(agent, call.name);
   if (!tool) {
     const known = agent.tools.map((t) => t.name).join(", ");
-    return record(deps, input, call, {
-      content: `unknown tool ${call.name}; available: ${known}`,
-      isError: true,
-    });
+    const content = `unknown tool ${call.name}; available: ${known}`;
+    return record(deps, input, call, { content, isError: true }, deadline);
   }
   const parsed = parseArguments(tool, call);
-  if ("error" in parsed) return record(deps, input, call, parsed.error);
+  if ("error" in parsed) return record(deps, input, call, parsed.error, deadline);
 
   const claim = await writeNext<"run" | "interrupted" | ToolResult>(
     deps,
@@ -63,47 +74,80 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   );
   if (typeof claim === "object") return output(claim);
   if (claim === "interrupted") {
-    return record(deps, input, call, { content: INTERRUPTED_TOOL_RESULT, isError: true }, true);
+    const interrupted = { content: INTERRUPTED_TOOL_RESULT, isError: true };
+    return record(deps, input, call, interrupted, deadline, { interrupted: true });
   }
   deps.faults.reached("tool:after-start");
-  const startedAt = Date.now();
+  // The injected clock, as for the event's `at`: durations and timestamps of a log agree, and a
+  // test controls both. A clock set back mid-call would give a negative span: it counts as 0.
+  const startedAt = deps.clock.now().getTime();
   const outcome = await runWithTimeout(
     tool,
     parsed.args,
     { runId: input.runId, callId: call.id },
     deps.signal,
   );
+  const ms = Math.max(0, deps.clock.now().getTime() - startedAt);
   deps.faults.reached("tool:after-run");
-  const result = await record(deps, input, call, outcome, false, Date.now() - startedAt);
+  const result = await recordRun(deps, input, call, { value: outcome, ms }, deadline);
   deps.faults.reached("tool:after-append");
   return result;
 }
 
-/** Append the call's result unless one is already there (then that one stands). */
+/**
+ * Store the outcome of a call this process ran. If the store keeps failing, the outcome is kept
+ * for the step's retry in this process (it cannot be had again: the tool may not run twice); once
+ * stored, or once the run has moved to another generation, it is dropped.
+ */
+async function recordRun(
+  deps: StepDeps,
+  input: RunToolInput,
+  call: ToolCall,
+  ran: Kept<ToolOutcome>,
+  deadline: number,
+): Promise<RunToolOutput> {
+  const kept = unstoredWork(deps.logs).toolOutcomes;
+  try {
+    const result = await record(deps, input, call, ran.value, deadline, { ms: ran.ms });
+    kept.forget(input.runId, input.generation, call.id);
+    return result;
+  } catch (error) {
+    if (error instanceof StaleError) kept.forget(input.runId, input.generation, call.id);
+    else kept.keep(input.runId, input.generation, call.id, ran);
+    throw error;
+  }
+}
+
+/**
+ * Append the call's result unless one is already there (then that one stands), trying again
+ * through store failures until the step's deadline.
+ */
 async function record(
   deps: StepDeps,
   input: RunToolInput,
   call: ToolCall,
   outcome: ToolOutcome,
-  interrupted = false,
-  ms?: number,
+  deadline: number,
+  { interrupted = false, ms }: { interrupted?: boolean; ms?: number } = {},
 ): Promise<RunToolOutput> {
-  return writeNext(deps, input.runId, input.generation, (_, facts) => {
-    const result = facts.batch?.results.get(call.id);
-    if (result) return { done: output(result) };
-    return {
-      append: {
-        type: "tool_result",
-        callId: call.id,
-        name: call.name,
-        content: outcome.content,
-        isError: outcome.isError,
-        ...(interrupted ? { interrupted: true } : {}),
-        ...(ms === undefined ? {} : { ms }),
-      },
-      result: () => ({ callId: call.id, isError: outcome.isError }),
-    };
-  });
+  const write = () =>
+    writeNext(deps, input.runId, input.generation, (_, facts) => {
+      const result = facts.batch?.results.get(call.id);
+      if (result) return { done: output(result) };
+      return {
+        append: {
+          type: "tool_result",
+          callId: call.id,
+          name: call.name,
+          content: outcome.content,
+          isError: outcome.isError,
+          ...(interrupted ? { interrupted: true } : {}),
+          ...(ms === undefined ? {} : { ms }),
+        },
+        result: () => ({ callId: call.id, isError: outcome.isError }),
+      };
+    });
+  return storeWithin(deps, deadline, write);
 }
 
 const output = (result: ToolResult): RunToolOutput => ({ callId: result.callId, isError: result.isError });

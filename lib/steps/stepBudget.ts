@@ -1,4 +1,5 @@
 import type { NextAction } from "../ports/runtime.ts";
+import { TASK_TIMEOUT_SECONDS } from "../workflow/definition.ts";
 
 /**
  * Steps (model calls and tool calls) one execution does before it hands the
@@ -32,4 +33,21 @@ export function withinBudget(next: NextAction, used: number, limit: number): Nex
   if (next.action !== "model" && next.action !== "tools") return next;
   const width = next.action === "tools" ? next.callIds.length : 1;
   return used > 0 && used + width > limit ? { action: "handoff" } : next;
+}
+
+/** Kept back from a task's timeout so a step that gives up still has time to report why. */
+const REPORT_MARGIN_MS = 15_000;
+
+/**
+ * The longest a step keeps trying to store work it has done once the store fails, however much
+ * of its task's time is left: a person may be waiting on a local run.
+ */
+export const STORE_RETRY_MS = 60_000;
+
+/**
+ * When a step that started at `startedAt` must give up (epoch ms): its task's timeout in the
+ * state machine (the Lambda's too, see cdk/runlog.ts) less a margin to report the failure in.
+ */
+export function stepDeadline(task: "CallModel" | "RunTool", startedAt: Date): number {
+  return startedAt.getTime() + TASK_TIMEOUT_SECONDS[task] * 1_000 - REPORT_MARGIN_MS;
 }

@@ -1,20 +1,35 @@
 import { z } from "zod";
+import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { ToolSpec } from "../ports/model.ts";
-import type { Agent } from "../ports/tool.ts";
+import type { Agent, Tool } from "../ports/tool.ts";
 
-const cache = new WeakMap<Agent, ToolSpec[]>();
+const specs = new WeakMap<Tool<unknown>, ToolSpec>();
 
-/** The agent's tools as the model sees them: name, description and JSON Schema of the arguments. */
-export function toolSpecs(agent: Agent): ToolSpec[] {
-  const known = cache.get(agent);
+/**
+ * A tool as the model sees it: name, description and JSON Schema of the arguments.
+ * InvalidInputError naming the tool when its schema has no JSON Schema (`z.date()`, a
+ * `z.custom()` …): the tool is wrong, not the model, so defineTool calls this when a tool is
+ * declared and CallModel before it calls the model.
+ */
+export function toolSpec(tool: Tool<unknown>): ToolSpec {
+  const known = specs.get(tool);
   if (known) return known;
-  const specs = agent.tools.map((tool) => {
-    const { $schema: _, ...parameters } = z.toJSONSchema(tool.parameters, { io: "input" }) as Record<
-      string,
-      unknown
-    >;
-    return { name: tool.name, description: tool.description, parameters };
-  });
-  cache.set(agent, specs);
-  return specs;
+  let schema: Record<string, unknown>;
+  try {
+    schema = z.toJSONSchema(tool.parameters, { io: "input" }) as Record<string, unknown>;
+  } catch (error) {
+    throw new InvalidInputError(
+      `tool ${tool.name}: its parameters cannot be sent to a model as JSON Schema: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
+  const { $schema: _, ...parameters } = schema;
+  const spec = { name: tool.name, description: tool.description, parameters };
+  specs.set(tool, spec);
+  return spec;
+}
+
+/** The agent's tools as the model sees them (see toolSpec). */
+export function toolSpecs(agent: Agent): ToolSpec[] {
+  return agent.tools.map(toolSpec);
 }

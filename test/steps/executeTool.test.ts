@@ -2,6 +2,7 @@ import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../lib/agents/defineTool.ts";
+import { stoppedToolResult } from "../../lib/core/messages.ts";
 import { runWithTimeout } from "../../lib/steps/executeTool.ts";
 
 const echo = defineTool({
@@ -38,7 +39,8 @@ describe("runWithTimeout", () => {
     });
     const call = runWithTimeout(slow as never, {}, { runId: "r", callId: "c" }, execution.signal);
     execution.abort(new Error("cancelled"));
-    expect(await call).toEqual({ content: "slow failed: cancelled", isError: true });
+    // Asked to stop is not known to have stopped: worded as an interruption is.
+    expect(await call).toEqual({ content: stoppedToolResult("slow", "cancelled"), isError: true });
     expect(getEventListeners(execution.signal, "abort")).toHaveLength(0);
   });
 });
