@@ -11,3 +11,18 @@ export function pageLimit(limit: number | undefined): number {
   }
   return Math.min(limit, MAX_LIMIT);
 }
+
+/** How much of a refused cursor an error quotes: enough to recognise it, never a whole forged blob. */
+const QUOTED_CURSOR_CHARS = 40;
+
+/**
+ * The error for a listRuns cursor the store did not issue: InvalidInputError naming the cursor (quoted,
+ * cut short) and what is wrong with it, never a silent first page.
+ */
+export function invalidCursor(cursor: string, problem: string, cause?: unknown): InvalidInputError {
+  const shown = cursor.length > QUOTED_CURSOR_CHARS ? `${cursor.slice(0, QUOTED_CURSOR_CHARS)}…` : cursor;
+  return new InvalidInputError(
+    `cursor ${JSON.stringify(shown)}: expected a cursor returned by listRuns (${problem})`,
+    cause === undefined ? undefined : { cause },
+  );
+}

@@ -118,6 +118,65 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
     });
   });
 
+  describe("releaseLease", () => {
+    it("is true for the holder; false, writing nothing, for another owner and for a second release", async () => {
+      const s = get();
+      const { runId } = await runWithEvents("release-exact", 3, "holder");
+      const before = await s.store.getHead(runId);
+      expect(await s.store.releaseLease(runId, "intruder", "failed", 3)).toBe(false);
+      expect(await s.store.getHead(runId)).toEqual(before);
+      expect(await s.raw.head(runId)).toMatchObject({ status: "running", lastSeq: 1 });
+
+      expect(await s.store.releaseLease(runId, "holder", "completed", 3)).toBe(true);
+      const released = await s.store.getHead(runId);
+      expect(released).toMatchObject({ status: "completed", lastSeq: 3 });
+      expect(released?.lease).toBeUndefined();
+
+      expect(await s.store.releaseLease(runId, "holder", "failed", 2)).toBe(false);
+      expect(await s.store.getHead(runId)).toEqual(released);
+      expect(await s.raw.head(runId)).toMatchObject({ status: "completed", lastSeq: 3 });
+    });
+
+    it("is false for a run that does not exist, and creates no head", async () => {
+      const s = get();
+      const runId = id("release-unknown");
+      expect(await s.store.releaseLease(runId, "holder", "completed")).toBe(false);
+      expect(await s.raw.head(runId)).toBeUndefined();
+    });
+  });
+
+  describe("autoResumes", () => {
+    it("is absent on a new run, written with a claim, and kept by claims without it, statuses and releases", async () => {
+      const { store } = get();
+      const { runId } = await runWithEvents("auto-resumes", 2);
+      expect((await store.getHead(runId))?.autoResumes).toBeUndefined();
+
+      const record = { count: 2, lastAt: Date.now() };
+      await store.claimLease(runId, lease("sweeper-1"), 0, record);
+      expect(await store.getHead(runId)).toMatchObject({ leaseVersion: 1, autoResumes: record });
+
+      await store.setStatus(runId, "interrupted", 2);
+      expect(await store.releaseLease(runId, "sweeper-1", "interrupted", 2)).toBe(true);
+      await store.claimLease(runId, lease("user"), 1);
+      expect((await store.getHead(runId))?.autoResumes).toEqual(record);
+
+      // A new message starts the count again: a record with no lastAt drops the old one's.
+      await store.claimLease(runId, lease("user-2"), 2, { count: 0 });
+      expect((await store.getHead(runId))?.autoResumes).toEqual({ count: 0 });
+      const listed = (await store.listRuns({ limit: 1000, status: "running" })).runs;
+      expect(listed.find((head) => head.runId === runId)?.autoResumes).toEqual({ count: 0 });
+    });
+
+    it("is not written by a claim that loses", async () => {
+      const { store } = get();
+      const { runId } = await runWithEvents("auto-resumes-lost", 1, "holder");
+      await expect(store.claimLease(runId, lease("late"), 0, { count: 5, lastAt: 1 })).rejects.toBeInstanceOf(
+        LeaseHeldError,
+      );
+      expect((await store.getHead(runId))?.autoResumes).toBeUndefined();
+    });
+  });
+
   describe("listRuns", () => {
     async function all(status?: RunHead["status"]) {
       const pages: RunHead[][] = [];
@@ -158,10 +217,20 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       expect(times).toEqual([...times].sort().reverse());
     });
 
-    it("rejects a cursor it did not issue", async () => {
-      await expect(get().store.listRuns({ cursor: "not-a-cursor" })).rejects.toBeInstanceOf(
-        InvalidInputError,
-      );
+    it.each([
+      ["not base64url JSON", "not-a-cursor"],
+      ["JSON that is no position", Buffer.from(JSON.stringify({ a: 1 })).toString("base64url")],
+      ["an empty object", Buffer.from("{}").toString("base64url")],
+      ["a JSON array", Buffer.from("[1,2]").toString("base64url")],
+    ])("rejects a cursor it did not issue (%s) as invalid input naming the cursor", async (_, cursor) => {
+      const error = await get()
+        .store.listRuns({ cursor })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toContain(JSON.stringify(cursor.slice(0, 40)).slice(0, -1));
     });
   });
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ConflictError, CorruptEventError, InvalidInputError } from "../../lib/core/errors.ts";
+import { ConflictError, CorruptEventError, IdTakenError, InvalidInputError } from "../../lib/core/errors.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { type ContractStore, message, race, started } from "./fixtures.ts";
 
@@ -191,6 +191,85 @@ export function logContract(get: () => ContractStore, id: (label: string) => str
       await s.store.expire(runId, null);
       expect(await s.raw.expiresAt(runId)).toBeUndefined();
       expect(texts(await s.store.read(runId))).toEqual(["run_started", "message 2"]);
+    });
+  });
+
+  describe("a run removed by retention", () => {
+    /** A run with several events and a payload too big for one record, whose expiry has passed. */
+    async function expiredRun(label: string, payload: string) {
+      const { store } = get();
+      const runId = id(label);
+      await store.createRun(started(runId, "the old run", new Date(Date.now() - 60_000)));
+      await store.append(runId, message(2, "old two"));
+      await store.append(runId, message(3, payload));
+      for (let seq = 4; seq <= 6; seq++) await store.append(runId, message(seq, `old ${seq}`));
+      await store.expire(runId, new Date(Date.now() - 1000));
+      return runId;
+    }
+
+    it("can be created again under its id, and the new run meets nothing of the old one", async () => {
+      const { store } = get();
+      const payload = randomBytes(200 * 1024).toString("base64");
+      const runId = await expiredRun("recreate", payload);
+      expect(await store.getHead(runId)).toBeUndefined();
+
+      const first = started(runId, "the new run");
+      expect(await store.createRun(first, { owner: "new-owner", until: Date.now() + 60_000 })).toEqual({
+        created: true,
+      });
+      expect(await store.read(runId)).toEqual([first]);
+      expect(await store.getHead(runId)).toMatchObject({
+        status: "running",
+        lastSeq: 1,
+        leaseVersion: 1,
+        lease: { owner: "new-owner" },
+      });
+      // The old run's seqs are free, its payload included (the same bytes again, at another seq).
+      await store.append(runId, message(2, "new two"));
+      await store.append(runId, message(3, "new three"));
+      await store.append(runId, message(4, payload));
+      expect(texts(await store.read(runId))).toEqual(["run_started", "new two", "new three", payload]);
+      expect(texts(await store.readBack(runId, () => false))).toEqual([
+        "run_started",
+        "new two",
+        "new three",
+        payload,
+      ]);
+      expect((await store.getHead(runId))?.lastSeq).toBe(4);
+      await store.append(runId, message(5, "new five"));
+      // Nothing of the old run comes back when the new one's retention changes.
+      await store.expire(runId, null);
+      await store.expire(runId, new Date(Date.now() + 86_400_000));
+      expect(texts(await store.read(runId, 3))).toEqual([payload, "new five"]);
+      expect((await store.getHead(runId))?.lastSeq).toBe(5);
+      await expect(store.append(runId, message(5, "a second writer"))).rejects.toBeInstanceOf(ConflictError);
+    });
+
+    it("created again, is one run however many creators race for the id", async () => {
+      const { store } = get();
+      const runId = await expiredRun("recreate-race", "small");
+      const first = started(runId, "the new run");
+      const { won, lost } = await race(Array.from({ length: 5 }, () => () => store.createRun(first)));
+      expect(won).toHaveLength(5);
+      expect(lost).toEqual([]);
+      expect(await store.read(runId)).toEqual([first]);
+      const writers = Array.from({ length: 5 }, (_, i) => message(2, `writer ${i}`));
+      const appended = await race(writers.map((event) => () => store.append(runId, event)));
+      expect(appended.won).toHaveLength(1);
+      expect(texts(await store.read(runId))).toEqual(["run_started", `writer ${appended.won[0]}`]);
+    });
+
+    it("is refused as before while its expiry is still ahead, and a live run's id is too", async () => {
+      const { store } = get();
+      const runId = id("recreate-early");
+      await store.createRun(started(runId, "kept a while"));
+      await store.append(runId, message(2));
+      await store.expire(runId, new Date(Date.now() + 86_400_000));
+      await expect(store.createRun(started(runId, "another run"))).rejects.toBeInstanceOf(IdTakenError);
+      await store.expire(runId, null);
+      await expect(store.createRun(started(runId, "another run"))).rejects.toBeInstanceOf(IdTakenError);
+      expect(await store.createRun(started(runId, "kept a while"))).toEqual({ created: false });
+      expect(texts(await store.read(runId))).toEqual(["run_started", "message 2"]);
     });
   });
 

@@ -5,6 +5,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
+import { RetryableError } from "../../core/errors.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { type Item, num, readNumber, str, TTL_ATTRIBUTE } from "./items.ts";
 
@@ -28,6 +29,8 @@ const KEPT = 0;
 const PUT_CONCURRENCY = 4;
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_KEYS = 100;
+/** BatchGetItem calls for one batch, while DynamoDB leaves keys unprocessed (throttling), before giving up. */
+const BATCH_GET_ROUNDS = 8;
 
 /** What an event item says about its blob. */
 export interface BlobRef {
@@ -219,8 +222,15 @@ export async function readChunks(ctx: StoreContext, refs: readonly BlobRef[]): P
         if (data) found.set(`${partition.slice(BLOB_PREFIX.length)}/${item.seq?.N}`, Buffer.from(data));
       }
       pending = out.UnprocessedKeys?.[ctx.tableName]?.Keys;
-      if (pending && pending.length > 0)
-        await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** round)));
+      if (!pending || pending.length === 0) break;
+      if (round + 1 >= BATCH_GET_ROUNDS) {
+        // Never a short read: a payload with a chunk missing must fail the read, to be tried again.
+        throw new RetryableError(
+          `read payload chunks: DynamoDB left ${pending.length} of ${request.length} unread after ` +
+            `${BATCH_GET_ROUNDS} tries (first: ${pending[0]?.runId?.S} item ${pending[0]?.seq?.N})`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** round)));
     }
   }
   return found;

@@ -4,13 +4,21 @@ import { ConflictError, InvalidInputError } from "../../core/errors.ts";
 import type { RunEvent, RunStarted } from "../../core/events.ts";
 import { assertSameStart } from "../../core/sameStart.ts";
 import type { RunStatus } from "../../core/status.ts";
-import type { EventStore, Lease, ListOptions, RunHead, RunPage } from "../../ports/eventStore.ts";
+import type {
+  AutoResumes,
+  EventStore,
+  Lease,
+  ListOptions,
+  RunHead,
+  RunPage,
+} from "../../ports/eventStore.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { isConditionalFailure, toRunlogError, wasRetried } from "./errors.ts";
 import { expireRun } from "./expiry.ts";
 import { getHead, getItem, setStatus } from "./heads.ts";
 import { encodeHead, type Item, num, readString, str } from "./items.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
+import { deleteLeftovers, expiredLeftovers } from "./leftovers.ts";
 import { listRuns } from "./listing.ts";
 import { decodeEventItems, encodeEventItem } from "./payloads.ts";
 
@@ -71,7 +79,18 @@ export class DynamoEventStore implements EventStore {
       throw new InvalidInputError(`createRun(${runId}): expected a run_started event at seq 1`);
     }
     checkPosition(runId, first.seq);
-    if (!(await this.putEvent(runId, first, `create run ${runId}`))) {
+    const what = `create run ${runId}`;
+    // A run removed by retention is absent here as for reads, though TTL deletion may not have
+    // reached its items: they are deleted before this run gets a head, so it never meets one.
+    // The search runs beside the put of seq 1 (and finds nothing for a new id): no added wait.
+    const [written, leftovers] = await Promise.all([
+      this.putEvent(runId, first, what),
+      expiredLeftovers(this.ctx, runId),
+    ]);
+    await deleteLeftovers(this.ctx, runId, leftovers);
+    // The old run's expired seq 1 took the put's place: now that it is gone, seq 1 is free.
+    const created = written || (leftovers.includes(1) && (await this.putEvent(runId, first, what)));
+    if (!created) {
       const storedItem = await getItem(this.ctx, runId, 1);
       const [stored] = storedItem ? await this.decodeItems(runId, [storedItem]) : [];
       assertSameStart(first, stored);
@@ -180,8 +199,8 @@ export class DynamoEventStore implements EventStore {
     return setStatus(this.ctx, runId, status, lastSeq);
   }
 
-  claimLease(runId: string, lease: Lease, expectVersion: number): Promise<void> {
-    return claimLease(this.ctx, runId, lease, expectVersion);
+  claimLease(runId: string, lease: Lease, expectVersion: number, autoResumes?: AutoResumes): Promise<void> {
+    return claimLease(this.ctx, runId, lease, expectVersion, autoResumes);
   }
 
   renewLease(runId: string, lease: Lease): Promise<boolean> {

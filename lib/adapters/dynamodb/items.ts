@@ -1,6 +1,6 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
-import type { RunHead } from "../../ports/eventStore.ts";
+import type { AutoResumes, RunHead } from "../../ports/eventStore.ts";
 
 /** One stored DynamoDB item in wire form. */
 export type Item = Record<string, AttributeValue>;
@@ -58,7 +58,19 @@ export function encodeHead(head: RunHead): Item {
     item.leaseOwner = str(head.lease.owner);
     item.leaseUntil = num(head.lease.until);
   }
+  if (head.autoResumes) {
+    item.autoResumes = num(head.autoResumes.count);
+    if (head.autoResumes.lastAt !== undefined) item.autoResumedAt = num(head.autoResumes.lastAt);
+  }
   return item;
+}
+
+/** The head's AutoResumes record: `autoResumes` (the count) and `autoResumedAt`; absent when never resumed so. */
+function decodeAutoResumes(item: Item): AutoResumes | undefined {
+  const count = readNumber(item, "autoResumes");
+  if (count === undefined) return undefined;
+  const lastAt = readNumber(item, "autoResumedAt");
+  return lastAt === undefined ? { count } : { count, lastAt };
 }
 
 const isStatus = (value: string | undefined): value is RunStatus =>
@@ -85,5 +97,7 @@ export function decodeHead(item: Item): RunHead | undefined {
   const owner = readString(item, "leaseOwner");
   const until = readNumber(item, "leaseUntil");
   if (owner !== undefined && until !== undefined) head.lease = { owner, until };
+  const autoResumes = decodeAutoResumes(item);
+  if (autoResumes) head.autoResumes = autoResumes;
   return head;
 }

@@ -1,27 +1,52 @@
+import { randomUUID } from "node:crypto";
 import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { LeaseHeldError, NotFoundError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
-import type { Lease } from "../../ports/eventStore.ts";
+import type { AutoResumes, Lease } from "../../ports/eventStore.ts";
 import { attemptConditional, type StoreContext } from "./context.ts";
-import { getHead } from "./heads.ts";
-import { HEAD_SEQ, key, num, str } from "./items.ts";
+import { isConditionalFailure, toRunlogError, wasRetried } from "./errors.ts";
+import { getHead, getItem } from "./heads.ts";
+import { HEAD_SEQ, type Item, key, num, readString, str } from "./items.ts";
 
 const describeLease = (lease: Lease | undefined) =>
   lease ? `held by ${lease.owner} until ${new Date(lease.until).toISOString()}` : "not held";
 
-async function casClaim(ctx: StoreContext, runId: string, lease: Lease, expect: number): Promise<boolean> {
+/** The part of a claim's update that replaces the head's AutoResumes record (none when not given). */
+function autoResumesUpdate(autoResumes: AutoResumes | undefined): {
+  set: string;
+  remove: string;
+  values: Item;
+} {
+  if (autoResumes === undefined) return { set: "", remove: "", values: {} };
+  const values: Item = { ":autoResumes": num(autoResumes.count) };
+  if (autoResumes.lastAt === undefined) {
+    return { set: ", autoResumes = :autoResumes", remove: " REMOVE autoResumedAt", values };
+  }
+  values[":autoResumedAt"] = num(autoResumes.lastAt);
+  return { set: ", autoResumes = :autoResumes, autoResumedAt = :autoResumedAt", remove: "", values };
+}
+
+async function casClaim(
+  ctx: StoreContext,
+  runId: string,
+  lease: Lease,
+  expect: number,
+  autoResumes: AutoResumes | undefined,
+): Promise<boolean> {
   // A head written before leases existed has no version: it counts as version 0.
   const versionMatches =
     expect === 0
       ? "(attribute_not_exists(leaseVersion) OR leaseVersion = :expect)"
       : "leaseVersion = :expect";
+  const record = autoResumesUpdate(autoResumes);
   return attemptConditional(ctx, `claim the lease of run ${runId} for ${lease.owner}`, () =>
     ctx.client.send(
       new UpdateItemCommand({
         TableName: ctx.tableName,
         Key: key(runId, HEAD_SEQ),
         UpdateExpression:
-          "SET leaseOwner = :owner, leaseUntil = :until, #status = :running, leaseVersion = :next, updatedAt = :now",
+          "SET leaseOwner = :owner, leaseUntil = :until, #status = :running, leaseVersion = :next, " +
+          `updatedAt = :now${record.set}${record.remove}`,
         ConditionExpression: `attribute_exists(runId) AND ${versionMatches}`,
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: {
@@ -31,6 +56,7 @@ async function casClaim(ctx: StoreContext, runId: string, lease: Lease, expect: 
           ":expect": num(expect),
           ":next": num(expect + 1),
           ":now": str(ctx.now().toISOString()),
+          ...record.values,
         },
       }),
     ),
@@ -38,8 +64,14 @@ async function casClaim(ctx: StoreContext, runId: string, lease: Lease, expect: 
 }
 
 /** Compare-and-set on leaseVersion: of several claimers that read the same version, exactly one wins. */
-export async function claimLease(ctx: StoreContext, runId: string, lease: Lease, expect: number) {
-  if (await casClaim(ctx, runId, lease, expect)) return;
+export async function claimLease(
+  ctx: StoreContext,
+  runId: string,
+  lease: Lease,
+  expect: number,
+  autoResumes?: AutoResumes,
+) {
+  if (await casClaim(ctx, runId, lease, expect, autoResumes)) return;
   // Learn why, repairing a missing head on the way; a head rebuilt at the expected version may be claimed.
   const stored = await getHead(ctx, runId);
   if (!stored) throw new NotFoundError(`claim the lease of run ${runId}: the run does not exist`);
@@ -47,7 +79,7 @@ export async function claimLease(ctx: StoreContext, runId: string, lease: Lease,
   if (stored.lease?.owner === lease.owner && stored.lease.until === lease.until) return;
   let current = stored;
   if (stored.leaseVersion === expect) {
-    if (await casClaim(ctx, runId, lease, expect)) return;
+    if (await casClaim(ctx, runId, lease, expect, autoResumes)) return;
     current = (await getHead(ctx, runId)) ?? stored;
   }
   throw new LeaseHeldError(
@@ -56,7 +88,7 @@ export async function claimLease(ctx: StoreContext, runId: string, lease: Lease,
   );
 }
 
-/** Extend the lease only while this owner still holds it. */
+/** Extend the lease only while this owner still holds it (a repeated attempt meets its own write and holds too). */
 export async function renewLease(ctx: StoreContext, runId: string, lease: Lease): Promise<boolean> {
   return attemptConditional(ctx, `renew the lease of run ${runId} for ${lease.owner}`, () =>
     ctx.client.send(
@@ -75,7 +107,13 @@ export async function renewLease(ctx: StoreContext, runId: string, lease: Lease)
   );
 }
 
-/** Drop the lease and record the resting status; a non-holder's release changes nothing. */
+/**
+ * Drop the lease and record the resting status (and last seq, when given). True exactly when this
+ * call released it; false, with nothing written, when the lease was not this owner's. Each release
+ * leaves a random token on the head: when the SDK sent the update twice and the first attempt was
+ * applied, the second fails its condition on our own write, and the token (read back) tells that
+ * apart from a lease that was never ours. A later release overwrites it, claims do not.
+ */
 export async function releaseLease(
   ctx: StoreContext,
   runId: string,
@@ -83,13 +121,17 @@ export async function releaseLease(
   status: RunStatus,
   lastSeq?: number,
 ): Promise<boolean> {
+  const what = `release the lease of run ${runId} held by ${owner}`;
+  const token = randomUUID();
   const withSeq = lastSeq !== undefined;
-  return attemptConditional(ctx, `release the lease of run ${runId} held by ${owner}`, () =>
-    ctx.client.send(
+  try {
+    await ctx.client.send(
       new UpdateItemCommand({
         TableName: ctx.tableName,
         Key: key(runId, HEAD_SEQ),
-        UpdateExpression: `REMOVE leaseOwner, leaseUntil SET #status = :status, updatedAt = :now${withSeq ? ", lastSeq = :seq" : ""}`,
+        UpdateExpression:
+          "REMOVE leaseOwner, leaseUntil SET #status = :status, updatedAt = :now, releaseToken = :token" +
+          (withSeq ? ", lastSeq = :seq" : ""),
         // The holder's last seq is the log's: nobody else writes while it holds the lease.
         ConditionExpression: "leaseOwner = :owner",
         ExpressionAttributeNames: { "#status": "status" },
@@ -97,9 +139,16 @@ export async function releaseLease(
           ":owner": str(owner),
           ":status": str(status),
           ":now": str(ctx.now().toISOString()),
+          ":token": str(token),
           ...(withSeq ? { ":seq": num(lastSeq) } : {}),
         },
       }),
-    ),
-  );
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw toRunlogError(error, what, ctx.tableName);
+    if (!wasRetried(error)) return false;
+    const head = await getItem(ctx, runId, HEAD_SEQ);
+    return head !== undefined && readString(head, "releaseToken") === token;
+  }
 }

@@ -1,6 +1,6 @@
 import { InvalidInputError } from "../../core/errors.ts";
 import type { SqliteConnection } from "./connection.ts";
-import { expiredBy, nowSeconds } from "./rows.ts";
+import { changed, expiredBy, nowSeconds } from "./rows.ts";
 
 /**
  * Set when a run expires (epoch seconds on its head), or never (null). One
@@ -33,4 +33,16 @@ export function deleteExpired(db: SqliteConnection): number {
     db.statement(`DELETE FROM events WHERE run_id IN (${due})`).run(now);
     return Number(db.statement(`DELETE FROM heads WHERE run_id IN (${due})`).run(now).changes);
   });
+}
+
+/**
+ * Delete one run's head and events if its expiry has passed; call inside a write transaction.
+ * A run whose head has not expired (or that has none) is left alone. Costs one indexed
+ * statement when the run is live.
+ */
+export function deleteIfExpired(db: SqliteConnection, runId: string): void {
+  const gone = db
+    .statement(`DELETE FROM heads WHERE run_id = ? AND ${expiredBy("?")}`)
+    .run(runId, nowSeconds(db));
+  if (changed(gone)) db.statement("DELETE FROM events WHERE run_id = ?").run(runId);
 }

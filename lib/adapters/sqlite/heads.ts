@@ -3,15 +3,21 @@ import type { RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
 import type { SqliteConnection } from "./connection.ts";
 import { readEvent } from "./log.ts";
-import { changed, decodeHeadRow, expiredBy, HEAD_COLUMNS, headValues, nowSeconds } from "./rows.ts";
+import {
+  changed,
+  decodeHeadRow,
+  expiredBy,
+  HEAD_COLUMNS,
+  HEAD_PLACEHOLDERS,
+  headValues,
+  nowSeconds,
+} from "./rows.ts";
 
 /** Insert a whole head unless the run has one; false when it had. */
 export function insertHead(db: SqliteConnection, head: RunHead): boolean {
   return changed(
     db
-      .statement(
-        `INSERT INTO heads (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      )
+      .statement(`INSERT INTO heads (${HEAD_COLUMNS}) VALUES (${HEAD_PLACEHOLDERS}) ON CONFLICT DO NOTHING`)
       .run(...headValues(head)),
   );
 }

@@ -1,29 +1,47 @@
 import { LeaseHeldError, NotFoundError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
-import type { Lease } from "../../ports/eventStore.ts";
+import type { AutoResumes, Lease } from "../../ports/eventStore.ts";
 import type { SqliteConnection } from "./connection.ts";
 import { getHead } from "./heads.ts";
-import { changed } from "./rows.ts";
+import { autoResumesValues, changed } from "./rows.ts";
 
 const describeLease = (lease: Lease | undefined) =>
   lease ? `held by ${lease.owner} until ${new Date(lease.until).toISOString()}` : "not held";
 
-function casClaim(db: SqliteConnection, runId: string, lease: Lease, expect: number): boolean {
+const CLAIM =
+  "UPDATE heads SET lease_owner = ?, lease_until = ?, status = 'running', lease_version = ?, updated_at = ?";
+
+/** The claim's compare-and-set; `autoResumes`, when given, is written by the same statement. */
+function casClaim(
+  db: SqliteConnection,
+  runId: string,
+  lease: Lease,
+  expect: number,
+  autoResumes: AutoResumes | undefined,
+): boolean {
+  const claim = [lease.owner, lease.until, expect + 1, db.now().toISOString()];
   return db.attempt(`claim the lease of run ${runId} for ${lease.owner}`, () =>
     changed(
-      db
-        .statement(
-          "UPDATE heads SET lease_owner = ?, lease_until = ?, status = 'running', lease_version = ?, " +
-            "updated_at = ? WHERE run_id = ? AND lease_version = ?",
-        )
-        .run(lease.owner, lease.until, expect + 1, db.now().toISOString(), runId, expect),
+      autoResumes === undefined
+        ? db.statement(`${CLAIM} WHERE run_id = ? AND lease_version = ?`).run(...claim, runId, expect)
+        : db
+            .statement(
+              `${CLAIM}, auto_resumes = ?, auto_resumed_at = ? WHERE run_id = ? AND lease_version = ?`,
+            )
+            .run(...claim, ...autoResumesValues(autoResumes), runId, expect),
     ),
   );
 }
 
 /** Compare-and-set on lease_version: of several claimers that read the same version, exactly one wins. */
-export async function claimLease(db: SqliteConnection, runId: string, lease: Lease, expect: number) {
-  if (casClaim(db, runId, lease, expect)) return;
+export async function claimLease(
+  db: SqliteConnection,
+  runId: string,
+  lease: Lease,
+  expect: number,
+  autoResumes?: AutoResumes,
+) {
+  if (casClaim(db, runId, lease, expect, autoResumes)) return;
   // Learn why, repairing a missing head on the way; a head rebuilt at the expected version may be claimed.
   const stored = await getHead(db, runId);
   if (!stored) throw new NotFoundError(`claim the lease of run ${runId}: the run does not exist`);
@@ -31,7 +49,7 @@ export async function claimLease(db: SqliteConnection, runId: string, lease: Lea
   if (stored.lease?.owner === lease.owner && stored.lease.until === lease.until) return;
   let current = stored;
   if (stored.leaseVersion === expect) {
-    if (casClaim(db, runId, lease, expect)) return;
+    if (casClaim(db, runId, lease, expect, autoResumes)) return;
     current = (await getHead(db, runId)) ?? stored;
   }
   throw new LeaseHeldError(
@@ -51,7 +69,11 @@ export function renewLease(db: SqliteConnection, runId: string, lease: Lease): b
   );
 }
 
-/** Drop the lease and record the resting status (and last seq, when given); a non-holder's release changes nothing. */
+/**
+ * Drop the lease and record the resting status (and last seq, when given). Exact: one statement
+ * conditional on the owner, so true means this call released it, and false (another owner, or
+ * released already) means nothing was written. A busy try changed nothing and is made again whole.
+ */
 export function releaseLease(
   db: SqliteConnection,
   runId: string,
@@ -60,13 +82,14 @@ export function releaseLease(
   lastSeq?: number,
 ): boolean {
   // The holder's last seq is the log's: nobody else writes while it holds the lease.
-  const { changes } = db.attempt(`release the lease of run ${runId} held by ${owner}`, () =>
-    db
-      .statement(
-        "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
-          "last_seq = coalesce(?, last_seq) WHERE run_id = ? AND lease_owner = ?",
-      )
-      .run(status, db.now().toISOString(), lastSeq ?? null, runId, owner),
+  return db.attempt(`release the lease of run ${runId} held by ${owner}`, () =>
+    changed(
+      db
+        .statement(
+          "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
+            "last_seq = coalesce(?, last_seq) WHERE run_id = ? AND lease_owner = ?",
+        )
+        .run(status, db.now().toISOString(), lastSeq ?? null, runId, owner),
+    ),
   );
-  return Number(changes) > 0;
 }

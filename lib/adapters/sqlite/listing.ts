@@ -1,6 +1,5 @@
-import { InvalidInputError } from "../../core/errors.ts";
 import type { ListOptions, RunHead, RunPage } from "../../ports/eventStore.ts";
-import { pageLimit } from "../paging.ts";
+import { invalidCursor, pageLimit } from "../paging.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { SqlValue } from "./nodeSqlite.ts";
 import { decodeHeadRow, expiredBy, HEAD_COLUMNS, nowSeconds } from "./rows.ts";
@@ -18,16 +17,20 @@ function encodeCursor(position: Position): string {
 
 /** A cursor back into a position, refusing anything listRuns did not issue. */
 function decodeCursor(cursor: string): Position {
-  let parsed: { u?: unknown; r?: unknown } | undefined;
+  let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    parsed = undefined;
+  } catch (error) {
+    throw invalidCursor(cursor, "it is not base64url JSON", error);
   }
-  if (typeof parsed?.u !== "string" || typeof parsed.r !== "string") {
-    throw new InvalidInputError("cursor: expected a cursor returned by listRuns");
+  const { u, r } = (typeof parsed === "object" && parsed !== null ? parsed : {}) as {
+    u?: unknown;
+    r?: unknown;
+  };
+  if (typeof u !== "string" || typeof r !== "string" || r === "") {
+    throw invalidCursor(cursor, "it names no position in the list of runs");
   }
-  return { updatedAt: parsed.u, runId: parsed.r };
+  return { updatedAt: u, runId: r };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
-import type { RunHead } from "../../ports/eventStore.ts";
+import type { AutoResumes, RunHead } from "../../ports/eventStore.ts";
 import type { SqlValue } from "./nodeSqlite.ts";
 
 /** A row as node:sqlite returns it. */
@@ -7,7 +7,13 @@ export type Row = Record<string, SqlValue>;
 
 /** The columns of `heads` a RunHead is read from, in SELECT form. */
 export const HEAD_COLUMNS =
-  "run_id, agent, status, last_seq, created_at, updated_at, lease_owner, lease_until, lease_version";
+  "run_id, agent, status, last_seq, created_at, updated_at, lease_owner, lease_until, lease_version, " +
+  "auto_resumes, auto_resumed_at";
+
+/** One `?` per column of HEAD_COLUMNS, for inserting a whole head. */
+export const HEAD_PLACEHOLDERS = HEAD_COLUMNS.split(",")
+  .map(() => "?")
+  .join(", ");
 
 /**
  * The condition under which a head hides its run: its expiry has passed by
@@ -52,7 +58,22 @@ export function decodeHeadRow(row: Row): RunHead | undefined {
   const owner = text(row.lease_owner);
   const until = int(row.lease_until);
   if (owner !== undefined && until !== undefined) head.lease = { owner, until };
+  const autoResumes = decodeAutoResumes(row);
+  if (autoResumes) head.autoResumes = autoResumes;
   return head;
+}
+
+/** The head's AutoResumes record; undefined on a run never resumed automatically (NULL count). */
+function decodeAutoResumes(row: Row): AutoResumes | undefined {
+  const count = int(row.auto_resumes);
+  if (count === undefined) return undefined;
+  const lastAt = int(row.auto_resumed_at);
+  return lastAt === undefined ? { count } : { count, lastAt };
+}
+
+/** The values of `auto_resumes, auto_resumed_at` for a record (NULLs for none). */
+export function autoResumesValues(autoResumes: AutoResumes | undefined): [SqlValue, SqlValue] {
+  return [autoResumes?.count ?? null, autoResumes?.lastAt ?? null];
 }
 
 /** The values to insert a whole head with, in the order of HEAD_COLUMNS. */
@@ -67,5 +88,6 @@ export function headValues(head: RunHead): SqlValue[] {
     head.lease?.owner ?? null,
     head.lease?.until ?? null,
     head.leaseVersion,
+    ...autoResumesValues(head.autoResumes),
   ];
 }

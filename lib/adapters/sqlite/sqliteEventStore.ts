@@ -3,9 +3,16 @@ import { ConflictError, InvalidInputError } from "../../core/errors.ts";
 import type { RunEvent, RunStarted } from "../../core/events.ts";
 import { assertSameStart } from "../../core/sameStart.ts";
 import type { RunStatus } from "../../core/status.ts";
-import type { EventStore, Lease, ListOptions, RunHead, RunPage } from "../../ports/eventStore.ts";
+import type {
+  AutoResumes,
+  EventStore,
+  Lease,
+  ListOptions,
+  RunHead,
+  RunPage,
+} from "../../ports/eventStore.ts";
 import { type ConnectionOptions, SqliteConnection } from "./connection.ts";
-import { deleteExpired, expireRun } from "./expiry.ts";
+import { deleteExpired, deleteIfExpired, expireRun } from "./expiry.ts";
 import { getHead, insertHead, setStatus } from "./heads.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
 import { listRuns } from "./listing.ts";
@@ -64,8 +71,11 @@ export class SqliteEventStore implements EventStore {
       leaseVersion: lease ? 1 : 0,
       ...(lease ? { lease } : {}),
     };
-    // Seq 1 and the head commit together: no crash leaves one without the other.
+    // Seq 1 and the head commit together: no crash leaves one without the other. A run removed by
+    // retention (its expiry passed, its rows not deleted yet) is absent here as for reads: its rows
+    // go first, in the same transaction, so the new run never meets one of them.
     const created = this.db.transaction(`create run ${runId}`, () => {
+      deleteIfExpired(this.db, runId);
       if (!insertEvent(this.db, row)) return undefined;
       return { headWritten: insertHead(this.db, head) };
     });
@@ -108,8 +118,8 @@ export class SqliteEventStore implements EventStore {
     return setStatus(this.db, runId, status, lastSeq);
   }
 
-  claimLease(runId: string, lease: Lease, expectVersion: number): Promise<void> {
-    return claimLease(this.db, runId, lease, expectVersion);
+  claimLease(runId: string, lease: Lease, expectVersion: number, autoResumes?: AutoResumes): Promise<void> {
+    return claimLease(this.db, runId, lease, expectVersion, autoResumes);
   }
 
   async renewLease(runId: string, lease: Lease): Promise<boolean> {

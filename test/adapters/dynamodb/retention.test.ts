@@ -159,6 +159,30 @@ describe("retention through the library API", () => {
     }
   });
 
+  // KNOWN BUG, outside the store (which creates the new run: see the contract's "a run removed by
+  // retention"): this process's LogCache still holds the old run's log under the same id and takes
+  // it for the new run's prefix, so the new run is never executed. Make this `it` once it is fixed.
+  it.fails("a run removed by retention starts again under its id (as a repeated Idempotency-Key does): a new run, executed", async () => {
+    const runId = id("again");
+    const model = script(dataDir, "again", [DONE, DONE]);
+    await runlog.start({ agent: "demo", input: "hi", model, runId });
+    const old = await runlog.events(runId);
+    now += 8 * DAY;
+    try {
+      // The same request again, after retention removed the run and before TTL deleted anything.
+      expect(await runlog.start({ agent: "demo", input: "hi", model, runId })).toMatchObject({
+        created: true,
+        status: "completed",
+      });
+      const events = await runlog.events(runId);
+      expect(events.map((e) => e.type)).toEqual(old.map((e) => e.type));
+      expect(events[0]?.at).not.toBe(old[0]?.at);
+      expect(events.every((e) => new Date(e.at).getTime() >= now)).toBe(true);
+    } finally {
+      now -= 8 * DAY;
+    }
+  });
+
   it("a paused run gets no TTL, and a message to a completed run clears it", async () => {
     const runId = id("send");
     const model = script(dataDir, "send", [DONE, { toolCalls: [EMAIL] }]);

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { SqliteEventStore } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
@@ -50,6 +51,36 @@ describe("opening the store", () => {
     raw.close();
     expect(() => new SqliteEventStore({ file })).toThrow(PermanentError);
     expect(() => new SqliteEventStore({ file })).toThrow(/schema version 99/);
+  });
+
+  it("opens a file of schema version 1, keeping its runs, and upgrades it to keep auto-resumes", async () => {
+    const file = tempStoreFile("schema-v1");
+    const raw = openRawSqlite(file);
+    raw.exec(readFileSync(new URL("./fixtures/schema-v1.sql", import.meta.url), "utf8"));
+    raw.close();
+    const store = new SqliteEventStore({ file });
+    expect((await store.read("old")).map((e) => e.seq)).toEqual([1, 2]);
+    const head = await store.getHead("old");
+    expect(head).toMatchObject({
+      status: "running",
+      lastSeq: 2,
+      leaseVersion: 1,
+      lease: { owner: "worker-1" },
+    });
+    expect(head?.autoResumes).toBeUndefined();
+    await store.claimLease("old", { owner: "sweeper", until: Date.now() + 60_000 }, 1, {
+      count: 1,
+      lastAt: 5,
+    });
+    expect((await store.getHead("old"))?.autoResumes).toEqual({ count: 1, lastAt: 5 });
+    await store.close();
+    const check = openRawSqlite(file);
+    expect(Number(check.prepare("PRAGMA user_version").get()?.user_version)).toBe(2);
+    check.close();
+    // Opening it again (upgraded already) changes nothing.
+    const again = new SqliteEventStore({ file });
+    expect((await again.getHead("old"))?.autoResumes).toEqual({ count: 1, lastAt: 5 });
+    await again.close();
   });
 
   it("deletes the runs whose expiry has passed, and keeps the others", async () => {
