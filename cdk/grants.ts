@@ -64,6 +64,13 @@ export function grantExecutions(grantee: IGrantable, stateMachine: StateMachine)
   }
 }
 
+/** Stop this state machine's executions: a cancel stops the execution holding the run (lib/steps/cancel.ts). */
+export function grantStopExecutions(grantee: IGrantable, stateMachine: StateMachine): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({ actions: ["states:StopExecution"], resources: [executionsArn(stateMachine)] }),
+  );
+}
+
 /**
  * grantExecutions for a function the state machine itself invokes (Handoff): in a policy of its
  * own, not the role's default policy, which the function depends on, or the function would wait

@@ -37,7 +37,7 @@ export function acceptedFindings(runlog: Runlog): void {
   const account = Token.isUnresolved(stack.account) ? "<AWS::AccountId>" : stack.account;
   const executions = `arn:<AWS::Partition>:states:${region}:${account}:execution:<${logicalId}.Name>:*`;
   const describe =
-    "DescribeExecution on this state machine's executions only: their names (run id + generation) are made at run time";
+    "DescribeExecution (and, for the API's cancel, StopExecution) on this state machine's executions only: their names (run id + generation) are made at run time";
   const { startRun, resume, sweeper, api } = runlog.functions;
   for (const fn of [startRun, resume, sweeper, api]) ack(fn.role!, `IAM5[Resource::${executions}]`, describe);
   // Handoff's own policy (see runlog.ts): the same DescribeExecution, for the same reason.

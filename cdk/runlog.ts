@@ -10,7 +10,13 @@ import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { TASK_TIMEOUT_SECONDS } from "../lib/workflow/definition.ts";
 import { RunlogAlarms } from "./alarms.ts";
-import { grantExecutions, grantExecutionsApart, grantStore, HANDOFF_POLICY_ID } from "./grants.ts";
+import {
+  grantExecutions,
+  grantExecutionsApart,
+  grantStopExecutions,
+  grantStore,
+  HANDOFF_POLICY_ID,
+} from "./grants.ts";
 import { RunlogHttpApi } from "./httpApi.ts";
 import { acceptedFindings } from "./nag.ts";
 import { agentsModulePath, bundlingRoot, type RunlogProps, validateProps } from "./props.ts";
@@ -142,6 +148,8 @@ export class Runlog extends Construct {
     const api = make("api", control);
     grantStore(api, this.table, { listByStatus: true });
     grantExecutions(api, this.stateMachine);
+    // The API cancels runs, and a cancel stops the execution holding the run.
+    grantStopExecutions(api, this.stateMachine);
     this.functions = { ...steps, ...starters, api };
     this.httpApi = new RunlogHttpApi(this, "HttpApi", {
       handler: api,

@@ -31,12 +31,16 @@ const EnvSchema = z.object({
   RUNLOG_DATA_DIR: z.string().min(1).default("/tmp/runlog"),
   /** Steps one execution does before handing the run to a new one (lib/steps/stepBudget.ts). */
   RUNLOG_STEPS_PER_EXECUTION: z.coerce.number().int().positive().optional(),
+  /** How often a CallModel or RunTool function looks for a cancel in the run's log while its step runs (ms). */
+  RUNLOG_CANCEL_POLL_MS: z.coerce.number().int().positive().default(2_000),
 });
 export type FunctionEnv = z.infer<typeof EnvSchema>;
 
 /** The step deps every function has, and the control deps of those that start executions. */
 export interface AwsDeps {
   steps: StepDeps;
+  /** How a step function watches for a cancel while it runs (see functions/handler.ts). */
+  cancelWatch: { intervalMs: number; blindMs: number };
   /** PermanentError for a function deployed without STATE_MACHINE_ARN. */
   control(): ControlDeps & { ids: Ids };
   /**
@@ -52,6 +56,12 @@ export interface AwsDeps {
  * skips a run whose backoff has not passed.
  */
 export const AWS_SWEEP: SweepOptions = { statuses: ["running", "interrupted"] };
+
+/**
+ * How long a step function's looks for a cancel may keep failing before the step stops (and
+ * Step Functions retries it, watching anew): a minute of failed reads, past the SDK's own retries.
+ */
+const CANCEL_BLIND_MS = 60_000;
 
 export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
   const parsed = EnvSchema.safeParse(env);
@@ -109,6 +119,7 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
   const control = stateMachineArn === undefined ? undefined : controlFor(stateMachineArn);
   return {
     steps,
+    cancelWatch: { intervalMs: config.RUNLOG_CANCEL_POLL_MS, blindMs: CANCEL_BLIND_MS },
     control() {
       if (!control)
         throw new PermanentError("this function starts no executions: STATE_MACHINE_ARN is not set");

@@ -1,9 +1,10 @@
 import type { z } from "zod";
+import { watchForCancel } from "../lib/adapters/cancelWatch.ts";
 import { InvalidInputError } from "../lib/core/errors.ts";
 import type { Ids } from "../lib/ports/runtime.ts";
-import type { ControlDeps, StepDeps } from "../lib/steps/deps.ts";
+import type { ControlDeps, StepDeps, StepInput } from "../lib/steps/deps.ts";
 import { toWorkflowError } from "../lib/workflow/errors.ts";
-import { awsDeps } from "./deps.ts";
+import { type AwsDeps, awsDeps } from "./deps.ts";
 
 type Handler<O> = (event: unknown) => Promise<O>;
 
@@ -44,6 +45,41 @@ export function stepHandler<S extends z.ZodType, O>(
   run: (deps: StepDeps, input: z.output<S>) => Promise<O>,
 ): Handler<O> {
   return handler(schema, async () => (await awsDeps()).steps, run);
+}
+
+/**
+ * A state machine task that may run for minutes (CallModel, RunTool): while it runs, the run's
+ * log is watched for a cancel, and one aborts the step's signal, as the local orchestrator does.
+ * Step Functions' StopExecution does not stop a Lambda under way; this is what does. A step
+ * stopped so fails with the reason for the stop (a cancel ends the execution as superseded).
+ */
+export function watchedStepHandler<S extends z.ZodType<StepInput>, O>(
+  schema: S,
+  run: (deps: StepDeps, input: z.output<S>) => Promise<O>,
+): Handler<O> {
+  return handler(schema, awsDeps, (aws, input) => runWatched(aws, input, (deps) => run(deps, input)));
+}
+
+async function runWatched<O>(
+  aws: AwsDeps,
+  { runId }: StepInput,
+  run: (deps: StepDeps) => Promise<O>,
+): Promise<O> {
+  const controller = new AbortController();
+  const stopWatching = watchForCancel({
+    runId,
+    lastEvent: async () => (await aws.steps.store.readBack(runId, () => true)).at(-1),
+    controller,
+    ...aws.cancelWatch,
+  });
+  try {
+    return await run({ ...aws.steps, signal: controller.signal });
+  } catch (error) {
+    // Whatever the aborted model call or tool threw, the stop is why the step ended.
+    throw controller.signal.aborted ? controller.signal.reason : error;
+  } finally {
+    stopWatching();
+  }
 }
 
 /** An operation that starts executions: start, resume, sweep. */

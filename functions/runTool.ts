@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { runTool } from "../lib/steps/runTool.ts";
-import { stepHandler } from "./handler.ts";
+import { watchedStepHandler } from "./handler.ts";
 import { StepInputSchema } from "./schemas.ts";
 
 /** The RunTool task: one tool call of the open batch (a Map iteration). */
-export const handler = stepHandler(StepInputSchema.extend({ callId: z.string().min(1) }), runTool);
+export const handler = watchedStepHandler(StepInputSchema.extend({ callId: z.string().min(1) }), runTool);

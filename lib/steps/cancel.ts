@@ -1,28 +1,31 @@
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError } from "../core/errors.ts";
-import type { StepDeps } from "./deps.ts";
+import type { CancelledEvent } from "../core/events.ts";
+import type { ControlDeps } from "./deps.ts";
 import { expireRun } from "./retention.ts";
 import { writeNext } from "./writeNext.ts";
 
-type Outcome = { cancelled: boolean; seq?: number };
+type Outcome = { cancelled: boolean; event: CancelledEvent };
 
 /**
  * Append a cancel, which fences the run: steps in flight find it and stop
- * without writing more, and resume reports `cancelled`. Cancelling twice is
- * harmless; a run that already ended cannot be cancelled.
+ * without writing more, and resume reports `cancelled`. Then stop the
+ * execution holding the run's lease, so a model call or tool under way is
+ * aborted now rather than at its next write. Cancelling twice is harmless, and
+ * a repeat finishes what a failed cancel left undone (the status, the stop); a
+ * run that already ended cannot be cancelled.
  */
 export async function cancelRun(
-  deps: StepDeps,
+  deps: ControlDeps,
   request: { runId: string; by: string; reason?: string },
 ): Promise<{ cancelled: boolean }> {
   if (request.by.trim() === "") throw new InvalidInputError("a cancel needs a non-empty `by`");
-  const outcome = await writeNext<Outcome>(deps, request.runId, "any", (events, facts) => {
-    if (facts.cancelled) return { done: { cancelled: false } };
+  const { runId } = request;
+  const outcome = await writeNext<Outcome>(deps, runId, "any", (events, facts) => {
+    if (facts.cancelled) return { done: { cancelled: false, event: facts.cancelled } };
     const point = classify(events);
     if (!point.resumable && point.reason !== "awaiting_approval") {
-      throw new ConflictError(
-        `run ${request.runId} already ended (${point.reason}); there is nothing to cancel`,
-      );
+      throw new ConflictError(`run ${runId} already ended (${point.reason}); there is nothing to cancel`);
     }
     return {
       append: {
@@ -30,12 +33,25 @@ export async function cancelRun(
         by: request.by,
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       },
-      result: (event) => ({ cancelled: true, seq: event.seq }),
+      result: (event) => ({ cancelled: true, event: event as CancelledEvent }),
     };
   });
   // `ls` reads the head: a resting run (paused, interrupted) has no execution left to record the cancel there.
-  if (outcome.seq !== undefined) await deps.store.setStatus(request.runId, "cancelled", outcome.seq);
+  await deps.store.setStatus(runId, "cancelled", outcome.event.seq);
+  await stopExecution(deps, runId, outcome.event);
   // A cancelled run takes nothing more: its retention starts now (again, for a repeated cancel).
-  await expireRun(deps, request.runId, "cancelled");
+  await expireRun(deps, runId, "cancelled");
   return { cancelled: outcome.cancelled };
+}
+
+/**
+ * Stop the execution that holds the run, if one runs: on AWS the execution is
+ * stopped (its running Lambda sees the cancel in the log and aborts its step);
+ * here, an execution of this process is aborted at once.
+ */
+async function stopExecution(deps: ControlDeps, runId: string, cancel: CancelledEvent): Promise<void> {
+  const owner = (await deps.store.getHead(runId))?.lease?.owner;
+  if (owner === undefined) return;
+  const why = cancel.reason === undefined ? "" : `: ${cancel.reason}`;
+  await deps.orchestrator.stop(owner, `run ${runId} was cancelled by ${cancel.by}${why}`);
 }

@@ -11,8 +11,18 @@ import { recordModelFailure } from "../../steps/recordModelFailure.ts";
 import { runTool } from "../../steps/runTool.ts";
 import { renderDefinition, TASKS, type TaskName } from "../../workflow/definition.ts";
 import { toWorkflowError } from "../../workflow/errors.ts";
+import { watchForCancel } from "../cancelWatch.ts";
 import { countHistory } from "./historyCount.ts";
-import { isLocalOwnerAlive, localOwner, markActive } from "./processLiveness.ts";
+import { keepLease } from "./leaseKeeper.ts";
+import {
+  forgetOwner,
+  isLocalOwnerAlive,
+  localExecutionOf,
+  localOwner,
+  markEnded,
+  markExecuting,
+  markNamed,
+} from "./processLiveness.ts";
 
 export interface LocalOrchestratorOptions {
   /** The step deps; a function because they and this orchestrator refer to each other. */
@@ -21,9 +31,12 @@ export interface LocalOrchestratorOptions {
   leaseMs: number;
   /** Replaces every Retry interval (ms); the ASL's own backoff when absent. */
   retryIntervalMs?: number;
-  /** How often a running execution looks for a cancel in its log. @default 500 */
+  /** How often a running execution looks for a cancel in its log (one written by another process). @default 500 */
   cancelPollMs?: number;
 }
+
+/** Tasks that give the run up: they run even after a stop, and the lease is theirs to hand over or release. */
+const CLOSING_TASKS = new Set<TaskName>(["Finish", "Handoff"]);
 
 const LOCAL_ARNS = Object.fromEntries(
   Object.keys(TASKS).map((task) => [task, `arn:aws:lambda:us-east-1:000000000000:function:runlog-${task}`]),
@@ -59,7 +72,7 @@ export class LocalOrchestrator implements Orchestrator {
     // Alive from the moment it is named: between claiming the lease and executing, another
     // resumer in this process must find the lease held, not free to take over.
     const owner = localOwner();
-    markActive(owner, true);
+    markNamed(owner);
     return owner;
   }
 
@@ -67,15 +80,21 @@ export class LocalOrchestrator implements Orchestrator {
     return isLocalOwnerAlive(owner);
   }
 
-  /** A local execution that is not running died with its process (or never began): running it again is safe. */
-  async executionOf(owner: string): Promise<"none" | "running"> {
-    return isLocalOwnerAlive(owner) ? "running" : "none";
+  /**
+   * What became of a local owner's execution (see localExecutionOf): one merely named is `none`,
+   * so a retried start executes it; one that died with its process is `none` too.
+   */
+  async executionOf(owner: string): Promise<"none" | "running" | "ended"> {
+    return localExecutionOf(owner);
   }
 
-  /** Abort an execution of this process; one in another process sees the cancel in its log. */
+  /**
+   * Abort an execution of this process: its model call or tool stops now, and it ends without
+   * writing more. One in another process sees the cancel in its log at its next look.
+   */
   async stop(owner: string, reason: string): Promise<boolean> {
     const execution = this.executions.get(owner);
-    if (!execution) return false;
+    if (!execution || execution.signal.aborted) return false;
     execution.abort(new RunCancelledError(reason));
     return true;
   }
@@ -103,14 +122,21 @@ export class LocalOrchestrator implements Orchestrator {
     setMaxListeners(0, stop.signal);
     let lastError: unknown;
     let successor: ExecutionInput | undefined;
+    let closing = false;
     const task =
-      <I, O>(step: (deps: StepDeps, input: I) => Promise<O>) =>
+      <I, O>(name: TaskName, step: (deps: StepDeps, input: I) => Promise<O>) =>
       async (value: unknown) => {
+        if (CLOSING_TASKS.has(name)) closing = true;
+        // Once stopped, only the closing tasks run, and whatever a step throws, the stop is why.
+        const stopped = () =>
+          stop.signal.aborted && !CLOSING_TASKS.has(name) ? stop.signal.reason : undefined;
         try {
+          const reason = stopped();
+          if (reason !== undefined) throw reason;
           return (await step({ ...this.options.deps(), signal: stop.signal }, value as I)) as never;
         } catch (error) {
-          lastError = error;
-          throw toWorkflowError(error);
+          lastError = stopped() ?? error;
+          throw toWorkflowError(lastError);
         }
       };
     // The Handoff task starts the next generation through this: queued, to run once this execution ends.
@@ -126,35 +152,31 @@ export class LocalOrchestrator implements Orchestrator {
       executionOf: (owner) => this.executionOf(owner),
       stop: (owner, reason) => this.stop(owner, reason),
       execute: async (next) => {
+        // Queued to run here as soon as this execution ends: already as good as running.
+        markExecuting(next.owner);
         successor = next;
       },
     };
-    const handoffTask = task((deps, value: Parameters<typeof handOff>[1]) =>
+    const handoffTask = task("Handoff", (deps, value: Parameters<typeof handOff>[1]) =>
       handOff({ ...deps, orchestrator: handover, leaseMs } satisfies ControlDeps, value),
     );
-    const renew = setInterval(
-      () => {
-        const until = Date.now() + leaseMs;
-        store.renewLease(input.runId, { owner: input.owner, until }).catch(() => {
-          // A missed renewal only shortens the lease; fencing by generation keeps the log safe.
-        });
-      },
-      Math.max(50, Math.floor(leaseMs / 3)),
-    );
-    const watch = setInterval(() => {
-      this.options
-        .deps()
-        .logs.load(input.runId)
-        .then((events) => {
-          const last = events.at(-1);
-          if (last?.type === "cancelled")
-            stop.abort(new RunCancelledError(`run ${input.runId} was cancelled by ${last.by}`));
-        })
-        .catch(() => {
-          // The next tick looks again; a cancel is also seen by every step's next write.
-        });
-    }, this.options.cancelPollMs ?? 500);
-    markActive(input.owner, true);
+    const stopRenewing = keepLease({
+      store,
+      runId: input.runId,
+      owner: input.owner,
+      leaseMs,
+      controller: stop,
+      closing: () => closing,
+    });
+    const stopWatching = watchForCancel({
+      runId: input.runId,
+      lastEvent: async () => (await this.options.deps().logs.load(input.runId)).at(-1),
+      controller: stop,
+      intervalMs: this.options.cancelPollMs ?? 500,
+      // The lease keeper's rule: an execution that cannot read its run for a lease time stops.
+      blindMs: leaseMs,
+    });
+    markExecuting(input.owner);
     this.executions.set(input.owner, stop);
     let history: Promise<number> | undefined;
     let error: unknown;
@@ -164,10 +186,10 @@ export class LocalOrchestrator implements Orchestrator {
         context: { StateMachine: LOCAL_STATE_MACHINE },
         overrides: {
           taskResourceLocalHandlers: {
-            CallModel: task(callModel),
-            RunTool: task(runTool),
-            RecordModelFailure: task(recordModelFailure),
-            Finish: task(finish),
+            CallModel: task("CallModel", callModel),
+            RunTool: task("RunTool", runTool),
+            RecordModelFailure: task("RecordModelFailure", recordModelFailure),
+            Finish: task("Finish", finish),
             Handoff: handoffTask,
           },
           ...(retry === undefined
@@ -182,13 +204,17 @@ export class LocalOrchestrator implements Orchestrator {
         cause: lastError ?? failure,
       });
     } finally {
-      clearInterval(renew);
-      clearInterval(watch);
-      markActive(input.owner, false);
+      stopRenewing();
+      stopWatching();
+      markEnded(input.owner);
       this.executions.delete(input.owner);
       // An owner named for a handoff that did not happen must not look alive for the rest of the process.
-      for (const owner of owners.values()) if (owner !== successor?.owner) markActive(owner, false);
+      for (const owner of owners.values()) if (owner !== successor?.owner) forgetOwner(owner);
     }
+    // Stopped for its lease (taken over, or no longer renewable): the execution fails, saying why,
+    // even when the state machine ended it quietly. A cancel is an end, not a failure.
+    const reason = stop.signal.aborted ? stop.signal.reason : undefined;
+    if (error === undefined && reason !== undefined && !(reason instanceof RunCancelledError)) error = reason;
     this.report({
       runId: input.runId,
       generation: input.generation,

@@ -2,33 +2,83 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 
 const HOST = hostname();
-/** Owners of executions running in this process right now. */
-const active = new Set<string>();
+/**
+ * Owners of this process: `named` (claimed, its execution about to begin), `executing`, or
+ * `ended` (it ran here and stopped). Named and executing owners are alive.
+ */
+const owners = new Map<string, "named" | "executing" | "ended">();
+/** Ended owners remembered, oldest first, so a long-lived server's memory stays bounded. */
+const ended: string[] = [];
+const MAX_ENDED = 10_000;
+const OWNER = /^local:(.+):(\d+):([^:]+)$/;
 
 /** A lease owner naming this host, this process and one execution in it. */
 export function localOwner(): string {
   return `local:${HOST}:${process.pid}:${randomUUID().slice(0, 8)}`;
 }
 
-export function markActive(owner: string, running: boolean): void {
-  if (running) active.add(owner);
-  else active.delete(owner);
+/** The owner was named for an execution that is about to begin here. */
+export function markNamed(owner: string): void {
+  if (!owners.has(owner)) owners.set(owner, "named");
+}
+
+/** The owner's execution runs here now (or is queued to run next in this process). */
+export function markExecuting(owner: string): void {
+  owners.set(owner, "executing");
+}
+
+/** The owner's execution ran here and stopped: it will not run again under that name. */
+export function markEnded(owner: string): void {
+  owners.set(owner, "ended");
+  ended.push(owner);
+  if (ended.length > MAX_ENDED) owners.delete(ended.shift()!);
+}
+
+/** The owner was named for an execution that never began (a handoff that did not happen). */
+export function forgetOwner(owner: string): void {
+  if (owners.get(owner) === "named") owners.delete(owner);
 }
 
 /**
- * Whether a local lease owner still runs: in this process, its execution is
- * active; elsewhere on this host, its process exists. Owners this host cannot
- * check (another host, an AWS execution) count as alive, so their lease time decides.
+ * Whether a local lease owner still runs: in this process, it is named or executing;
+ * elsewhere on this host, its process exists. Owners this host cannot check (another host,
+ * an AWS execution) count as alive, so their lease time decides.
  */
 export function isLocalOwnerAlive(owner: string): boolean {
-  const match = /^local:(.+):(\d+):([^:]+)$/.exec(owner);
+  const match = OWNER.exec(owner);
   if (!match || match[1] !== HOST) return true;
-  const pid = Number(match[2]);
-  if (pid === process.pid) return active.has(owner);
+  if (Number(match[2]) === process.pid) {
+    const state = owners.get(owner);
+    return state === "named" || state === "executing";
+  }
+  return processExists(Number(match[2]));
+}
+
+/**
+ * What became of a local owner's execution, with no grace for one merely named: `running` while
+ * it executes here or its process on this host lives (or when this host cannot tell: another
+ * host's owner); `ended` once it ran here and stopped; `none` when it never began here or its
+ * process is gone, and for owners that are not local executions at all.
+ */
+export function localExecutionOf(owner: string): "none" | "running" | "ended" {
+  const match = OWNER.exec(owner);
+  if (!match) return "none";
+  if (match[1] !== HOST) return "running";
+  if (Number(match[2]) !== process.pid) return processExists(Number(match[2])) ? "running" : "none";
+  const state = owners.get(owner);
+  if (state === "executing") return "running";
+  return state === "ended" ? "ended" : "none";
+}
+
+function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EPERM") return true;
+    if (code === "ESRCH") return false;
+    // Anything else is not an answer about the process: say so rather than guess.
+    throw error;
   }
 }

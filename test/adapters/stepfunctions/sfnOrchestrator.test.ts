@@ -193,3 +193,45 @@ describe("SfnOrchestrator.describe and stop", () => {
     expect(sfn.commandCalls(StopExecutionCommand)).toHaveLength(0);
   });
 });
+
+describe("SfnOrchestrator.executionOf and stop by owner", () => {
+  it.each([
+    ["RUNNING", "running"],
+    ["SUCCEEDED", "ended"],
+    ["FAILED", "ended"],
+    ["TIMED_OUT", "ended"],
+    ["ABORTED", "ended"],
+    ["PENDING_REDRIVE", "ended"],
+  ] as const)("an execution that is %s is %s", async (status, state) => {
+    sfn.on(DescribeExecutionCommand).resolves({ status });
+    expect(await orchestrator.executionOf("sfn:r1-g2")).toBe(state);
+  });
+
+  it("an execution never started is none, with no grace for a start to come", async () => {
+    sfn.on(DescribeExecutionCommand).rejects(new ExecutionDoesNotExist({ message: "no", ...meta }));
+    expect(await orchestrator.executionOf("sfn:r1-g3")).toBe("none");
+  });
+
+  it("owners that are not executions are none, and nothing is stopped for them", async () => {
+    expect(await orchestrator.executionOf("local:laptop:123:abcd")).toBe("none");
+    expect(await orchestrator.stop("local:laptop:123:abcd", "cancelled")).toBe(false);
+    expect(sfn.calls()).toHaveLength(0);
+  });
+
+  it("stops the running execution an owner names, as a cancel", async () => {
+    sfn.on(DescribeExecutionCommand).resolves({ status: "RUNNING" });
+    sfn.on(StopExecutionCommand).resolves({ stopDate: new Date() });
+    expect(await orchestrator.stop("sfn:r1-g2", "run r1 was cancelled by ops")).toBe(true);
+    expect(sfn.commandCalls(StopExecutionCommand)[0]!.args[0].input).toEqual({
+      executionArn: `${EXECUTION}:r1-g2`,
+      error: "runlog.Cancelled",
+      cause: "run r1 was cancelled by ops",
+    });
+  });
+
+  it("a stop that races the execution's end is no stop", async () => {
+    sfn.on(DescribeExecutionCommand).resolves({ status: "RUNNING" });
+    sfn.on(StopExecutionCommand).rejects(new ExecutionDoesNotExist({ message: "gone", ...meta }));
+    expect(await orchestrator.stop("sfn:r1-g2", "cancelled")).toBe(false);
+  });
+});
