@@ -1,6 +1,7 @@
-import { type Classification, classifyFacts } from "../core/classify.ts";
+import { classifyFacts, type NotResumable, type ResumePoint } from "../core/classify.ts";
 import { ConflictError, CorruptEventError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
+import { restingStatusOf } from "../core/status.ts";
 import type { RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import { cancelRun } from "../steps/cancel.ts";
@@ -8,10 +9,12 @@ import { decide } from "../steps/decide.ts";
 import type { ControlDeps } from "../steps/deps.ts";
 import { outcomeOfFacts, type RunOutcome } from "../steps/finish.ts";
 import { type ForkRequest, forkRun } from "../steps/fork.ts";
+import { leaseIsLive } from "../steps/liveness.ts";
 import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resume.ts";
 import { type StartRequest, startRun, validateRunId } from "../steps/start.ts";
 import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
 import { type LogView, readTail, viewFacts } from "../steps/writeNext.ts";
+import { planResume, type ResumePlan } from "./resumePlan.ts";
 
 /** Who made a decision or a cancel, and why. */
 export interface Actor {
@@ -21,8 +24,14 @@ export interface Actor {
 
 export type RunlogDeps = ControlDeps & { ids: Ids };
 
-/** A resume point, or why there is none; `running` when a live executor holds the run. */
-export type ResumePointAnswer = Classification | { resumable: false; reason: "running"; description: string };
+/**
+ * What resuming would do (its interrupted calls split into those run again and those answered as
+ * interrupted), or why there is none; `running` when a live executor holds the run.
+ */
+export type ResumePointAnswer =
+  | ResumePlan
+  | NotResumable
+  | { resumable: false; reason: "running"; description: string };
 
 /**
  * The library API: everything the CLI, the HTTP API and programs do with runs.
@@ -107,14 +116,23 @@ export class Runlog {
       throw error;
     }
     const classification = classifyFacts(viewFacts(this.deps, runId, tail));
-    if (classification.resumable && (await this.isLive(head))) {
+    if (!classification.resumable) return classification;
+    if (await this.isLive(head)) {
       return {
         resumable: false,
         reason: "running",
         description: `run ${runId} is being executed by ${head.lease!.owner}`,
       };
     }
-    return classification;
+    return this.plan(head, classification);
+  }
+
+  /** The point as resume will carry it out: the tools of the run's agent say which calls run again. */
+  private plan(head: RunHead, point: ResumePoint): ResumePlan {
+    // Only asked when a call was interrupted: a run of an agent this process lacks still answers.
+    if (point.interruptedToolCalls.length === 0) return planResume(point, () => false);
+    const tools = this.deps.agents(head.agent).tools;
+    return planResume(point, (name) => tools.find((tool) => tool.name === name)?.idempotent === true);
   }
 
   /** Every event of a run, in order (after `afterSeq` when given). NotFoundError for an unknown run. */
@@ -145,20 +163,38 @@ export class Runlog {
     return outcomeOfFacts(runId, tail.events, viewFacts(this.deps, runId, tail));
   }
 
-  /** Runs by last update, a page at a time; a `running` head whose executor died shows as `interrupted`. */
+  /**
+   * Runs by last update, a page at a time. A `running` head lags its log by design (appends do not
+   * touch it), so each one shows its log's last seq and last activity, read from the tail (one
+   * bounded read, never the log); one whose executor is gone shows the status its tail rests in.
+   */
   async list(options: { limit?: number; cursor?: string } = {}): Promise<RunPage> {
     const page = await this.deps.store.listRuns(options);
     const runs: RunHead[] = [];
-    for (const head of page.runs) {
-      const dead = head.status === "running" && !(await this.isLive(head));
-      runs.push(dead ? { ...head, status: "interrupted" } : head);
-    }
+    for (const head of page.runs) runs.push(head.status === "running" ? await this.asLogShows(head) : head);
     return { ...page, runs };
   }
 
-  private async isLive(head: RunHead): Promise<boolean> {
-    const lease = head.lease;
-    if (!lease || lease.until <= this.deps.clock.now().getTime()) return false;
-    return this.deps.orchestrator.isAlive(lease.owner);
+  /** A `running` head brought up to its log's tail: last seq, last activity, and status if nobody executes it. */
+  private async asLogShows(head: RunHead): Promise<RunHead> {
+    let tail: LogView;
+    try {
+      tail = await readTail(this.deps, head.runId);
+    } catch (error) {
+      // As resume-point answers it: a log that cannot be read rests as malformed.
+      if (error instanceof CorruptEventError) return { ...head, status: "malformed" };
+      throw error;
+    }
+    const last = tail.events.at(-1)!;
+    const updatedAt = Date.parse(last.at) > Date.parse(head.updatedAt) ? last.at : head.updatedAt;
+    const shown = { ...head, lastSeq: Math.max(head.lastSeq, last.seq), updatedAt };
+    if (await this.isLive(head)) return shown;
+    const facts = viewFacts(this.deps, head.runId, tail);
+    return { ...shown, status: restingStatusOf(facts, classifyFacts(facts)) };
+  }
+
+  /** The one liveness check (lib/steps/liveness.ts), as resume and the sweeper ask it. */
+  private isLive(head: RunHead): Promise<boolean> {
+    return leaseIsLive(this.deps, head.lease);
   }
 }

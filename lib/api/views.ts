@@ -32,6 +32,7 @@ export function resumePointView(point: ResumePointAnswer): Record<string, unknow
       description: point.description,
       unansweredToolCalls: brief(point.unansweredToolCalls),
       interruptedToolCalls: brief(point.interruptedToolCalls),
+      rerunToolCalls: brief(point.rerunToolCalls),
     };
   }
   return {

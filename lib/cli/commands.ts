@@ -2,7 +2,7 @@ import type { LocalRunlog } from "../api/local.ts";
 import { headView, outcomeView, resumePointView } from "../api/views.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import type { RunOutcome } from "../steps/finish.ts";
-import { describeEvent } from "./format.ts";
+import { describeCall, describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
 import { EXIT } from "./usage.ts";
 
@@ -60,11 +60,13 @@ export async function resumePointCommand(
   } else if (point.resumable) {
     io.out(`resumable: ${point.kind}`);
     io.out(point.description);
+    for (const call of point.rerunToolCalls) io.out(`  run again: ${describeCall(call)}`);
+    for (const call of point.interruptedToolCalls) io.out(`  answered as interrupted: ${describeCall(call)}`);
   } else {
     io.out(`not resumable: ${point.reason}`);
     io.out(point.description);
     for (const call of ("waitingToolCalls" in point ? point.waitingToolCalls : undefined) ?? []) {
-      io.out(`  waiting: ${call.id}  ${call.name}(${call.arguments})`);
+      io.out(`  waiting: ${describeCall(call)}`);
     }
   }
   return EXIT.completed;

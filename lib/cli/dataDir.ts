@@ -1,5 +1,6 @@
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { whenMissing } from "./missing.ts";
 import { UsageError } from "./usage.ts";
 
 /** The data dir cannot be used: exit 2, naming the directory and what is wrong with it. */
@@ -93,7 +94,7 @@ async function checkWritable(path: string): Promise<void> {
 /** The nearest ancestor of `path` that exists and is not a directory. */
 async function fileAbove(path: string): Promise<string> {
   for (let at = dirname(path); at !== dirname(at); at = dirname(at)) {
-    const found = await stat(at).catch(() => undefined);
+    const found = await stat(at).catch(whenMissing(undefined));
     if (found && !found.isDirectory()) return at;
   }
   return dirname(path);

@@ -6,6 +6,7 @@ import type { RunEvent } from "../core/events.ts";
 import { afterResume, atCrash } from "./demoStory.ts";
 import { progressLine } from "./format.ts";
 import type { Io } from "./io.ts";
+import { whenMissing } from "./missing.ts";
 import { EXIT } from "./usage.ts";
 import { runlogBin } from "./version.ts";
 
@@ -133,19 +134,26 @@ function noteTexts(events: readonly RunEvent[]): string[] {
     if (event.type !== "model_response") continue;
     for (const call of event.toolCalls) {
       if (call.name !== "write_note") continue;
-      try {
-        const { text } = JSON.parse(call.arguments) as { text?: unknown };
-        if (typeof text === "string" && !texts.includes(text)) texts.push(text.replaceAll("\n", " "));
-      } catch {
-        // Arguments the tool refused: no note.
-      }
+      const text = noteText(call.arguments);
+      if (text !== undefined && !texts.includes(text)) texts.push(text.replaceAll("\n", " "));
     }
   }
   return texts;
 }
 
+/** The text a write_note call asked for; undefined for arguments the tool refused (not JSON, no text). */
+function noteText(args: string): string | undefined {
+  try {
+    const { text } = JSON.parse(args) as { text?: unknown };
+    return typeof text === "string" ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function readNotes(dataDir: string): Promise<string[]> {
-  const text = await readFile(join(dataDir, "notes.txt"), "utf8").catch(() => "");
+  // No notes file: the demo wrote no note yet.
+  const text = await readFile(join(dataDir, "notes.txt"), "utf8").catch(whenMissing(""));
   return text.split("\n").filter(Boolean);
 }
 

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { whenMissing } from "./missing.ts";
 
 interface Package {
   /** The directory holding runlog's package.json. */
@@ -15,7 +16,7 @@ interface Package {
 export async function runlogPackage(from: string = import.meta.url): Promise<Package> {
   let dir = dirname(fileURLToPath(from));
   for (;;) {
-    const text = await readFile(join(dir, "package.json"), "utf8").catch(() => undefined);
+    const text = await readFile(join(dir, "package.json"), "utf8").catch(whenMissing(undefined));
     const manifest =
       text === undefined ? undefined : (JSON.parse(text) as { name?: string; version?: string });
     if (manifest?.name === "runlog" && typeof manifest.version === "string") {

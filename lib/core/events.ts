@@ -91,6 +91,8 @@ export const ModelFailedSchema = z.object({
   type: z.literal("model_failed"),
   error: z.object({ name: z.string(), message: z.string() }),
   retryable: z.boolean(),
+  /** The model spec that failed (absent on events written before it was recorded). */
+  model: z.string().optional(),
 });
 
 export const ToolStartedSchema = z.object({

@@ -32,7 +32,10 @@ export interface LogFacts {
    * (or the run's start). What bounds an execution's share of steps (lib/steps/stepBudget.ts).
    */
   generationSteps: number;
-  /** The model spec in force: the run's, or the latest override given on resume. */
+  /**
+   * The model spec in force: the run's, the latest given on resume, or the one that answered (or
+   * failed) the latest turn, whichever came last: each of those events records it.
+   */
   model?: string;
   agent?: string;
   /** Set once the run was cancelled: nothing may be written after it. */
@@ -148,6 +151,7 @@ export class LogReader {
       case "model_response": {
         if (this.isOpen())
           return fail(event.seq, "a model response arrived while tool calls were unanswered");
+        if (event.model) facts.model = event.model;
         facts.modelTurns++;
         facts.generationSteps++;
         facts.last = event;
@@ -177,6 +181,8 @@ export class LogReader {
       case "model_failed":
         if (this.isOpen())
           return fail(event.seq, "a model failure was recorded while tool calls were unanswered");
+        // A turn says which model answered (or failed): a tail that starts at it knows the model.
+        if (event.model) facts.model = event.model;
         facts.modelTurns++;
         facts.last = event;
         break;

@@ -8,7 +8,8 @@ import {
 } from "../core/errors.ts";
 import { RESUMED_BY, type ResumeKind, type RunEvent } from "../core/events.ts";
 import { type LogFacts, readLog } from "../core/log.ts";
-import type { AutoResumes, RunHead } from "../ports/eventStore.ts";
+import type { RunHead } from "../ports/eventStore.ts";
+import { autoResumesAfter } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
 import { assertLeaseFree, giveBack, leaseFor } from "./lease.ts";
 import { nextAction } from "./nextAction.ts";
@@ -95,7 +96,7 @@ async function attempt(
 
   const opener = from ? undefined : pendingOpener(tail, facts);
   if (opener && sameRequest(opener, request)) {
-    const done = await completeGeneration(deps, runId, tail, facts, opener);
+    const done = await completeGeneration(deps, request, tail, facts, opener);
     if (done === "running") {
       const result = openedResult(runId, facts, opener);
       if (request.onlyOpened) return result;
@@ -137,7 +138,8 @@ async function openGeneration(
   // Before anything is written: a model that cannot be built (a missing key, a script path that
   // does not resolve here) is the caller's error, and the run must stay exactly as it was. A
   // handoff goes on with the model its execution has been calling.
-  if (!request.from) deps.models(request.model ?? (await modelInForce(deps, runId, facts)));
+  const model = request.from ? undefined : (request.model ?? (await modelInForce(deps, runId, facts)));
+  if (model !== undefined) deps.models(model);
 
   const head = await deps.store.getHead(runId);
   if (!head) throw new NotFoundError(`run ${runId} has no head record`);
@@ -153,9 +155,14 @@ async function openGeneration(
 
   let point: Classification;
   try {
-    point = await writeNext(deps, runId, facts.generation, opening(request, generation), async (fresh) =>
-      // Decided on the tail already read; a lost seq race reads the tail again.
-      fresh ? readTail(deps, runId) : tail,
+    point = await writeNext(
+      deps,
+      runId,
+      facts.generation,
+      opening(request, generation, model),
+      async (fresh) =>
+        // Decided on the tail already read; a lost seq race reads the tail again.
+        fresh ? readTail(deps, runId) : tail,
     );
   } catch (error) {
     if (request.from && error instanceof StaleError && !(error instanceof RunCancelledError)) {
@@ -182,7 +189,7 @@ async function openGeneration(
 }
 
 /** The `resumed` event this request writes, decided again on the log as it is at the moment of writing. */
-function opening(request: AdvanceRequest, generation: number) {
+function opening(request: AdvanceRequest, generation: number, model: string | undefined) {
   return (_: unknown, facts: LogFacts): Decision<Classification> => {
     const now = plan(facts, request.input);
     if (!now.resumable) return { done: now };
@@ -192,7 +199,8 @@ function opening(request: AdvanceRequest, generation: number) {
         generation,
         kind: now.kind,
         description: now.description,
-        ...(request.model === undefined ? {} : { model: request.model }),
+        // The model in force, changed or not: a tail that starts here knows it without the whole log.
+        ...(model === undefined ? {} : { model }),
         ...(request.input === undefined ? {} : { input: request.input }),
         by: request.by,
       },
@@ -302,11 +310,12 @@ function sameRequest(opener: Opener, request: AdvanceRequest): boolean {
  */
 async function completeGeneration(
   deps: ControlDeps,
-  runId: string,
+  request: AdvanceRequest,
   tail: LogView,
   facts: LogFacts,
   opener: Opener,
 ): Promise<AdvanceResult | "spent" | "running"> {
+  const { runId } = request;
   const generation = facts.generation;
   const result = openedResult(runId, facts, opener);
   const head = await deps.store.getHead(runId);
@@ -317,16 +326,18 @@ async function completeGeneration(
     if (state !== "none") return state === "running" ? "running" : "spent";
   }
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation });
-  if (holder !== owner) {
-    try {
-      await deps.store.claimLease(runId, leaseFor(deps, owner), head.leaseVersion);
-    } catch (error) {
-      // Another retry of the same request took it a moment ago: it starts the execution.
-      if (error instanceof ConflictError) return "running";
-      throw error;
-    }
-    deps.faults.reached("control:after-claim");
+  // Claimed even by the owner that holds it (on AWS the generation's own name): the version check
+  // lets one of two requests completing at once start the execution, and the sweeper counts the
+  // start as one of its resumes (it costs what one does).
+  const record = autoResumesAfter(head.autoResumes, request, deps.clock.now().getTime());
+  try {
+    await deps.store.claimLease(runId, leaseFor(deps, owner), head.leaseVersion, record);
+  } catch (error) {
+    // Another request took it a moment ago: that one starts the execution.
+    if (error instanceof ConflictError) return "running";
+    throw error;
   }
+  deps.faults.reached("control:after-claim");
   deps.faults.reached("control:before-execute");
   const next = nextAction(openedFrom(tail, opener), true);
   await deps.orchestrator.execute({ runId, generation, next, owner });
@@ -370,7 +381,7 @@ async function handedOffAlready(
   }
   const opener = pendingOpener(tail, facts);
   if (opener && sameRequest(opener, request)) {
-    const done = await completeGeneration(deps, request.runId, tail, facts, opener);
+    const done = await completeGeneration(deps, request, tail, facts, opener);
     if (typeof done === "object") return done;
   }
   return { resumed: true, runId: request.runId, generation: next, kind: "call_model", opened: false };
@@ -392,26 +403,13 @@ export function plan(facts: LogFacts, input: string | undefined): Classification
 }
 
 /**
- * The model spec the run goes on with: what the tail shows (a run's first event, or a `resumed`
- * that changed it), else the whole log's, read into the cache the execution reads next anyway.
+ * The model spec the run goes on with: what the tail shows (the run's first event, a turn, a
+ * `resumed`: each records it), else, on a log written before turns recorded it, the whole log's,
+ * read into the cache the execution reads next anyway.
  */
 async function modelInForce(deps: ControlDeps, runId: string, facts: LogFacts): Promise<string> {
   if (facts.model !== undefined) return facts.model;
   const whole = deps.logs.factsOf(runId, await deps.logs.load(runId));
   if (whole.model === undefined) throw new NotFoundError(`run ${runId} has no model recorded`);
   return whole.model;
-}
-
-/**
- * The sweeper's automatic-resume record after this request claims the run: one more (and when)
- * for the sweeper, a fresh budget for a new message, unchanged for anyone else.
- */
-export function autoResumesAfter(
-  previous: AutoResumes | undefined,
-  request: { by?: string; input?: string },
-  now: number,
-): AutoResumes | undefined {
-  if (request.input !== undefined) return { count: 0 };
-  if (request.by === RESUMED_BY.sweeper) return { count: (previous?.count ?? 0) + 1, lastAt: now };
-  return undefined;
 }

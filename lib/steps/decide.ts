@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from "node:util";
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { ToolDecided } from "../core/events.ts";
@@ -71,6 +70,7 @@ function waitingAfter(events: Parameters<typeof classify>[0]): number {
 
 /** Whether a recorded decision is this request's: the same verdict, by the same person, for the same reason. */
 function sameDecision(earlier: ToolDecided, request: DecisionRequest): boolean {
-  const mine = { approved: request.approved, by: request.by, reason: request.reason };
-  return isDeepStrictEqual({ approved: earlier.approved, by: earlier.by, reason: earlier.reason }, mine);
+  return (
+    earlier.approved === request.approved && earlier.by === request.by && earlier.reason === request.reason
+  );
 }

@@ -117,7 +117,7 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
   const generation = facts.generation + 1;
   await copyEvents(deps.store, first, [
     ...copied.slice(1),
-    openingOf(deps, events, generation, point, request.input),
+    openingOf(deps, events, generation, point, { input: request.input, model: facts.model }),
   ]);
   deps.faults.reached("fork:after-copy");
   const owner = deps.orchestrator.leaseOwnerFor({ runId: forkId, generation });
@@ -142,13 +142,14 @@ function openingOf(
   events: readonly RunEvent[],
   generation: number,
   point: ResumePoint,
-  input: string | undefined,
+  { input, model }: { input: string | undefined; model: string | undefined },
 ): RunEvent {
   const opening: NewEvent = {
     type: "resumed",
     generation,
     kind: point.kind,
     description: point.description,
+    ...(model === undefined ? {} : { model }),
     ...(input === undefined ? {} : { input }),
     by: RESUMED_BY.person,
   };

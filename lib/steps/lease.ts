@@ -3,6 +3,7 @@ import { CorruptEventError, LeaseHeldError } from "../core/errors.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { Lease, RunHead } from "../ports/eventStore.ts";
 import type { ControlDeps, StepDeps } from "./deps.ts";
+import { leaseIsLive } from "./liveness.ts";
 import { expireRun } from "./retention.ts";
 import { readTail, viewFacts } from "./writeNext.ts";
 
@@ -18,22 +19,11 @@ export function leaseFor(deps: ControlDeps, owner: string): Lease {
  */
 export async function assertLeaseFree(deps: ControlDeps, head: RunHead): Promise<void> {
   const lease = head.lease;
-  if (!lease) return;
-  if (lease.until <= deps.clock.now().getTime()) return;
-  if (!(await holderAlive(deps, lease))) return;
+  if (!lease || !(await leaseIsLive(deps, lease))) return;
   throw new LeaseHeldError(
     `run ${head.runId} is being executed by ${lease.owner} (lease valid until ${new Date(lease.until).toISOString()}); ` +
       "not resuming it twice",
   );
-}
-
-/**
- * Whether a lease's holder still executes the run. It is told when the lease
- * was claimed (or last renewed), `until` less the lease time: an owner whose
- * execution has not started yet, moments after its claim, is not gone.
- */
-export function holderAlive(deps: ControlDeps, lease: Lease): Promise<boolean> {
-  return deps.orchestrator.isAlive(lease.owner, lease.until - deps.leaseMs);
 }
 
 /**

@@ -31,6 +31,7 @@ export async function recordModelFailure(
         error: { name, message },
         // ModelUnavailableError since the workflow names model errors; RetryableError before.
         retryable: input.error.Error === "ModelUnavailableError" || input.error.Error === "RetryableError",
+        ...(facts.model === undefined ? {} : { model: facts.model }),
       },
       result: () => ({ recorded: true }),
     };

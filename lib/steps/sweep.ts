@@ -1,11 +1,20 @@
-import { classify, classifyFacts } from "../core/classify.ts";
-import { CorruptEventError, errorMessage, LeaseHeldError } from "../core/errors.ts";
-import { RESUMED_BY, type ResumeKind, type RunEvent } from "../core/events.ts";
-import type { RunStatus } from "../core/status.ts";
+import { classifyFacts } from "../core/classify.ts";
+import { ConflictError, CorruptEventError, errorMessage, LeaseHeldError } from "../core/errors.ts";
+import { RESUMED_BY, type ResumeKind } from "../core/events.ts";
+import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
+import { nextAutoResumeAt } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
-import { holderAlive } from "./lease.ts";
+import { leaseFor } from "./lease.ts";
+import { leaseIsLive } from "./liveness.ts";
 import { resumeRun } from "./resume.ts";
+import { expireRun } from "./retention.ts";
+import { type LogView, readTail, viewFacts } from "./writeNext.ts";
+
+export { autoResumesAfter } from "./autoResumes.ts";
+
+/** The lease owner the sweeper writes a resting status under (never an execution: see `rest`). */
+const SWEEPER_OWNER = "sweeper";
 
 export interface SweepOptions {
   /** Leave runs whose head changed more recently than this: a live executor moves it with every step. @default 600000 */
@@ -50,6 +59,11 @@ const PAGE = 100;
  * threshold, whose lease lapsed or whose holder is gone, with a resumable log.
  * Each run gets a limited number of automatic resumes, further apart each time,
  * so a run that fails the same way again and again stops costing model calls.
+ * It reads heads and tails only, and keeps the count and back-off on the head
+ * (claimLease writes them with the claim): a candidate costs the same store calls
+ * however long its run is. A candidate it will not resume (its tail is final, or
+ * it gave up on it) gets the status it rests in written to its head, so later
+ * sweeps of `running` heads do not read it again.
  */
 export async function sweep(deps: ControlDeps, options: SweepOptions = {}): Promise<SweepReport> {
   const policy = { ...DEFAULTS, ...options };
@@ -98,36 +112,42 @@ async function consider(
   policy: Policy,
   waitForStale: boolean,
 ): Promise<SweepOutcome> {
-  const { runId, lease } = head;
+  const { runId } = head;
   const skip = (why: string): SweepOutcome => ({ runId, resumed: false, why });
   const now = deps.clock.now().getTime();
   const idleMs = now - Date.parse(head.updatedAt);
   if (waitForStale && !(idleMs >= policy.staleAfterMs)) {
     return skip(`updated ${Math.round(idleMs / 1000)}s ago; swept after ${policy.staleAfterMs / 1000}s idle`);
   }
-  if (lease && lease.until > now && (await holderAlive(deps, lease))) {
-    return skip(`being executed by ${lease.owner}`);
-  }
-  let events: RunEvent[];
-  try {
-    events = await deps.logs.load(runId);
-  } catch (error) {
-    if (error instanceof CorruptEventError) return skip(`not resumable: malformed (${error.message})`);
-    throw error;
-  }
-  // Read into facts once: resumeRun below finds them in the cache.
-  const classification =
-    events.length === 0 ? classify(events) : classifyFacts(deps.logs.factsOf(runId, events));
-  if (!classification.resumable) return skip(`not resumable: ${classification.reason}`);
+  if (await leaseIsLive(deps, head.lease)) return skip(`being executed by ${head.lease!.owner}`);
 
-  const { count, lastAt } = autoResumes(events);
+  // The tail only, never the whole log: a sweep costs the same on a run of any length.
+  let tail: LogView;
+  try {
+    tail = await readTail(deps, runId);
+  } catch (error) {
+    if (!(error instanceof CorruptEventError)) throw error;
+    await rest(deps, head, "malformed");
+    return skip(`not resumable: malformed (${error.message})`);
+  }
+  const facts = viewFacts(deps, runId, tail);
+  const classification = classifyFacts(facts);
+  const lastSeq = tail.events.at(-1)!.seq;
+  if (!classification.resumable) {
+    await rest(deps, head, restingStatusOf(facts, classification), lastSeq);
+    return skip(`not resumable: ${classification.reason}`);
+  }
+  // Heads of runs swept before the count moved onto the head carry none: their count starts at 0.
+  const count = head.autoResumes?.count ?? 0;
   if (count >= policy.maxAutoResumes) {
+    // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
+    // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
+    await rest(deps, head, "interrupted", lastSeq);
     return skip(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }
-  if (count > 0 && lastAt !== undefined) {
-    const due = lastAt + Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (count - 1));
-    if (now < due) return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);
-  }
+  const due = nextAutoResumeAt(head.autoResumes, policy);
+  if (due !== undefined && now < due)
+    return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);
   try {
     const result = await resumeRun(deps, { runId, by: RESUMED_BY.sweeper });
     if (result.resumed) return { runId, resumed: true, generation: result.generation, kind: result.kind };
@@ -140,25 +160,19 @@ async function consider(
 }
 
 /**
- * Automatic resumes since the latest new message (a user message, or a resume
- * that brought one), and when the last one happened: each request gets its own
- * budget. Only the sweeper's own resumes count: a handoff or a person's resume
- * does not use it up. A `resumed` event without `by` (written before it
- * existed) counts, as it did then.
+ * Record the status a run whose executor is gone rests in, so its head stops showing `running`:
+ * taking the lease first (at the version read) makes this a compare-and-set, so a resume that
+ * claimed the run in between is never overwritten. Losing that race leaves the head to the winner.
  */
-function autoResumes(events: readonly RunEvent[]): { count: number; lastAt?: number } {
-  let count = 0;
-  let lastAt: number | undefined;
-  for (const event of events) {
-    const newMessage =
-      event.type === "user_message" || (event.type === "resumed" && event.input !== undefined);
-    if (newMessage) {
-      count = 0;
-      lastAt = undefined;
-    } else if (event.type === "resumed" && (event.by === undefined || event.by === RESUMED_BY.sweeper)) {
-      count++;
-      lastAt = Date.parse(event.at);
-    }
+async function rest(deps: ControlDeps, head: RunHead, status: RunStatus, lastSeq?: number): Promise<void> {
+  if (head.status === status && !head.lease) return;
+  const owner = `${SWEEPER_OWNER}:${head.runId}`;
+  try {
+    await deps.store.claimLease(head.runId, leaseFor(deps, owner), head.leaseVersion);
+  } catch (error) {
+    if (error instanceof ConflictError) return;
+    throw error;
   }
-  return lastAt === undefined ? { count } : { count, lastAt };
+  await expireRun(deps, head.runId, status);
+  await deps.store.releaseLease(head.runId, owner, status, lastSeq);
 }

@@ -11,6 +11,7 @@ import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput, Orchestrator } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+import { counted } from "../support/countingStore.ts";
 import { countingAgent, countingScript } from "../support/longRun.ts";
 
 /**
@@ -24,34 +25,7 @@ const TURNS = 3_400; // 3 events a turn: 10,201 events
 let store: EventStore;
 let closeStore: () => Promise<void>;
 
-interface Count {
-  calls: Record<string, number>;
-  eventsRead: number;
-}
-
-/** The store, counting every call and every event read through it. */
-function counted(inner: EventStore): { store: EventStore; count: Count; reset(): void } {
-  const count: Count = { calls: {}, eventsRead: 0 };
-  const proxy = new Proxy(inner, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== "function") return value;
-      return async (...args: unknown[]) => {
-        count.calls[String(property)] = (count.calls[String(property)] ?? 0) + 1;
-        const result: unknown = await value.apply(target, args);
-        if (property === "read" || property === "readBack") count.eventsRead += (result as unknown[]).length;
-        return result;
-      };
-    },
-  });
-  const reset = () => {
-    count.calls = {};
-    count.eventsRead = 0;
-  };
-  return { store: proxy, count, reset };
-}
-
-/** A long run as the steps write it, one generation, its last tool call interrupted. */
+/** A long run as the steps write it (each turn naming its model), one generation, its last tool call interrupted. */
 async function writeLongRun(runId: string): Promise<number> {
   const events: NewEvent[] = [
     { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "go" },
@@ -64,6 +38,7 @@ async function writeLongRun(runId: string): Promise<number> {
         text: "",
         toolCalls: [{ id, name: "get_weather", arguments: '{"city":"Faro"}' }],
         stop: "tool_calls",
+        model: "scripted:demo",
       },
       { type: "tool_started", callId: id, name: "get_weather" },
       {

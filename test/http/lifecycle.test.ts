@@ -36,8 +36,12 @@ describe("approvals", () => {
       by: "http",
     });
 
+    // The same decision again (a retry) is taken as done; another decision on the call is refused.
     const twice = await call(t.app, "POST", "/runs/approve/approvals/call_0_0", { approved: true });
-    expect(expectError(twice, 409, "conflict").message).toMatch(/already approved/);
+    expect(twice).toMatchObject({ status: 202, body: { runId: "approve", status: "completed" } });
+    const otherwise = await call(t.app, "POST", "/runs/approve/approvals/call_0_0", { approved: false });
+    expect(expectError(otherwise, 409, "conflict").message).toMatch(/already approved/);
+    expect(lines(t.dir, "outbox.txt")).toEqual(["ana@example.com|Lunch"]);
     const unknown = await call(t.app, "POST", "/runs/approve/approvals/call_9_9", { approved: true });
     expectError(unknown, 404, "not_found");
   });

@@ -8,10 +8,12 @@ import { modelResolver } from "../../lib/adapters/models.ts";
 import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
 import { type NewEvent, stamp } from "../../lib/core/events.ts";
-import type { EventStore } from "../../lib/ports/eventStore.ts";
+import type { AutoResumes, EventStore } from "../../lib/ports/eventStore.ts";
 import type { ControlDeps, StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
+import { resumeRun } from "../../lib/steps/resume.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
+import { keepingAutoResumes } from "../support/autoResumesOverlay.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
 
 const dataDir = tempDataDir("sweep");
@@ -40,6 +42,12 @@ async function leftBehind(runId: string, owner: string, more: NewEvent[] = [], a
   for (const [i, event] of more.entries()) await store.append(runId, stamp(event, i + 2, at));
 }
 
+/** Give the head the automatic-resume record the sweeper's resumes would have left (with a claim). */
+async function sweptBefore(runId: string, record: AutoResumes) {
+  const head = await store.getHead(runId);
+  await store.claimLease(runId, head!.lease!, head!.leaseVersion, record);
+}
+
 const resumed = (generation: number): NewEvent => ({
   type: "resumed",
   generation,
@@ -48,7 +56,9 @@ const resumed = (generation: number): NewEvent => ({
 });
 
 beforeAll(async () => {
-  ({ store, close } = await connectStore({ dataDir, env: testEnv() }));
+  const connected = await connectStore({ dataDir, env: testEnv() });
+  store = keepingAutoResumes(connected.store);
+  close = connected.close;
   const steps: StepDeps = {
     store,
     logs: new LogCache(store),
@@ -80,14 +90,17 @@ describe("sweep", () => {
       { type: "model_response", text: "Done", toolCalls: [], stop: "stop" },
     ]);
     await leftBehind("hopeless", deadOwner(), [2, 3, 4, 5, 6].map(resumed));
-    await leftBehind("backoff", deadOwner(), [resumed(2)], new Date(Date.now() + HOUR - 30_000));
+    await sweptBefore("hopeless", { count: 5, lastAt: Date.now() });
+    await leftBehind("backoff", deadOwner(), [resumed(2)]);
+    await sweptBefore("backoff", { count: 1, lastAt: Date.now() + HOUR - 30_000 });
     const finishedLog = await store.read("finished");
 
     const report = await sweep(deps);
 
     expect(report.examined).toBe(5);
     expect(report.failed).toEqual([]);
-    expect(report.resumed).toEqual([{ runId: "dead", generation: 2, kind: "call_model" }]);
+    // Its log ends at generation 1's opening, which never ran: the sweep executes that generation.
+    expect(report.resumed).toEqual([{ runId: "dead", generation: 1, kind: "call_model" }]);
     const why = Object.fromEntries(report.skipped.map((s) => [s.runId, s.why]));
     expect(why.alive).toMatch(/being executed by local:another-host/);
     expect(why.finished).toBe("not resumable: completed");
@@ -97,7 +110,7 @@ describe("sweep", () => {
     // The dead run went on to the end of the demo, side effects and all.
     const log = await store.read("dead");
     expect(log.at(-1)).toMatchObject({ type: "model_response", stop: "stop" });
-    expect(log.filter((e) => e.type === "resumed")).toHaveLength(1);
+    expect(log.filter((e) => e.type === "resumed")).toHaveLength(0);
     expect(readFileSync(join(dataDir, "notes.txt"), "utf8")).toMatch(/Pack sunglasses/);
     expect((await store.getHead("dead"))?.status).toBe("completed");
     // What it skipped, it did not write to.
@@ -114,40 +127,36 @@ describe("sweep", () => {
   });
 
   it("gives the next automatic resume once its growing delay has passed", async () => {
-    await leftBehind("patient", deadOwner(), [resumed(2), resumed(3)], new Date(Date.now() + HOUR - 90_000));
+    await leftBehind("patient", deadOwner(), [resumed(2), resumed(3)]);
+    await sweptBefore("patient", { count: 2, lastAt: Date.now() + HOUR - 90_000 });
     const early = await recoverRun(deps, "patient");
     expect(early).toMatchObject({ resumed: false, why: expect.stringMatching(/resume 3 is due at/) });
     const due = await recoverRun(deps, "patient", { backoffMs: 40_000 });
-    expect(due).toEqual({ runId: "patient", resumed: true, generation: 4, kind: "call_model" });
+    // Generation 3 was opened and never ran: executed now, no generation of its own.
+    expect(due).toEqual({ runId: "patient", resumed: true, generation: 3, kind: "call_model" });
   });
 });
 
 describe("the automatic-resume budget", () => {
-  it("counts only the sweeper's own resumes: handoffs and a person's resumes leave it alone", async () => {
-    const by = (generation: number, who: string): NewEvent => ({
-      type: "resumed",
-      generation,
-      kind: "call_model",
-      description: "resumed",
-      by: who,
+  it("counts only the sweeper's own resumes: a person's leaves it alone, a new message renews it", async () => {
+    const past = Date.now() - HOUR;
+    await leftBehind("budget", deadOwner());
+    await sweptBefore("budget", { count: 4, lastAt: past });
+    // A person's resume: the run goes on to its end, and the budget is still 4 used of 5.
+    // (Its log ends at generation 1's opening, never executed: resuming executes that generation.)
+    expect(await resumeRun(deps, { runId: "budget" })).toMatchObject({ resumed: true, generation: 1 });
+    expect((await store.getHead("budget"))?.autoResumes).toEqual({ count: 4, lastAt: past });
+    const at = later().getTime();
+    await leftBehind("budget-used", deadOwner());
+    await sweptBefore("budget-used", { count: 4, lastAt: past });
+    expect(await recoverRun(deps, "budget-used")).toMatchObject({ resumed: true, generation: 1 });
+    expect((await store.getHead("budget-used"))?.autoResumes?.count).toBe(5);
+    expect((await store.getHead("budget-used"))?.autoResumes?.lastAt).toBeGreaterThanOrEqual(at);
+    // A new message gives the run a fresh budget.
+    expect(await resumeRun(deps, { runId: "budget-used", input: "and tomorrow?" })).toMatchObject({
+      resumed: true,
     });
-    const others = [by(2, "handoff"), by(3, "person"), by(4, "handoff"), by(5, "handoff"), by(6, "person")];
-    await leftBehind("handed-off", deadOwner(), [...others, by(7, "sweeper")], new Date(Date.now() - HOUR));
-    await leftBehind(
-      "swept",
-      deadOwner(),
-      [2, 3, 4, 5, 6].map((g) => by(g, "sweeper")),
-    );
-    const handedOff = await recoverRun(deps, "handed-off");
-    expect(handedOff).toEqual({ runId: "handed-off", resumed: true, generation: 8, kind: "call_model" });
-    expect((await store.read("handed-off")).filter((e) => e.type === "resumed").at(-1)).toMatchObject({
-      generation: 8,
-      by: "sweeper",
-    });
-    expect(await recoverRun(deps, "swept")).toMatchObject({
-      resumed: false,
-      why: expect.stringMatching(/gave up after 5 resumes/),
-    });
+    expect((await store.getHead("budget-used"))?.autoResumes).toEqual({ count: 0 });
   });
 });
 
@@ -155,7 +164,7 @@ describe("recoverRun", () => {
   it("resumes a run whose execution just failed without waiting for it to go stale", async () => {
     await leftBehind("failed-now", deadOwner(), [], later());
     const outcome = await recoverRun(deps, "failed-now");
-    expect(outcome).toEqual({ runId: "failed-now", resumed: true, generation: 2, kind: "call_model" });
+    expect(outcome).toEqual({ runId: "failed-now", resumed: true, generation: 1, kind: "call_model" });
   });
 
   it("says so for a run that does not exist", async () => {

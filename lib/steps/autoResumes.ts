@@ -1,0 +1,27 @@
+import { RESUMED_BY } from "../core/events.ts";
+import type { AutoResumes } from "../ports/eventStore.ts";
+
+/**
+ * The head's automatic-resume record after a resume claims the run (written with the claim):
+ * the sweeper's resume counts one more and notes when; a new user message (a send, a fork with
+ * input) gives the request a fresh budget; any other resume (a person's, a handoff) keeps the
+ * record as it is (undefined: the claim leaves it alone).
+ */
+export function autoResumesAfter(
+  previous: AutoResumes | undefined,
+  request: { by?: string; input?: string },
+  now: number,
+): AutoResumes | undefined {
+  if (request.input !== undefined) return { count: 0 };
+  if (request.by === RESUMED_BY.sweeper) return { count: (previous?.count ?? 0) + 1, lastAt: now };
+  return undefined;
+}
+
+/** When the next automatic resume is due (epoch ms): the wait doubles with each one, up to a cap. */
+export function nextAutoResumeAt(
+  record: AutoResumes | undefined,
+  policy: { backoffMs: number; maxBackoffMs: number },
+): number | undefined {
+  if (!record || record.count === 0 || record.lastAt === undefined) return undefined;
+  return record.lastAt + Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (record.count - 1));
+}

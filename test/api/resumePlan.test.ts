@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { planResume } from "../../lib/api/resumePlan.ts";
+import type { ResumePoint } from "../../lib/core/classify.ts";
+
+const call = (id: string, name: string) => ({ id, name, arguments: "{}" });
+const wait = call("c1", "wait");
+const note = call("c2", "write_note");
+const fresh = call("c3", "get_weather");
+const point = (interrupted: ReturnType<typeof call>[]): ResumePoint => ({
+  resumable: true,
+  kind: "recover_tools",
+  description: "tool calls started and have no result: answer … as interrupted, then continue",
+  unansweredToolCalls: [...interrupted, fresh],
+  interruptedToolCalls: interrupted,
+});
+const idempotent = (name: string) => name === "wait" || name === "get_weather";
+
+describe("planResume", () => {
+  it("lists a started call of an idempotent tool as run again, the others as interrupted", () => {
+    const plan = planResume(point([wait, note]), idempotent);
+    expect(plan.rerunToolCalls).toEqual([wait]);
+    expect(plan.interruptedToolCalls).toEqual([note]);
+    expect(plan.unansweredToolCalls).toEqual([wait, note, fresh]);
+    expect(plan.description).toBe(
+      "tool calls started and have no result: run wait (c1) again (the tool is idempotent); " +
+        "answer write_note (c2) as interrupted, then continue",
+    );
+  });
+
+  it("leaves a point with no idempotent call as the classifier said it", () => {
+    const original = point([note]);
+    expect(planResume(original, idempotent)).toEqual({ ...original, rerunToolCalls: [] });
+  });
+});
