@@ -1,11 +1,28 @@
 import type { ToolCall } from "../core/events.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import type { RunOutcome } from "../steps/finish.ts";
+import type { ResumeResult } from "../steps/resume.ts";
 import type { ResumePointAnswer } from "./runlog.ts";
 
 /** A run's status and output, as `runlog run --json` prints it and the HTTP API answers (no `created`). */
 export function outcomeView({ runId, status, output }: RunOutcome): RunOutcome {
   return { runId, status, output };
+}
+
+/**
+ * A resume's answer, as `runlog resume --json` prints it and `POST /runs/{id}/resume` answers: the
+ * run's outcome, and whether this request moved the run on (which generation, from where) or why
+ * it did not, so a caller that arrived after another resumer finished can tell it resumed nothing.
+ */
+export function resumeView(outcome: RunOutcome & { resume: ResumeResult }): Record<string, unknown> {
+  const { resume } = outcome;
+  return {
+    ...outcomeView(outcome),
+    resumed: resume.resumed,
+    ...(resume.resumed
+      ? { generation: resume.generation, kind: resume.kind }
+      : { reason: resume.classification.reason }),
+  };
 }
 
 /** A run-head without its lease: who holds a run is an internal of the executors. */

@@ -1,5 +1,5 @@
 import type { LocalRunlog } from "../api/local.ts";
-import { headView, outcomeView, resumePointView } from "../api/views.ts";
+import { headView, outcomeView, resumePointView, resumeView } from "../api/views.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import type { RunOutcome } from "../steps/finish.ts";
 import { describeCall, describeEvent } from "./format.ts";
@@ -14,9 +14,14 @@ export interface CommandContext {
   dataDir: string;
 }
 
-/** Print a run's outcome and return the exit code it implies. */
-export function reportOutcome({ io, json }: CommandContext, outcome: RunOutcome, note?: string): number {
-  if (json) io.json(outcomeView(outcome));
+/** Print a run's outcome (as `view` has it for --json) and return the exit code it implies. */
+export function reportOutcome(
+  { io, json }: CommandContext,
+  outcome: RunOutcome,
+  note?: string,
+  view: object = outcomeView(outcome),
+): number {
+  if (json) io.json(view);
   else {
     if (note) io.out(note);
     io.out(`run ${outcome.runId}: ${outcome.status}`);
@@ -47,7 +52,7 @@ export async function resumeCommand(context: CommandContext, request: { runId: s
   const outcome = await context.local.runlog.resume(request);
   const result = outcome.resume;
   const note = result.resumed ? undefined : `nothing to resume: ${result.classification.description}`;
-  return reportOutcome(context, outcome, note);
+  return reportOutcome(context, outcome, note, resumeView(outcome));
 }
 
 export async function resumePointCommand(

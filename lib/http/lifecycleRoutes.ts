@@ -1,4 +1,4 @@
-import { outcomeView } from "../api/views.ts";
+import { outcomeView, resumeView } from "../api/views.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import { HttpError, invalidInput } from "./errors.ts";
 import { callIdParam, readBody, runIdParam } from "./request.ts";
@@ -24,10 +24,10 @@ export function lifecycleRoutes({ runlog, actor, checkModel }: RouteDeps): Route
               ? invalidInput("model", error.message)
               : error;
           });
-        if (outcome.resume.resumed) return c.json(outcomeView(outcome), 202);
+        if (outcome.resume.resumed) return c.json(resumeView(outcome), 202);
         const why = outcome.resume.classification;
         // As the CLI does: a completed run is answered with its outcome; any other dead end is a conflict.
-        if (why.reason === "completed") return c.json(outcomeView(outcome), 200);
+        if (why.reason === "completed") return c.json(resumeView(outcome), 200);
         throw new HttpError(409, "not_resumable", why.description, { reason: why.reason });
       },
     },

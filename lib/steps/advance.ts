@@ -9,6 +9,7 @@ import {
 import { RESUMED_BY, type ResumeKind, type RunEvent } from "../core/events.ts";
 import { type LogFacts, readLog } from "../core/log.ts";
 import type { RunHead } from "../ports/eventStore.ts";
+import type { NextAction } from "../ports/runtime.ts";
 import { autoResumesAfter } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
 import { assertLeaseFree, giveBack, leaseFor } from "./lease.ts";
@@ -94,7 +95,7 @@ async function attempt(
   if (from && facts.cancelled)
     throw new RunCancelledError(`run ${runId} was cancelled by ${facts.cancelled.by}`);
 
-  const opener = from ? undefined : pendingOpener(tail, facts);
+  const opener = from ? undefined : openedGeneration(tail, facts);
   if (opener && sameRequest(opener, request)) {
     const done = await completeGeneration(deps, request, tail, facts, opener);
     if (done === "running") {
@@ -136,10 +137,10 @@ async function openGeneration(
   const first = plan(facts, request.input);
   if (!first.resumable) return { resumed: false, runId, classification: first };
   // Before anything is written: a model that cannot be built (a missing key, a script path that
-  // does not resolve here) is the caller's error, and the run must stay exactly as it was. A
-  // handoff goes on with the model its execution has been calling.
-  const model = request.from ? undefined : (request.model ?? (await modelInForce(deps, runId, facts)));
-  if (model !== undefined) deps.models(model);
+  // does not resolve here) is the caller's error, and the run must stay exactly as it was.
+  // A handoff goes on with the model its execution has been calling: no check, and no read for it.
+  const model = request.from ? facts.model : (request.model ?? (await modelInForce(deps, runId, facts)));
+  if (!request.from && model !== undefined) deps.models(model);
 
   const head = await deps.store.getHead(runId);
   if (!head) throw new NotFoundError(`run ${runId} has no head record`);
@@ -147,7 +148,7 @@ async function openGeneration(
   if (head.lastSeq > seen && mayReplan) return "replan";
   const generation = facts.generation + 1;
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation });
-  await claim(deps, head, owner, request);
+  await claim(deps, head, owner, request, lastWriteAt(tail));
   deps.faults.reached(request.from ? "handoff:after-claim" : "control:after-claim");
   // Holding the lease, stop a finished run's retention clock before anything is written to it
   // (a run comes to rest, and starts that clock, only while its executor holds the lease).
@@ -219,6 +220,7 @@ async function claim(
   head: RunHead,
   owner: string,
   request: AdvanceRequest,
+  lastWrite: number,
 ): Promise<void> {
   const holder = head.lease?.owner;
   // Held by the very owner this request claims for: an earlier attempt of it (on AWS an owner names
@@ -233,7 +235,7 @@ async function claim(
   } else {
     await assertLeaseFree(deps, head);
   }
-  const record = autoResumesAfter(head.autoResumes, request, deps.clock.now().getTime());
+  const record = autoResumesAfter(head.autoResumes, request, deps.clock.now().getTime(), lastWrite);
   try {
     await deps.store.claimLease(request.runId, leaseFor(deps, owner), head.leaseVersion, record);
   } catch (error) {
@@ -279,7 +281,7 @@ async function returnLease(deps: ControlDeps, request: AdvanceRequest, owner: st
  * log ends at a `resumed` of that generation, or at a run's first event. Its execution may never
  * have started (a crash, a failed start) or may be starting right now.
  */
-function pendingOpener(tail: LogView, facts: LogFacts): Opener | undefined {
+export function openedGeneration(tail: LogView, facts: LogFacts): Opener | undefined {
   const last = tail.events.at(-1);
   if (last?.type === "resumed" && last.generation === facts.generation && !facts.cancelled) return last;
   if (last?.type === "run_started") return last;
@@ -318,6 +320,8 @@ async function completeGeneration(
   const { runId } = request;
   const generation = facts.generation;
   const result = openedResult(runId, facts, opener);
+  // The execution calls the model: check it can be built before anything is claimed or started.
+  if (!request.from) deps.models(await modelInForce(deps, runId, facts));
   const head = await deps.store.getHead(runId);
   if (!head) throw new NotFoundError(`run ${runId} has no head record`);
   const holder = head.lease?.owner;
@@ -329,7 +333,10 @@ async function completeGeneration(
   // Claimed even by the owner that holds it (on AWS the generation's own name): the version check
   // lets one of two requests completing at once start the execution, and the sweeper counts the
   // start as one of its resumes (it costs what one does).
-  const record = autoResumesAfter(head.autoResumes, request, deps.clock.now().getTime());
+  // A sweeper's own opening was counted when it was claimed.
+  const bySweeper = opener.type === "resumed" && opener.by === RESUMED_BY.sweeper;
+  const now = deps.clock.now().getTime();
+  const record = bySweeper ? undefined : autoResumesAfter(head.autoResumes, request, now, lastWriteAt(tail));
   try {
     await deps.store.claimLease(runId, leaseFor(deps, owner), head.leaseVersion, record);
   } catch (error) {
@@ -339,7 +346,7 @@ async function completeGeneration(
   }
   deps.faults.reached("control:after-claim");
   deps.faults.reached("control:before-execute");
-  const next = nextAction(openedFrom(tail, opener), true);
+  const next = openedAction(tail, opener);
   await deps.orchestrator.execute({ runId, generation, next, owner });
   return result;
 }
@@ -353,12 +360,15 @@ function openedResult(runId: string, facts: LogFacts, opener: Opener): AdvanceRe
 const openedBy = (opener: Opener) =>
   opener.type === "resumed" ? (opener.by ?? "a resume") : "the run's start";
 
-/** Where the opened generation starts: the classification of the log before its opening event. */
-function openedFrom(tail: LogView, opener: Opener): Classification {
+/** What the opened generation's execution does first, as its opener decided it. */
+function openedAction(tail: LogView, opener: Opener): NextAction {
   // A first event, or a new message, starts with the model; nothing before them matters.
-  if (opener.type === "run_started" || opener.input !== undefined) return classifyFacts(readLog([opener]));
-  return classifyFacts(readLog(tail.events.slice(0, -1), tail.start));
+  if (opener.type === "run_started" || opener.input !== undefined) return { action: "model" };
+  return nextAction(classifyFacts(readLog(tail.events.slice(0, -1), tail.start)), true);
 }
+
+/** When the log was last written (epoch ms): its last event's time. */
+const lastWriteAt = (tail: LogView) => Date.parse(tail.events.at(-1)?.at ?? "");
 
 /**
  * A handoff found the run past its generation: its own earlier attempt (or a duplicate) opened
@@ -379,7 +389,7 @@ async function handedOffAlready(
   ) {
     throw new StaleError(`run ${request.runId} was resumed to generation ${facts.generation} by another`);
   }
-  const opener = pendingOpener(tail, facts);
+  const opener = openedGeneration(tail, facts);
   if (opener && sameRequest(opener, request)) {
     const done = await completeGeneration(deps, request, tail, facts, opener);
     if (typeof done === "object") return done;

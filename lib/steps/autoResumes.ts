@@ -11,10 +11,14 @@ export function autoResumesAfter(
   previous: AutoResumes | undefined,
   request: { by?: string; input?: string },
   now: number,
+  lastWriteAt?: number,
 ): AutoResumes | undefined {
   if (request.input !== undefined) return { count: 0 };
-  if (request.by === RESUMED_BY.sweeper) return { count: (previous?.count ?? 0) + 1, lastAt: now };
-  return undefined;
+  if (request.by !== RESUMED_BY.sweeper) return undefined;
+  // A sweeper's claim newer than the log's last event never wrote its resume: this one replaces it.
+  const unwritten =
+    previous?.lastAt !== undefined && lastWriteAt !== undefined && previous.lastAt > lastWriteAt;
+  return { count: (previous?.count ?? 0) + (unwritten ? 0 : 1), lastAt: now };
 }
 
 /** When the next automatic resume is due (epoch ms): the wait doubles with each one, up to a cap. */

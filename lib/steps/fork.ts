@@ -99,6 +99,7 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
     await copyEvents(deps.store, first, copied.slice(1));
     deps.faults.reached("fork:after-copy");
     const { created } = await deps.store.createRun(first);
+    if (created) deps.logs.appended(forkId, first);
     // The same copy made before and gone on since (a message sent to it): not this request's.
     const beyond = created ? [] : await deps.store.read(forkId, events.length);
     if (beyond.length > 0) {
@@ -122,6 +123,7 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
   deps.faults.reached("fork:after-copy");
   const owner = deps.orchestrator.leaseOwnerFor({ runId: forkId, generation });
   const { created } = await deps.store.createRun(first, leaseFor(deps, owner));
+  if (created) deps.logs.appended(forkId, first);
   if (!created) {
     // The same fork made before (anything else was refused by the copy): complete what it began.
     return {

@@ -131,8 +131,17 @@ export class LogCache {
     return this.runs.has(runId);
   }
 
-  /** Record an event this process appended, so the next load need not read it back. */
+  /**
+   * Record an event this process appended, so the next load need not read it back. A run's first
+   * event starts its log anew: a log held under the same id (a run retention removed) is dropped.
+   */
   appended(runId: string, event: RunEvent): void {
+    if (event.seq === 1) {
+      const old = this.runs.get(runId);
+      if (old) this.bytes -= old.bytes;
+      this.runs.delete(runId);
+      return;
+    }
     const cached = this.runs.get(runId);
     if (cached && cached.events.length === event.seq - 1) {
       cached.events.push(event);

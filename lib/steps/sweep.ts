@@ -2,7 +2,8 @@ import { classifyFacts } from "../core/classify.ts";
 import { ConflictError, CorruptEventError, errorMessage, LeaseHeldError } from "../core/errors.ts";
 import { RESUMED_BY, type ResumeKind } from "../core/events.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
-import type { RunHead } from "../ports/eventStore.ts";
+import type { AutoResumes, RunHead } from "../ports/eventStore.ts";
+import { openedGeneration } from "./advance.ts";
 import { nextAutoResumeAt } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
 import { leaseFor } from "./lease.ts";
@@ -137,17 +138,30 @@ async function consider(
     await rest(deps, head, restingStatusOf(facts, classification), lastSeq);
     return skip(`not resumable: ${classification.reason}`);
   }
+  // A generation opened and never executed (its opener died, or its start failed) is finished, not
+  // resumed anew: it opens nothing, so it spends no budget and waits for no back-off.
+  if (openedGeneration(tail, facts)) return resumeAs(deps, runId, skip);
   // Heads of runs swept before the count moved onto the head carry none: their count starts at 0.
-  const count = head.autoResumes?.count ?? 0;
+  const record = countedResumes(head.autoResumes, tail);
+  const count = record?.count ?? 0;
   if (count >= policy.maxAutoResumes) {
     // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
     // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
     await rest(deps, head, "interrupted", lastSeq);
     return skip(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }
-  const due = nextAutoResumeAt(head.autoResumes, policy);
+  const due = nextAutoResumeAt(record, policy);
   if (due !== undefined && now < due)
     return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);
+  return resumeAs(deps, runId, skip);
+}
+
+/** Resume as the sweeper; a resumer that got there first is a reason to skip, not a failure. */
+async function resumeAs(
+  deps: ControlDeps,
+  runId: string,
+  skip: (why: string) => SweepOutcome,
+): Promise<SweepOutcome> {
   try {
     const result = await resumeRun(deps, { runId, by: RESUMED_BY.sweeper });
     if (result.resumed) return { runId, resumed: true, generation: result.generation, kind: result.kind };
@@ -175,4 +189,14 @@ async function rest(deps: ControlDeps, head: RunHead, status: RunStatus, lastSeq
   }
   await expireRun(deps, head.runId, status);
   await deps.store.releaseLease(head.runId, owner, status, lastSeq);
+}
+
+/**
+ * The automatic resumes that happened: a sweeper's claim newer than the log's last event never
+ * wrote its `resumed` (its process died between the two), so it is not counted and sets no back-off.
+ */
+function countedResumes(record: AutoResumes | undefined, tail: LogView): AutoResumes | undefined {
+  const lastWrite = Date.parse(tail.events.at(-1)!.at);
+  if (record?.lastAt === undefined || record.lastAt <= lastWrite) return record;
+  return { count: Math.max(0, record.count - 1) };
 }

@@ -169,24 +169,7 @@ describe("the lease between its claim and StartExecution", () => {
         }),
     );
     const store = env.store();
-    const deps = {
-      store,
-      logs: new LogCache(store),
-      agents: () => {
-        throw new Error("no agent needed");
-      },
-      // Built (resume checks the run's model can be, before it writes), never called here.
-      models: (spec: string) => ({
-        spec,
-        call: async () => {
-          throw new Error("no model call here");
-        },
-      }),
-      clock: { now: () => new Date() },
-      faults: { reached: () => {} },
-      orchestrator: new SfnOrchestrator({ client: new SFNClient({}), stateMachineArn: STATE_MACHINE_ARN }),
-      leaseMs: 24 * 3_600_000,
-    };
+    const deps = controlDeps();
     const first = resumeRun(deps, { runId: "window" });
     // Wait until the first resumer is inside StartExecution: its lease claimed, its execution not there.
     for (let i = 0; i < 200 && sfn.commandCalls(StartExecutionCommand).length < 2; i++) {
@@ -210,5 +193,60 @@ describe("the lease between its claim and StartExecution", () => {
       .map((call) => call.args[0].input);
     expect(starts.map((start) => start.name)).toEqual(["window-g2", "window-g2"]);
     expect(starts[1]!.input).toBe(starts[0]!.input);
+  });
+});
+
+/** What the API function gives resume: this test's store, the real Step Functions orchestrator. */
+function controlDeps() {
+  const store = env.store();
+  return {
+    store,
+    logs: new LogCache(store),
+    agents: () => {
+      throw new Error("no agent needed");
+    },
+    // Built (resume checks the run's model can be, before it writes), never called here.
+    models: (spec: string) => ({
+      spec,
+      call: async () => {
+        throw new Error("no model call here");
+      },
+    }),
+    clock: { now: () => new Date() },
+    faults: { reached: () => {} },
+    orchestrator: new SfnOrchestrator({ client: new SFNClient({}), stateMachineArn: STATE_MACHINE_ARN }),
+    leaseMs: 24 * 3_600_000,
+  };
+}
+
+describe("a resume whose StartExecution failed", () => {
+  it("is completed by retrying it: the same execution name and input, one generation, no 409", async () => {
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "throttled" }));
+    // Generation 1's execution failed: the run is resumable.
+    sfn.on(DescribeExecutionCommand).callsFake(async (input: { executionArn: string }) => {
+      if (input.executionArn.endsWith("throttled-g1")) return { status: "FAILED" };
+      throw new ExecutionDoesNotExist({ message: "no", ...meta });
+    });
+    const throttled = Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException", ...meta });
+    sfn.on(StartExecutionCommand).rejects(throttled);
+    const deps = controlDeps();
+
+    await expect(resumeRun(deps, { runId: "throttled" })).rejects.toMatchObject({ name: "RetryableError" });
+    // Generation 2 is opened and holds the lease, its execution never started.
+    expect((await deps.store.getHead("throttled"))?.lease?.owner).toBe("sfn:throttled-g2");
+
+    sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
+    await expect(resumeRun(deps, { runId: "throttled" })).resolves.toMatchObject({
+      resumed: true,
+      generation: 2,
+      opened: false,
+    });
+    const starts = sfn
+      .commandCalls(StartExecutionCommand)
+      .slice(1)
+      .map((call) => call.args[0].input);
+    expect(starts.map((start) => start.name)).toEqual(["throttled-g2", "throttled-g2"]);
+    expect(starts[1]!.input).toBe(starts[0]!.input);
+    expect((await deps.store.read("throttled")).filter((e) => e.type === "resumed")).toHaveLength(1);
   });
 });

@@ -48,6 +48,18 @@ async function sweptBefore(runId: string, record: AutoResumes) {
   await store.claimLease(runId, head!.lease!, head!.leaseVersion, record);
 }
 
+/**
+ * A model call that failed: what a resumed generation leaves when it ran and failed again (a log
+ * that ends at a `resumed` is a generation never executed, which a sweep completes, not resumes).
+ */
+const failedAgain: NewEvent = {
+  type: "model_failed",
+  error: { name: "ModelUnavailableError", message: "overloaded" },
+  retryable: true,
+};
+/** After the sweeper's last claim, before the sweep's clock (`later`): when its resume ran. */
+const ranAfterClaim = () => new Date(Date.now() + HOUR - 10_000);
+
 const resumed = (generation: number): NewEvent => ({
   type: "resumed",
   generation,
@@ -89,9 +101,14 @@ describe("sweep", () => {
     await leftBehind("finished", deadOwner(), [
       { type: "model_response", text: "Done", toolCalls: [], stop: "stop" },
     ]);
-    await leftBehind("hopeless", deadOwner(), [2, 3, 4, 5, 6].map(resumed));
+    await leftBehind(
+      "hopeless",
+      deadOwner(),
+      [...[2, 3, 4, 5, 6].map(resumed), failedAgain],
+      ranAfterClaim(),
+    );
     await sweptBefore("hopeless", { count: 5, lastAt: Date.now() });
-    await leftBehind("backoff", deadOwner(), [resumed(2)]);
+    await leftBehind("backoff", deadOwner(), [resumed(2), failedAgain], ranAfterClaim());
     await sweptBefore("backoff", { count: 1, lastAt: Date.now() + HOUR - 30_000 });
     const finishedLog = await store.read("finished");
 
@@ -115,7 +132,7 @@ describe("sweep", () => {
     expect((await store.getHead("dead"))?.status).toBe("completed");
     // What it skipped, it did not write to.
     expect(await store.read("finished")).toEqual(finishedLog);
-    expect((await store.read("hopeless")).length).toBe(6);
+    expect((await store.read("hopeless")).length).toBe(7);
   });
 
   it("waits until a run has been idle long enough", async () => {
@@ -127,13 +144,12 @@ describe("sweep", () => {
   });
 
   it("gives the next automatic resume once its growing delay has passed", async () => {
-    await leftBehind("patient", deadOwner(), [resumed(2), resumed(3)]);
+    await leftBehind("patient", deadOwner(), [resumed(2), resumed(3), failedAgain], ranAfterClaim());
     await sweptBefore("patient", { count: 2, lastAt: Date.now() + HOUR - 90_000 });
     const early = await recoverRun(deps, "patient");
     expect(early).toMatchObject({ resumed: false, why: expect.stringMatching(/resume 3 is due at/) });
     const due = await recoverRun(deps, "patient", { backoffMs: 40_000 });
-    // Generation 3 was opened and never ran: executed now, no generation of its own.
-    expect(due).toEqual({ runId: "patient", resumed: true, generation: 3, kind: "call_model" });
+    expect(due).toEqual({ runId: "patient", resumed: true, generation: 4, kind: "call_model" });
   });
 });
 

@@ -159,10 +159,8 @@ describe("retention through the library API", () => {
     }
   });
 
-  // KNOWN BUG, outside the store (which creates the new run: see the contract's "a run removed by
-  // retention"): this process's LogCache still holds the old run's log under the same id and takes
-  // it for the new run's prefix, so the new run is never executed. Make this `it` once it is fixed.
-  it.fails("a run removed by retention starts again under its id (as a repeated Idempotency-Key does): a new run, executed", async () => {
+  // In the process that held the old run's log too: a run's first event starts its cached log anew.
+  it("a run removed by retention starts again under its id (as a repeated Idempotency-Key does): a new run, executed", async () => {
     const runId = id("again");
     const model = script(dataDir, "again", [DONE, DONE]);
     await runlog.start({ agent: "demo", input: "hi", model, runId });

@@ -77,7 +77,9 @@ export class ControlPlayer {
         const crashed = await this.spawn(request.args, crash.crashAt);
         expect(crashed.code, `${request.args[0]} at ${crash.crashAt} did not crash`).toBe(CRASH_EXIT_CODE);
         const retry = operation.retry?.(request) ?? request;
-        this.play.answers.push(await this.spawn(retry.args));
+        const answer = await this.spawn(retry.args);
+        // Retried by another command (a handoff's run by resume): the run's outcome is what compares.
+        this.play.answers.push(retry === request ? answer : { ...answer, json: outcomeOf(answer.json) });
       } else this.play.answers.push(await this.spawn(request.args));
     }
     const runId = operation.finalRun ?? RUN;
@@ -163,7 +165,35 @@ const TIMING = new Set(["at", "ms"]);
 
 /** A log as two plays of one story must both have written it: everything but the timing fields. */
 export function comparable(log: readonly ShownEvent[]): Record<string, unknown>[] {
-  return log.map((event) => Object.fromEntries(Object.entries(event).filter(([key]) => !TIMING.has(key))));
+  const timeless = log.map((event) =>
+    Object.fromEntries(Object.entries(event).filter(([key]) => !TIMING.has(key))),
+  );
+  return inBatchOrder(timeless);
+}
+
+const TOOL_EVENTS = new Set(["tool_started", "tool_result"]);
+
+/**
+ * The calls of one batch run in parallel, so their `tool_started` and `tool_result` events land
+ * in any order: within each unbroken stretch of them, order by call (starts first) and drop the
+ * seq (contiguity is checked on its own), so two logs compare equal when they did the same work.
+ */
+function inBatchOrder(log: Record<string, unknown>[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (let i = 0; i < log.length; ) {
+    if (!TOOL_EVENTS.has(String(log[i]!.type))) {
+      out.push(log[i++]!);
+      continue;
+    }
+    const stretch: Record<string, unknown>[] = [];
+    while (i < log.length && TOOL_EVENTS.has(String(log[i]!.type))) {
+      const { seq: _, ...event } = log[i++]!;
+      stretch.push(event);
+    }
+    const key = (e: Record<string, unknown>) => `${e.type === "tool_started" ? 0 : 1}:${String(e.callId)}`;
+    out.push(...stretch.sort((a, b) => key(a).localeCompare(key(b))));
+  }
+  return out;
 }
 
 /** How often a text came in as input: a run's first message, a user message, or a resume's new message. */
@@ -189,4 +219,11 @@ export function expectKept(snapshots: readonly ShownEvent[][], final: readonly S
   for (const snapshot of snapshots) {
     for (const event of snapshot) expect(final[event.seq - 1], `seq ${event.seq}`).toEqual(event);
   }
+}
+
+/** The outcome part of a command's --json answer: the run, its status and output. */
+function outcomeOf(json: unknown): unknown {
+  if (typeof json !== "object" || json === null) return json;
+  const { runId, status, output } = json as Record<string, unknown>;
+  return { runId, status, output };
 }
