@@ -140,7 +140,7 @@ async function consider(
   }
   // A generation opened and never executed (its opener died, or its start failed) is finished, not
   // resumed anew: it opens nothing, so it spends no budget and waits for no back-off.
-  if (openedGeneration(tail, facts)) return resumeAs(deps, runId, skip);
+  if (openedGeneration(tail, facts) && (await neverExecuted(deps, head))) return resumeAs(deps, runId, skip);
   // Heads of runs swept before the count moved onto the head carry none: their count starts at 0.
   const record = countedResumes(head.autoResumes, tail);
   const count = record?.count ?? 0;
@@ -189,6 +189,11 @@ async function rest(deps: ControlDeps, head: RunHead, status: RunStatus, lastSeq
   }
   await expireRun(deps, head.runId, status);
   await deps.store.releaseLease(head.runId, owner, status, lastSeq);
+}
+
+/** Whether the holder of a run's lease never had its execution started (or nobody holds it). */
+async function neverExecuted(deps: ControlDeps, head: RunHead): Promise<boolean> {
+  return !head.lease || (await deps.orchestrator.executionOf(head.lease.owner)) === "none";
 }
 
 /**

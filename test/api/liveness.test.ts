@@ -39,9 +39,13 @@ beforeAll(async () => {
     store,
     logs: new LogCache(store),
     agents: agentRegistry({ dataDir: dir }),
-    models: () => {
-      throw new Error("no model is called here");
-    },
+    // Built (resume checks the run's model can be, before it starts anything), never called.
+    models: (spec) => ({
+      spec,
+      call: async () => {
+        throw new Error("no model is called here");
+      },
+    }),
     clock: { now: () => new Date() },
     faults: { reached: () => {} },
     orchestrator,

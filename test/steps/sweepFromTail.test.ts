@@ -81,13 +81,13 @@ const turn = (n: number): NewEvent[] => [
 ];
 
 /** A run as an executor that died left it: the lease taken, `turns` turns, then `ending`. */
-async function leftBehind(store: EventStore, runId: string, turns: number, ending: NewEvent[]) {
+async function leftBehind(store: EventStore, runId: string, turns: number, ending: NewEvent[], at = AT) {
   const events: NewEvent[] = [
     { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "go" },
   ];
   for (let n = 0; n < turns; n++) events.push(...turn(n));
   events.push(...ending);
-  const stamped: RunEvent[] = events.map((event, i) => stamp(event, i + 1, AT, 1));
+  const stamped: RunEvent[] = events.map((event, i) => stamp(event, i + 1, at, 1));
   await store.createRun(stamped[0] as Extract<RunEvent, { type: "run_started" }>, {
     owner: DEAD,
     until: Date.now() + 30_000,
@@ -203,8 +203,10 @@ describe("the sweeper from the tail", () => {
 
   it("takes the back-off from the head and counts its own resume there", async () => {
     const store = await freshStore();
-    await leftBehind(store, "patient", 1, interruptedCall(1));
     const lastAt = LATER.getTime() - 90_000;
+    // Written after the sweeper's second resume claimed the run (a claim the log never followed
+    // would not count: its process died before resuming anything).
+    await leftBehind(store, "patient", 1, interruptedCall(1), new Date(lastAt + 1_000));
     await swept(store, "patient", { count: 2, lastAt });
 
     // The third resume waits 2 × 60 s after the second, which was 90 s ago.
