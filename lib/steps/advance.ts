@@ -98,13 +98,16 @@ async function attempt(
   const opener = from ? undefined : openedGeneration(tail, facts);
   if (opener && sameRequest(opener, request)) {
     const done = await completeGeneration(deps, request, tail, facts, opener);
-    if (done === "running") {
-      const result = openedResult(runId, facts, opener);
-      if (request.onlyOpened) return result;
+    if (done === "replan") {
+      if (mayReplan) return "replan";
+      throw new LeaseHeldError(`run ${runId} keeps moving on under another executor; not resuming it`);
+    }
+    if (typeof done === "object" && "holder" in done) {
+      if (request.onlyOpened) return openedResult(runId, facts, opener);
       // Someone executes the generation this request would open (a concurrent resume, or this
       // request's own first attempt, still running): it is in progress, not resumed by us.
       throw new LeaseHeldError(
-        `run ${runId} is being executed (generation ${facts.generation}, opened by ${openedBy(opener)}); not resuming it twice`,
+        `run ${runId} is being executed by ${done.holder} (generation ${facts.generation}, opened by ${openedBy(opener)}); not resuming it twice`,
       );
     }
     if (done !== "spent") return done;
@@ -316,7 +319,7 @@ async function completeGeneration(
   tail: LogView,
   facts: LogFacts,
   opener: Opener,
-): Promise<AdvanceResult | "spent" | "running"> {
+): Promise<AdvanceResult | "spent" | "replan" | { holder: string }> {
   const { runId } = request;
   const generation = facts.generation;
   const result = openedResult(runId, facts, opener);
@@ -324,10 +327,12 @@ async function completeGeneration(
   if (!request.from) deps.models(await modelInForce(deps, runId, facts));
   const head = await deps.store.getHead(runId);
   if (!head) throw new NotFoundError(`run ${runId} has no head record`);
+  // The log went on since it was read (another request completed the generation): decide again.
+  if (head.lastSeq > opener.seq) return "replan";
   const holder = head.lease?.owner;
   if (holder !== undefined) {
     const state = await deps.orchestrator.executionOf(holder);
-    if (state !== "none") return state === "running" ? "running" : "spent";
+    if (state !== "none") return state === "running" ? { holder } : "spent";
   }
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation });
   // Claimed even by the owner that holds it (on AWS the generation's own name): the version check
@@ -341,7 +346,7 @@ async function completeGeneration(
     await deps.store.claimLease(runId, leaseFor(deps, owner), head.leaseVersion, record);
   } catch (error) {
     // Another request took it a moment ago: that one starts the execution.
-    if (error instanceof ConflictError) return "running";
+    if (error instanceof ConflictError) return { holder: "another executor, which claimed it first" };
     throw error;
   }
   deps.faults.reached("control:after-claim");
@@ -392,7 +397,7 @@ async function handedOffAlready(
   const opener = openedGeneration(tail, facts);
   if (opener && sameRequest(opener, request)) {
     const done = await completeGeneration(deps, request, tail, facts, opener);
-    if (typeof done === "object") return done;
+    if (typeof done === "object" && !("holder" in done)) return done;
   }
   return { resumed: true, runId: request.runId, generation: next, kind: "call_model", opened: false };
 }

@@ -185,7 +185,12 @@ describe(`${PROCESSES} processes resuming one crashed run at once`, () => {
 
       const winners = results.filter((r) => r.code === 0);
       expect(winners, shown.join("\n")).toHaveLength(1);
-      expect(JSON.parse(winners[0]!.stdout)).toEqual({ runId: id, status: "completed", output: "Done" });
+      expect(JSON.parse(winners[0]!.stdout)).toMatchObject({
+        runId: id,
+        status: "completed",
+        output: "Done",
+        resumed: true,
+      });
       const losers = results.filter((r) => r !== winners[0]);
       for (const loser of losers) {
         expect(loser.code, loser.stderr).toBe(1);

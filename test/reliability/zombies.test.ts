@@ -76,8 +76,12 @@ async function seed(runId: string, model: string, rest: NewEvent[]): Promise<voi
 
 describe("a zombie step of generation 1, after a resume to generation 2", () => {
   it("CallModel that was waiting for its model when the resume happened cannot append", async () => {
-    const model = script(dir, "model-zombie", [{ text: "Done", stop: "stop" }]);
-    await seed("model-zombie", model, []);
+    // Turn 0 is the call that failed; the resume's call is turn 1.
+    const model = script(dir, "model-zombie", [{ error: "connection" }, { text: "Done", stop: "stop" }]);
+    // Generation 1 got as far as a failed model call: the resume opens generation 2.
+    await seed("model-zombie", model, [
+      { type: "model_failed", error: { name: "ModelUnavailableError", message: "down" }, retryable: true },
+    ]);
     const step = callModel(zombie(), { runId: "model-zombie", generation: 1 }).catch((e: unknown) => e);
     await modelEntered.opened;
     const { runlog } = await library(dir);

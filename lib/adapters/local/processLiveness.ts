@@ -55,10 +55,10 @@ export function isLocalOwnerAlive(owner: string): boolean {
 }
 
 /**
- * What became of a local owner's execution, with no grace for one merely named: `running` while
- * it executes here or its process on this host lives (or when this host cannot tell: another
- * host's owner); `ended` once it ran here and stopped; `none` when it never began here or its
- * process is gone, and for owners that are not local executions at all.
+ * What became of a local owner's execution: `running` while it executes here, or is named here
+ * (its claimer, alive in this process, is about to execute it), or its process on this host lives
+ * (or when this host cannot tell: another host's owner); `ended` once it ran here and stopped;
+ * `none` when its process is gone, and for owners that are not local executions at all.
  */
 export function localExecutionOf(owner: string): "none" | "running" | "ended" {
   const match = OWNER.exec(owner);
@@ -66,7 +66,7 @@ export function localExecutionOf(owner: string): "none" | "running" | "ended" {
   if (match[1] !== HOST) return "running";
   if (Number(match[2]) !== process.pid) return processExists(Number(match[2])) ? "running" : "none";
   const state = owners.get(owner);
-  if (state === "executing") return "running";
+  if (state === "executing" || state === "named") return "running";
   return state === "ended" ? "ended" : "none";
 }
 

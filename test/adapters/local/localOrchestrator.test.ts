@@ -171,10 +171,12 @@ describe("LocalOrchestrator: its lease", () => {
 });
 
 describe("LocalOrchestrator.executionOf and stop", () => {
-  it("says none for an owner only named, running while it executes, ended after", async () => {
+  it("says running for an owner named or executing here, ended after, none for one never named", async () => {
     const { held, orchestrator, runlog } = compose();
     const named = orchestrator.leaseOwnerFor();
-    expect(await orchestrator.executionOf(named)).toBe("none");
+    // Its claimer, in this process, is about to execute it: nobody else may start that generation.
+    expect(await orchestrator.executionOf(named)).toBe("running");
+    expect(await orchestrator.executionOf(`local:${hostname()}:${process.pid}:never001`)).toBe("none");
     // Named is still alive for a resumer: its execution is about to begin.
     expect(await orchestrator.isAlive(named)).toBe(true);
     const run = start(runlog, "states");

@@ -40,8 +40,11 @@ export function expectedFor(state: RunState): Expected {
       const b = state.batch!;
       const open = b.calls.filter((id) => !b.results.has(id));
       const interrupted = open.filter((id) => b.started.has(id));
+      const undecided = open.filter((id) => b.approvals.has(id) && !b.decisions.has(id));
+      // Decided calls run once no call of the batch waits for a decision; the others at once.
       const runnable = open.filter(
-        (id) => !b.started.has(id) && (!b.approvals.has(id) || b.decisions.has(id)),
+        (id) =>
+          !b.started.has(id) && (!b.approvals.has(id) || (b.decisions.has(id) && undecided.length === 0)),
       );
       if (interrupted.length > 0) {
         return {
@@ -53,7 +56,7 @@ export function expectedFor(state: RunState): Expected {
       }
       if (runnable.length > 0)
         return { resumable: true, kind: "run_tools", unanswered: runnable, interrupted: [] };
-      return { resumable: false, reason: "awaiting_approval", waiting: open };
+      return { resumable: false, reason: "awaiting_approval", waiting: undecided };
     }
   }
 }
