@@ -8,7 +8,7 @@ import {
   type RunStarted,
   stamp,
 } from "../core/events.ts";
-import { type LogFacts, readLog } from "../core/log.ts";
+import { readLog } from "../core/log.ts";
 import { assertSameStart } from "../core/sameStart.ts";
 import { restingStatus } from "../core/status.ts";
 import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";

@@ -8,9 +8,10 @@ import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import { LogReader } from "../../lib/core/log.ts";
 import { MessageBuilder } from "../../lib/core/messageBuilder.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
-import type { ExecutionInput, Orchestrator } from "../../lib/ports/runtime.ts";
+import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";
 import { counted } from "../support/countingStore.ts";
 import { countingAgent, countingScript } from "../support/longRun.ts";
 
@@ -60,26 +61,12 @@ async function writeLongRun(runId: string): Promise<number> {
 }
 
 function runlogOn(countedStore: EventStore, executed: ExecutionInput[]): Runlog {
-  const orchestrator: Orchestrator = {
-    execute: async (input) => {
-      executed.push(input);
-    },
-    leaseOwnerFor: ({ runId, generation }) => `${runId}-g${generation}`,
-    isAlive: async () => false,
-    executionOf: async () => "none",
-    stop: async () => false,
-  };
+  const orchestrator = recordingOrchestrator(executed);
   return new Runlog({
     store: countedStore,
     logs: new LogCache(countedStore),
     agents: agentRegistry({ dataDir: dir }),
-    // Built (resume checks the run's model can be, before it writes), never called.
-    models: (spec) => ({
-      spec,
-      call: async () => {
-        throw new Error("no model is called here");
-      },
-    }),
+    models: modelsNeverCalled,
     clock: { now: () => new Date() },
     faults: { reached: () => {} },
     orchestrator,

@@ -14,6 +14,7 @@ import { type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+import { modelsNeverCalled } from "../support/controlDeps.ts";
 
 /**
  * One liveness check for every reader: a run whose lease was just claimed, and whose Step Functions
@@ -39,13 +40,7 @@ beforeAll(async () => {
     store,
     logs: new LogCache(store),
     agents: agentRegistry({ dataDir: dir }),
-    // Built (resume checks the run's model can be, before it starts anything), never called.
-    models: (spec) => ({
-      spec,
-      call: async () => {
-        throw new Error("no model is called here");
-      },
-    }),
+    models: modelsNeverCalled,
     clock: { now: () => new Date() },
     faults: { reached: () => {} },
     orchestrator,

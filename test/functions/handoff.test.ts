@@ -22,6 +22,7 @@ import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
 import { renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
+import { modelsNeverCalled } from "../support/controlDeps.ts";
 import { busEvent, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 
 const env = useFunctionEnvironment("fn-handoff", { STATE_MACHINE_ARN, RUNLOG_STEPS_PER_EXECUTION: "3" });
@@ -205,13 +206,7 @@ function controlDeps() {
     agents: () => {
       throw new Error("no agent needed");
     },
-    // Built (resume checks the run's model can be, before it writes), never called here.
-    models: (spec: string) => ({
-      spec,
-      call: async () => {
-        throw new Error("no model call here");
-      },
-    }),
+    models: modelsNeverCalled,
     clock: { now: () => new Date() },
     faults: { reached: () => {} },
     orchestrator: new SfnOrchestrator({ client: new SFNClient({}), stateMachineArn: STATE_MACHINE_ARN }),

@@ -3,12 +3,13 @@ import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { AutoResumes, EventStore } from "../../lib/ports/eventStore.ts";
-import type { ExecutionInput, Orchestrator } from "../../lib/ports/runtime.ts";
+import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import type { ControlDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
 import { keepingAutoResumes } from "../support/autoResumesOverlay.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";
 import { counted } from "../support/countingStore.ts";
 
 /**
@@ -40,26 +41,12 @@ async function freshStore(): Promise<EventStore> {
 
 /** Deps whose executors are all gone; executions are recorded, not run. */
 function depsOn(store: EventStore, executed: ExecutionInput[] = []): ControlDeps {
-  const orchestrator: Orchestrator = {
-    execute: async (input) => {
-      executed.push(input);
-    },
-    leaseOwnerFor: ({ runId, generation }) => `${runId}-g${generation}`,
-    isAlive: async () => false,
-    executionOf: async () => "none",
-    stop: async () => false,
-  };
+  const orchestrator = recordingOrchestrator(executed);
   return {
     store,
     logs: new LogCache(store),
     agents: agentRegistry({ dataDir: "unused" }),
-    // Built (a resume checks the run's model can be, before it writes), never called.
-    models: (spec) => ({
-      spec,
-      call: async () => {
-        throw new Error("no model is called here");
-      },
-    }),
+    models: modelsNeverCalled,
     clock: { now: () => LATER },
     faults: { reached: () => {} },
     orchestrator,
