@@ -81,11 +81,14 @@ export class LocalOrchestrator implements Orchestrator {
   }
 
   /**
-   * What became of a local owner's execution (see localExecutionOf): one merely named is `none`,
-   * so a retried start executes it; one that died with its process is `none` too.
+   * What became of a local owner's execution (see localExecutionOf): one named here within a
+   * lease time is `running` (its claimer executes it next); one named longer ago, or that died
+   * with its process, is `none`, so a retry executes its generation.
    */
   async executionOf(owner: string): Promise<"none" | "running" | "ended"> {
-    return localExecutionOf(owner);
+    // A claimer writes two or three events between naming an owner and executing it: a lease time
+    // is far more than that takes, and how long anyone else waits for a lease anyway.
+    return localExecutionOf(owner, this.options.leaseMs);
   }
 
   /**

@@ -7,6 +7,8 @@ const HOST = hostname();
  * `ended` (it ran here and stopped). Named and executing owners are alive.
  */
 const owners = new Map<string, "named" | "executing" | "ended">();
+/** When each owner still only named was named (epoch ms). */
+const namedAt = new Map<string, number>();
 /** Ended owners remembered, oldest first, so a long-lived server's memory stays bounded. */
 const ended: string[] = [];
 const MAX_ENDED = 10_000;
@@ -19,24 +21,30 @@ export function localOwner(): string {
 
 /** The owner was named for an execution that is about to begin here. */
 export function markNamed(owner: string): void {
-  if (!owners.has(owner)) owners.set(owner, "named");
+  if (owners.has(owner)) return;
+  owners.set(owner, "named");
+  namedAt.set(owner, Date.now());
 }
 
 /** The owner's execution runs here now (or is queued to run next in this process). */
 export function markExecuting(owner: string): void {
   owners.set(owner, "executing");
+  namedAt.delete(owner);
 }
 
 /** The owner's execution ran here and stopped: it will not run again under that name. */
 export function markEnded(owner: string): void {
   owners.set(owner, "ended");
+  namedAt.delete(owner);
   ended.push(owner);
   if (ended.length > MAX_ENDED) owners.delete(ended.shift()!);
 }
 
 /** The owner was named for an execution that never began (a handoff that did not happen). */
 export function forgetOwner(owner: string): void {
-  if (owners.get(owner) === "named") owners.delete(owner);
+  if (owners.get(owner) !== "named") return;
+  owners.delete(owner);
+  namedAt.delete(owner);
 }
 
 /**
@@ -55,18 +63,24 @@ export function isLocalOwnerAlive(owner: string): boolean {
 }
 
 /**
- * What became of a local owner's execution: `running` while it executes here, or is named here
- * (its claimer, alive in this process, is about to execute it), or its process on this host lives
+ * What became of a local owner's execution: `running` while it executes here, or was named here
+ * less than `namedForMs` ago (its claimer is about to execute it), or its process on this host lives
  * (or when this host cannot tell: another host's owner); `ended` once it ran here and stopped;
  * `none` when its process is gone, and for owners that are not local executions at all.
  */
-export function localExecutionOf(owner: string): "none" | "running" | "ended" {
+export function localExecutionOf(
+  owner: string,
+  namedForMs = Number.POSITIVE_INFINITY,
+): "none" | "running" | "ended" {
   const match = OWNER.exec(owner);
   if (!match) return "none";
   if (match[1] !== HOST) return "running";
   if (Number(match[2]) !== process.pid) return processExists(Number(match[2])) ? "running" : "none";
   const state = owners.get(owner);
-  if (state === "executing" || state === "named") return "running";
+  if (state === "executing") return "running";
+  // Named, its claimer is about to execute it; named longer ago than that takes, its claimer
+  // failed before executing (a store error after the claim) and nothing will run it.
+  if (state === "named") return Date.now() - (namedAt.get(owner) ?? 0) < namedForMs ? "running" : "none";
   return state === "ended" ? "ended" : "none";
 }
 
