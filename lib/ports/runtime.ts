@@ -22,8 +22,12 @@ export interface ExecutionInput {
 export interface Orchestrator {
   /** Run (or start) one execution of the state machine for this generation. */
   execute(input: ExecutionInput): Promise<void>;
-  /** The lease owner name an execution of this generation will hold. */
-  leaseOwnerFor(run: { runId: string; generation: number }): string;
+  /**
+   * The lease owner name an execution of this generation will hold. `createdAt`: when the run
+   * was created (its head's, its `run_started`'s time), so a run created again under an old id
+   * gets names of its own.
+   */
+  leaseOwnerFor(run: { runId: string; generation: number; createdAt?: string }): string;
   /**
    * Whether a lease owner (a process, an execution) is still alive. `claimedAt` (epoch ms), when
    * known, is when the owner's lease was last claimed or renewed: an owner named moments ago may

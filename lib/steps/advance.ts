@@ -150,7 +150,7 @@ async function openGeneration(
   // The log grew after we read it (another writer in between): decide again on the log as it is now.
   if (head.lastSeq > seen && mayReplan) return "replan";
   const generation = facts.generation + 1;
-  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation });
+  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation, createdAt: head.createdAt });
   await claim(deps, head, owner, request, lastWriteAt(tail));
   deps.faults.reached(request.from ? "handoff:after-claim" : "control:after-claim");
   // Holding the lease, stop a finished run's retention clock before anything is written to it
@@ -334,7 +334,7 @@ async function completeGeneration(
     const state = await deps.orchestrator.executionOf(holder);
     if (state !== "none") return state === "running" ? { holder } : "spent";
   }
-  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation });
+  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation, createdAt: head.createdAt });
   // Claimed even by the owner that holds it (on AWS the generation's own name): the version check
   // lets one of two requests completing at once start the execution, and the sweeper counts the
   // start as one of its resumes (it costs what one does).

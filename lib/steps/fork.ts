@@ -121,7 +121,7 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
     openingOf(deps, events, generation, point, { input: request.input, model: facts.model }),
   ]);
   deps.faults.reached("fork:after-copy");
-  const owner = deps.orchestrator.leaseOwnerFor({ runId: forkId, generation });
+  const owner = deps.orchestrator.leaseOwnerFor({ runId: forkId, generation, createdAt: first.at });
   const { created } = await deps.store.createRun(first, leaseFor(deps, owner));
   if (created) deps.logs.appended(forkId, first);
   if (!created) {

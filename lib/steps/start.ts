@@ -51,13 +51,14 @@ export async function startRun(
   deps.models(modelSpec);
   const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
 
-  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation: 1 });
   const first = stamp(
     { type: "run_started", runId, agent: agent.name, model: modelSpec, input: request.input },
     1,
     deps.clock.now(),
   );
   if (first.type !== "run_started") throw new Error("unreachable");
+  // The run's head records its `run_started` time as its creation: the same time names its executions.
+  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation: 1, createdAt: first.at });
   const { created } = await deps.store.createRun(first, leaseFor(deps, owner));
   if (!created) {
     await advance(deps, { runId, by: RESUMED_BY.person, onlyOpened: true });

@@ -64,7 +64,7 @@ async function claimed(runId: string, claimedAgoMs: number) {
     1,
     new Date(),
   );
-  const owner = orchestrator.leaseOwnerFor({ runId, generation: 1 });
+  const owner = orchestrator.leaseOwnerFor({ runId, generation: 1, createdAt: first.at });
   await store.createRun(first as Extract<RunEvent, { type: "run_started" }>, {
     owner,
     until: Date.now() - claimedAgoMs + LEASE_MS,
@@ -85,7 +85,10 @@ describe("a run whose lease was just claimed", () => {
     expect(resumed.resume).toMatchObject({ resumed: true, generation: 1, opened: false });
     expect(await store.read("just-claimed")).toHaveLength(1);
     const names = sfn.commandCalls(StartExecutionCommand).map((call) => call.args[0].input.name);
-    expect(names).toEqual(["just-claimed-g1"]);
+    // The very name its starter claimed the lease for.
+    const claimedName = (await store.getHead("just-claimed"))!.lease!.owner.slice("sfn:".length);
+    expect(names).toEqual([claimedName]);
+    expect(claimedName).toMatch(/^just-claimed-[0-9a-z]+-g1$/);
   });
 
   it("is interrupted to all of them once the grace has passed without an execution", async () => {

@@ -13,7 +13,14 @@ import { handler as startRun } from "../../functions/startRun.ts";
 import { stamp } from "../../lib/core/events.ts";
 import { cancelRun } from "../../lib/steps/cancel.ts";
 import { createFakeOpenAI, stalledStream } from "../helpers/fakeOpenAI.ts";
-import { busEvent, failure, SECRET_ARN, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+import {
+  busEvent,
+  failure,
+  nameOf,
+  SECRET_ARN,
+  STATE_MACHINE_ARN,
+  useFunctionEnvironment,
+} from "./support.ts";
 
 const EXECUTIONS = "arn:aws:states:us-east-1:123456789012:execution:RunMachine";
 const env = useFunctionEnvironment("fn-cancel", {
@@ -53,7 +60,7 @@ describe("a cancel on AWS", () => {
     const stops = sfn.commandCalls(StopExecutionCommand);
     expect(stops).toHaveLength(1);
     expect(stops[0]!.args[0].input).toEqual({
-      executionArn: `${EXECUTIONS}:fn-c1-g1`,
+      executionArn: `${EXECUTIONS}:${await nameOf(env.store(), "fn-c1", 1)}`,
       error: "runlog.Cancelled",
       cause: "run fn-c1 was cancelled by ops: wrong input",
     });

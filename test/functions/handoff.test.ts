@@ -23,7 +23,7 @@ import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
 import { renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
 import { modelsNeverCalled } from "../support/controlDeps.ts";
-import { busEvent, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+import { busEvent, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 
 const env = useFunctionEnvironment("fn-handoff", { STATE_MACHINE_ARN, RUNLOG_STEPS_PER_EXECUTION: "3" });
 const sfn = mockClient(SFNClient);
@@ -83,11 +83,12 @@ describe("the Handoff function", () => {
     for (let i = 0; i < 20 && starts().length > i; i++) last = await execute(starts()[i]!.input);
     expect(last?.outcome).toMatchObject({ status: "completed" });
     const started = starts();
-    expect(started.map((s) => s.name)).toEqual(started.map((_, i) => `ho-1-g${i + 1}`));
+    const names = await Promise.all(started.map((_, i) => nameOf(env.store(), "ho-1", i + 1)));
+    expect(started.map((s) => s.name)).toEqual(names);
     expect(started.every((s) => s.stateMachineArn === STATE_MACHINE_ARN)).toBe(true);
     expect(started.length).toBeGreaterThan(2);
     for (const [i, s] of started.entries()) {
-      expect(s.input).toMatchObject({ runId: "ho-1", generation: i + 1, owner: `sfn:ho-1-g${i + 1}` });
+      expect(s.input).toMatchObject({ runId: "ho-1", generation: i + 1, owner: `sfn:${names[i]}` });
     }
     const log = await env.store().read("ho-1");
     const resumed = log.filter((e) => e.type === "resumed");
@@ -103,11 +104,11 @@ describe("the Handoff function", () => {
     await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "ho-2", model }));
     await execute(starts()[0]!.input);
     const [, second] = starts();
-    expect(second?.name).toBe("ho-2-g2");
+    expect(second?.name).toBe(await nameOf(env.store(), "ho-2", 2));
     const request = {
       runId: "ho-2",
       generation: 1,
-      owner: "sfn:ho-2-g1",
+      owner: `sfn:${await nameOf(env.store(), "ho-2", 1)}`,
       stateMachineArn: STATE_MACHINE_ARN,
     };
     const logBefore = await env.store().read("ho-2");
@@ -135,15 +136,16 @@ describe("the Handoff function", () => {
     // The run ended before the handoff ran (here: its answer is already in the log).
     const answer: NewEvent = { type: "model_response", text: "Done", toolCalls: [], stop: "stop" };
     await env.store().append("ho-3", stamp(answer, 2, new Date(), 1));
+    const first = await nameOf(env.store(), "ho-3", 1);
     const request = {
       runId: "ho-3",
       generation: 1,
-      owner: "sfn:ho-3-g1",
+      owner: `sfn:${first}`,
       stateMachineArn: STATE_MACHINE_ARN,
     };
     expect(await handoff(request)).toEqual({ handedOff: false, reason: "completed" });
-    expect(starts().map((s) => s.name)).toEqual(["ho-3-g1"]);
-    expect((await env.store().getHead("ho-3"))?.lease?.owner).toBe("sfn:ho-3-g1");
+    expect(starts().map((s) => s.name)).toEqual([first]);
+    expect((await env.store().getHead("ho-3"))?.lease?.owner).toBe(`sfn:${first}`);
     expect(await finish(request)).toMatchObject({ status: "completed", output: "Done" });
     const head = await env.store().getHead("ho-3");
     expect(head).toMatchObject({ status: "completed", lastSeq: 2 });
@@ -156,7 +158,8 @@ describe("the lease between its claim and StartExecution", () => {
     await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "window" }));
     // Generation 1's execution died: the run is resumable.
     sfn.on(DescribeExecutionCommand).callsFake(async (input: { executionArn: string }) => {
-      if (input.executionArn.endsWith("window-g1")) return { status: "FAILED" };
+      if (input.executionArn.includes(":window-") && input.executionArn.endsWith("-g1"))
+        return { status: "FAILED" };
       throw new ExecutionDoesNotExist({ message: "no", ...meta });
     });
     const waiting: (() => void)[] = [];
@@ -176,7 +179,8 @@ describe("the lease between its claim and StartExecution", () => {
     for (let i = 0; i < 200 && sfn.commandCalls(StartExecutionCommand).length < 2; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    expect((await store.getHead("window"))?.lease?.owner).toBe("sfn:window-g2");
+    const window2 = await nameOf(store, "window", 2);
+    expect((await store.getHead("window"))?.lease?.owner).toBe(`sfn:${window2}`);
     // The run's log ends at generation 2's `resumed` and no execution of it exists yet: the second
     // resumer (a client's retry, say) starts that generation too, under the same name and input,
     // which Step Functions runs once. Nothing is refused, nothing opened twice.
@@ -192,7 +196,7 @@ describe("the lease between its claim and StartExecution", () => {
       .commandCalls(StartExecutionCommand)
       .slice(1)
       .map((call) => call.args[0].input);
-    expect(starts.map((start) => start.name)).toEqual(["window-g2", "window-g2"]);
+    expect(starts.map((start) => start.name)).toEqual([window2, window2]);
     expect(starts[1]!.input).toBe(starts[0]!.input);
   });
 });
@@ -219,7 +223,8 @@ describe("a resume whose StartExecution failed", () => {
     await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "throttled" }));
     // Generation 1's execution failed: the run is resumable.
     sfn.on(DescribeExecutionCommand).callsFake(async (input: { executionArn: string }) => {
-      if (input.executionArn.endsWith("throttled-g1")) return { status: "FAILED" };
+      if (input.executionArn.includes(":throttled-") && input.executionArn.endsWith("-g1"))
+        return { status: "FAILED" };
       throw new ExecutionDoesNotExist({ message: "no", ...meta });
     });
     const throttled = Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException", ...meta });
@@ -228,7 +233,8 @@ describe("a resume whose StartExecution failed", () => {
 
     await expect(resumeRun(deps, { runId: "throttled" })).rejects.toMatchObject({ name: "RetryableError" });
     // Generation 2 is opened and holds the lease, its execution never started.
-    expect((await deps.store.getHead("throttled"))?.lease?.owner).toBe("sfn:throttled-g2");
+    const throttled2 = await nameOf(deps.store, "throttled", 2);
+    expect((await deps.store.getHead("throttled"))?.lease?.owner).toBe(`sfn:${throttled2}`);
 
     sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
     await expect(resumeRun(deps, { runId: "throttled" })).resolves.toMatchObject({
@@ -240,7 +246,7 @@ describe("a resume whose StartExecution failed", () => {
       .commandCalls(StartExecutionCommand)
       .slice(1)
       .map((call) => call.args[0].input);
-    expect(starts.map((start) => start.name)).toEqual(["throttled-g2", "throttled-g2"]);
+    expect(starts.map((start) => start.name)).toEqual([throttled2, throttled2]);
     expect(starts[1]!.input).toBe(starts[0]!.input);
     expect((await deps.store.read("throttled")).filter((e) => e.type === "resumed")).toHaveLength(1);
   });

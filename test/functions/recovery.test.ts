@@ -5,7 +5,7 @@ import { handler as resume } from "../../functions/resume.ts";
 import { handler as startRun } from "../../functions/startRun.ts";
 import { handler as sweeper } from "../../functions/sweeper.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
-import { busEvent, failure, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+import { busEvent, failure, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 
 const env = useFunctionEnvironment("fn-recovery", { STATE_MACHINE_ARN });
 const sfn = mockClient(SFNClient);
@@ -44,9 +44,10 @@ describe("the resume function", () => {
     sfn.on(DescribeExecutionCommand).resolves({ status: "FAILED" });
     const out = await resume(ended("rec-1", 1, "FAILED"));
     expect(out).toEqual({ runId: "rec-1", resumed: true, generation: 2, kind: "call_model" });
+    const name = await nameOf(env.store(), "rec-1", 2);
     expect(lastStart()).toEqual({
-      name: "rec-1-g2",
-      input: { runId: "rec-1", generation: 2, next: { action: "model" }, owner: "sfn:rec-1-g2" },
+      name,
+      input: { runId: "rec-1", generation: 2, next: { action: "model" }, owner: `sfn:${name}` },
     });
   });
 
@@ -54,7 +55,8 @@ describe("the resume function", () => {
     await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "rec-2" }));
     sfn.on(DescribeExecutionCommand).resolves({ status: "RUNNING" });
     const out = await resume(ended("rec-2", 1, "ABORTED"));
-    expect(out).toEqual({ runId: "rec-2", resumed: false, why: "being executed by sfn:rec-2-g1" });
+    const name = await nameOf(env.store(), "rec-2", 1);
+    expect(out).toEqual({ runId: "rec-2", resumed: false, why: `being executed by sfn:${name}` });
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
   });
 

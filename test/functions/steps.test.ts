@@ -12,7 +12,7 @@ import { handler as recordModelFailure } from "../../functions/recordModelFailur
 import { handler as runTool } from "../../functions/runTool.ts";
 import { handler as startRun } from "../../functions/startRun.ts";
 import type { ExecutionInput, NextAction } from "../../lib/ports/runtime.ts";
-import { busEvent, failure, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+import { busEvent, failure, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 
 const env = useFunctionEnvironment("fn-steps", { STATE_MACHINE_ARN });
 const sfn = mockClient(SFNClient);
@@ -34,17 +34,22 @@ describe("the startRun function", () => {
       busEvent("runlog.StartRun", { agent: "demo", input: "Plan my day", runId: "fn-1" }),
     );
     expect(out).toEqual({ runId: "fn-1", created: true });
+    // The run's id, its creation time (base 36) and the generation: a run created again under an
+    // old id never meets the old run's execution names.
+    expect(await nameOf(env.store(), "fn-1", 1)).toMatch(/^fn-1-[0-9a-z]{6,}-g1$/);
     expect(sfn.commandCalls(StartExecutionCommand)[0]!.args[0].input).toMatchObject({
       stateMachineArn: STATE_MACHINE_ARN,
-      name: "fn-1-g1",
+      name: await nameOf(env.store(), "fn-1", 1),
     });
     expect(started()).toEqual({
       runId: "fn-1",
       generation: 1,
       next: { action: "model" },
-      owner: "sfn:fn-1-g1",
+      owner: `sfn:${await nameOf(env.store(), "fn-1", 1)}`,
     });
-    expect((await env.store().getHead("fn-1"))?.lease?.owner).toBe("sfn:fn-1-g1");
+    expect((await env.store().getHead("fn-1"))?.lease?.owner).toBe(
+      `sfn:${await nameOf(env.store(), "fn-1", 1)}`,
+    );
   });
 
   it("names a run after its event when none is given, so a redelivered event starts nothing new", async () => {

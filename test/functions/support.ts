@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
+import { executionName } from "../../lib/adapters/stepfunctions/index.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { tempDataDir } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
@@ -75,4 +76,18 @@ export async function failure(promise: Promise<unknown>): Promise<{ name: string
     return { name: (error as Error).name, message: (error as Error).message };
   }
   throw new Error("expected the handler to fail");
+}
+
+/**
+ * The execution name runlog gives a run's generation on AWS: its run id, its creation time (the
+ * head's `createdAt`) and the generation (lib/adapters/stepfunctions/executionName.ts).
+ */
+export async function nameOf(
+  store: { getHead(runId: string): Promise<{ createdAt: string } | undefined> },
+  runId: string,
+  generation: number,
+): Promise<string> {
+  const head = await store.getHead(runId);
+  if (!head) throw new Error(`no run ${runId}`);
+  return executionName(runId, generation, head.createdAt);
 }

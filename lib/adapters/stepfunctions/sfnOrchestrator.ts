@@ -45,6 +45,8 @@ export interface ExecutionInfo {
 export interface RunGeneration {
   runId: string;
   generation: number;
+  /** When the run was created (see executionName). */
+  createdAt?: string;
 }
 
 const parse = (text: string | undefined): unknown => {
@@ -66,7 +68,8 @@ export class SfnOrchestrator implements Orchestrator {
 
   /** Start this generation's execution; an execution of that name with the same input counts as started. */
   async execute(input: ExecutionInput): Promise<void> {
-    const name = executionName(input.runId, input.generation);
+    // The name its owner holds: the one leaseOwnerFor gave the claimer.
+    const name = executionNameOf(input.owner) ?? executionName(input.runId, input.generation);
     const what = `start execution ${name} of run ${input.runId}`;
     try {
       await this.options.client.send(
@@ -88,7 +91,7 @@ export class SfnOrchestrator implements Orchestrator {
   }
 
   leaseOwnerFor(run: RunGeneration): string {
-    return ownerOf(executionName(run.runId, run.generation));
+    return ownerOf(executionName(run.runId, run.generation, run.createdAt));
   }
 
   /**
@@ -126,12 +129,12 @@ export class SfnOrchestrator implements Orchestrator {
 
   /** The execution of a run's generation; undefined if it was never started. */
   describe(run: RunGeneration): Promise<ExecutionInfo | undefined> {
-    return this.describeName(executionName(run.runId, run.generation));
+    return this.describeName(executionName(run.runId, run.generation, run.createdAt));
   }
 
   /** Stop a generation's execution if it runs; false when there was nothing running to stop. */
   async stopGeneration(run: RunGeneration, reason: { error: string; cause: string }): Promise<boolean> {
-    return this.stopName(executionName(run.runId, run.generation), reason);
+    return this.stopName(executionName(run.runId, run.generation, run.createdAt), reason);
   }
 
   private async stopName(name: string, reason: { error: string; cause: string }): Promise<boolean> {

@@ -33,6 +33,18 @@ describe("execution names", () => {
     expect(executionName("x".repeat(100), 1)).not.toBe(executionName(`${"x".repeat(99)}y`, 1));
   });
 
+  it("give a run created again under an old id names of its own, within Step Functions' limits", () => {
+    const before = executionName("r", 1, "2026-01-01T00:00:00.000Z");
+    const again = executionName("r", 1, "2026-03-01T00:00:00.000Z");
+    expect(before).not.toBe(again);
+    expect(before).toMatch(/^r-[0-9a-z]+-g1$/);
+    expect(executionName("r", 1, "2026-01-01T00:00:00.000Z")).toBe(before);
+    const long = executionName("x".repeat(128), 7, "2026-01-01T00:00:00.000Z");
+    expect(long).toMatch(VALID);
+    expect(long.endsWith("-g7")).toBe(true);
+    expect(long).not.toBe(executionName("x".repeat(128), 7, "2026-03-01T00:00:00.000Z"));
+  });
+
   it("give every generation its own name", () => {
     expect(executionName("r", 1)).not.toBe(executionName("r", 2));
     expect(executionName("r.1", 1)).not.toBe(executionName("r.1", 2));
