@@ -15,10 +15,21 @@ export function autoResumesAfter(
 ): AutoResumes | undefined {
   if (request.input !== undefined) return { count: 0 };
   if (request.by !== RESUMED_BY.sweeper) return undefined;
-  // A sweeper's claim newer than the log's last event never wrote its resume: this one replaces it.
-  const unwritten =
-    previous?.lastAt !== undefined && lastWriteAt !== undefined && previous.lastAt > lastWriteAt;
-  return { count: (previous?.count ?? 0) + (unwritten ? 0 : 1), lastAt: now };
+  const counted = lastWriteAt === undefined ? previous : countedAutoResumes(previous, lastWriteAt);
+  return { count: (counted?.count ?? 0) + 1, lastAt: now };
+}
+
+/**
+ * The automatic resumes that happened, given when the log was last written: a sweeper's claim
+ * newer than the log's last event never wrote its `resumed` (its process died between the two),
+ * so it is not counted and sets no back-off.
+ */
+export function countedAutoResumes(
+  record: AutoResumes | undefined,
+  lastWriteAt: number,
+): AutoResumes | undefined {
+  if (record?.lastAt === undefined || record.lastAt <= lastWriteAt) return record;
+  return { count: Math.max(0, record.count - 1) };
 }
 
 /** When the next automatic resume is due (epoch ms): the wait doubles with each one, up to a cap. */

@@ -2,12 +2,12 @@ import { classifyFacts } from "../core/classify.ts";
 import { ConflictError, CorruptEventError, errorMessage, LeaseHeldError } from "../core/errors.ts";
 import { RESUMED_BY, type ResumeKind } from "../core/events.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
-import type { AutoResumes, RunHead } from "../ports/eventStore.ts";
-import { openedGeneration } from "./advance.ts";
-import { nextAutoResumeAt } from "./autoResumes.ts";
+import type { RunHead } from "../ports/eventStore.ts";
+import { countedAutoResumes, nextAutoResumeAt } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
 import { leaseFor } from "./lease.ts";
 import { leaseIsLive } from "./liveness.ts";
+import { lastWriteAt, openedGeneration } from "./openedGeneration.ts";
 import { resumeRun } from "./resume.ts";
 import { expireRun } from "./retention.ts";
 import { type LogView, readTail, viewFacts } from "./writeNext.ts";
@@ -142,7 +142,7 @@ async function consider(
   // resumed anew: it opens nothing, so it spends no budget and waits for no back-off.
   if (openedGeneration(tail, facts) && (await neverExecuted(deps, head))) return resumeAs(deps, runId, skip);
   // Heads of runs swept before the count moved onto the head carry none: their count starts at 0.
-  const record = countedResumes(head.autoResumes, tail);
+  const record = countedAutoResumes(head.autoResumes, lastWriteAt(tail));
   const count = record?.count ?? 0;
   if (count >= policy.maxAutoResumes) {
     // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
@@ -194,14 +194,4 @@ async function rest(deps: ControlDeps, head: RunHead, status: RunStatus, lastSeq
 /** Whether the holder of a run's lease never had its execution started (or nobody holds it). */
 async function neverExecuted(deps: ControlDeps, head: RunHead): Promise<boolean> {
   return !head.lease || (await deps.orchestrator.executionOf(head.lease.owner)) === "none";
-}
-
-/**
- * The automatic resumes that happened: a sweeper's claim newer than the log's last event never
- * wrote its `resumed` (its process died between the two), so it is not counted and sets no back-off.
- */
-function countedResumes(record: AutoResumes | undefined, tail: LogView): AutoResumes | undefined {
-  const lastWrite = Date.parse(tail.events.at(-1)!.at);
-  if (record?.lastAt === undefined || record.lastAt <= lastWrite) return record;
-  return { count: Math.max(0, record.count - 1) };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { autoResumesAfter, nextAutoResumeAt } from "../../lib/steps/autoResumes.ts";
+import { RESUMED_BY } from "../../lib/core/events.ts";
+import { autoResumesAfter, countedAutoResumes, nextAutoResumeAt } from "../../lib/steps/autoResumes.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
@@ -27,5 +28,21 @@ describe("nextAutoResumeAt", () => {
     ["many resumes: capped", { count: 9, lastAt: NOW }, NOW + 5_000],
   ])("%s", (_, record, expected) => {
     expect(nextAutoResumeAt(record, policy)).toBe(expected);
+  });
+});
+
+describe("a sweeper's claim the log never followed", () => {
+  const claim = { count: 3, lastAt: NOW - 1_000 };
+
+  it("is not counted and sets no back-off; a claim the log went on from is", () => {
+    expect(countedAutoResumes(claim, NOW - 5_000)).toEqual({ count: 2 });
+    expect(countedAutoResumes(claim, NOW - 1_000)).toEqual(claim);
+    expect(countedAutoResumes(undefined, NOW)).toBeUndefined();
+  });
+
+  it("is replaced by the sweeper's next claim, not added to", () => {
+    const sweeper = { by: RESUMED_BY.sweeper };
+    expect(autoResumesAfter(claim, sweeper, NOW, NOW - 5_000)).toEqual({ count: 3, lastAt: NOW });
+    expect(autoResumesAfter(claim, sweeper, NOW, NOW - 500)).toEqual({ count: 4, lastAt: NOW });
   });
 });

@@ -13,7 +13,6 @@ import type { ControlDeps, StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
-import { keepingAutoResumes } from "../support/autoResumesOverlay.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
 
 const dataDir = tempDataDir("sweep");
@@ -69,7 +68,7 @@ const resumed = (generation: number): NewEvent => ({
 
 beforeAll(async () => {
   const connected = await connectStore({ dataDir, env: testEnv() });
-  store = keepingAutoResumes(connected.store);
+  store = connected.store;
   close = connected.close;
   const steps: StepDeps = {
     store,

@@ -7,7 +7,6 @@ import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import type { ControlDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
-import { keepingAutoResumes } from "../support/autoResumesOverlay.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";
 import { counted } from "../support/countingStore.ts";
@@ -36,7 +35,7 @@ async function freshStore(): Promise<EventStore> {
   dirs.push(dir);
   const { store, close } = await connectStore({ dataDir: dir, env: testEnv() });
   closers.push(close);
-  return keepingAutoResumes(store);
+  return store;
 }
 
 /** Deps whose executors are all gone; executions are recorded, not run. */
