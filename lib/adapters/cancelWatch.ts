@@ -1,5 +1,6 @@
 import { RetryableError, RunCancelledError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
+import { checkRepeatedly } from "./repeatedCheck.ts";
 
 export interface CancelWatchOptions {
   runId: string;
@@ -26,37 +27,25 @@ export interface CancelWatchOptions {
  * Returns the function that ends the watch.
  */
 export function watchForCancel(options: CancelWatchOptions): () => void {
-  const { runId, controller, intervalMs, blindMs } = options;
-  const now = options.now ?? Date.now;
-  let seenAt = now();
-  let looking = false;
-  const look = async () => {
-    // One look at a time: a slow read is not stacked on by the next tick.
-    if (looking || controller.signal.aborted) return;
-    looking = true;
-    try {
+  const { runId, controller } = options;
+  return checkRepeatedly({
+    intervalMs: options.intervalMs,
+    wanted: () => !controller.signal.aborted,
+    check: async () => {
       const last = await options.lastEvent();
-      seenAt = now();
-      if (last?.type === "cancelled") {
-        const why = last.reason === undefined ? "" : `: ${last.reason}`;
-        controller.abort(new RunCancelledError(`run ${runId} was cancelled by ${last.by}${why}`));
-      }
-    } catch (error) {
-      const blind = now() - seenAt;
-      if (blind >= blindMs) {
-        controller.abort(
-          new RetryableError(
-            `run ${runId}: could not read the log for ${blind} ms to look for a cancel; the step stops rather than run unwatched`,
-            { cause: error },
-          ),
-        );
-      }
-    } finally {
-      looking = false;
-    }
-  };
-  const timer = setInterval(() => void look(), intervalMs);
-  // A Lambda or CLI process waits for its work, never for this timer.
-  timer.unref();
-  return () => clearInterval(timer);
+      if (last?.type !== "cancelled") return;
+      const why = last.reason === undefined ? "" : `: ${last.reason}`;
+      controller.abort(new RunCancelledError(`run ${runId} was cancelled by ${last.by}${why}`));
+    },
+    failingForMs: options.blindMs,
+    failing: (blind, error) =>
+      controller.abort(
+        new RetryableError(
+          `run ${runId}: could not read the log for ${blind} ms to look for a cancel; the step stops rather than run unwatched`,
+          { cause: error },
+        ),
+      ),
+    unref: true,
+    ...(options.now ? { now: options.now } : {}),
+  });
 }

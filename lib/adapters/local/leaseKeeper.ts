@@ -1,5 +1,6 @@
 import { StaleError } from "../../core/errors.ts";
 import type { EventStore } from "../../ports/eventStore.ts";
+import { checkRepeatedly } from "../repeatedCheck.ts";
 
 export interface LeaseKeeperOptions {
   store: EventStore;
@@ -24,38 +25,28 @@ export interface LeaseKeeperOptions {
 export function keepLease(options: LeaseKeeperOptions): () => void {
   const { store, runId, owner, leaseMs, controller, closing } = options;
   const now = options.now ?? Date.now;
-  // The claim that preceded this execution counts as the first renewal.
-  let renewedAt = now();
-  let renewing = false;
   const stop = (reason: StaleError) => {
     if (!closing()) controller.abort(reason);
   };
-  const renew = async () => {
-    if (renewing || closing() || controller.signal.aborted) return;
-    renewing = true;
-    try {
-      const held = await store.renewLease(runId, { owner, until: now() + leaseMs });
-      if (held) renewedAt = now();
-      else
-        stop(
-          new StaleError(
-            `run ${runId}: its lease is no longer ${owner}'s (another executor took the run over)`,
-          ),
-        );
-    } catch (error) {
-      const since = now() - renewedAt;
-      if (since >= leaseMs) {
-        stop(
-          new StaleError(
-            `run ${runId}: ${owner} could not renew its lease for ${since} ms, so it can no longer show it holds the run`,
-            { cause: error },
-          ),
-        );
-      }
-    } finally {
-      renewing = false;
-    }
-  };
-  const timer = setInterval(() => void renew(), Math.max(50, Math.floor(leaseMs / 3)));
-  return () => clearInterval(timer);
+  return checkRepeatedly({
+    intervalMs: Math.max(50, Math.floor(leaseMs / 3)),
+    wanted: () => !closing() && !controller.signal.aborted,
+    check: async () => {
+      if (await store.renewLease(runId, { owner, until: now() + leaseMs })) return;
+      stop(
+        new StaleError(
+          `run ${runId}: its lease is no longer ${owner}'s (another executor took the run over)`,
+        ),
+      );
+    },
+    failingForMs: leaseMs,
+    failing: (since, error) =>
+      stop(
+        new StaleError(
+          `run ${runId}: ${owner} could not renew its lease for ${since} ms, so it can no longer show it holds the run`,
+          { cause: error },
+        ),
+      ),
+    now,
+  });
 }
