@@ -18,7 +18,7 @@ export interface RunlogAlarmsProps {
 export interface RunlogConcurrency {
   /** Reserved concurrency of each step function (CallModel, RunTool, RecordModelFailure, Finish, Handoff): at most this many of each at once, and as many kept for them. @default none: they share the account's unreserved pool */
   reservedConcurrency?: number;
-  /** The most tool calls of one model response that run at once (the RunTools Map's MaxConcurrency). @default all of them */
+  /** The most tool calls of one model response that run at once (the RunTools Map's MaxConcurrency), each a RunTool Lambda. @default 10 */
   maxToolCalls?: number;
 }
 

@@ -13,7 +13,7 @@ export interface RunStateMachineProps {
   timeout?: Duration;
   /** @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
-  /** The RunTools Map's MaxConcurrency: how many tool calls of one response run at once. @default all */
+  /** The RunTools Map's MaxConcurrency: how many tool calls of one response run at once. @default DEFAULT_MAX_TOOL_CALLS (10) */
   maxToolCalls?: number;
 }
 

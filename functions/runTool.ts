@@ -4,4 +4,11 @@ import { watchedStepHandler } from "./handler.ts";
 import { StepInputSchema } from "./schemas.ts";
 
 /** The RunTool task: one tool call of the open batch (a Map iteration). */
-export const handler = watchedStepHandler(StepInputSchema.extend({ callId: z.string().min(1) }), runTool);
+export const handler = watchedStepHandler(
+  StepInputSchema.extend({
+    callId: z.string().min(1),
+    /** The Map's list of the batch's calls: this one writes in its place in it (lib/steps/toolTurns.ts). */
+    batch: z.array(z.string().min(1)).max(1_000).optional(),
+  }),
+  runTool,
+);

@@ -6,11 +6,14 @@ import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments, runWithTimeout, type ToolOutcome } from "./executeTool.ts";
 import { stepDeadline } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
+import { awaitTurn } from "./toolTurns.ts";
 import { type Kept, unstoredWork } from "./unstoredWork.ts";
 import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
 
 export interface RunToolInput extends StepInput {
   callId: string;
+  /** The Map's list of the batch's call ids (see toolTurns.ts). */
+  batch?: readonly string[] | undefined;
 }
 
 export interface RunToolOutput {
@@ -43,6 +46,8 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   const ran = kept.get(input.runId, input.generation, call.id);
   if (ran) return recordRun(deps, input, call, ran, deadline);
 
+  // This call has written nothing yet: it writes after the calls ahead of it in the batch.
+  if (!facts.batch!.started.has(call.id)) await awaitTurn(deps, input);
   const batch = facts.batch!;
   if (!isCleared(batch, call.id)) {
     const decision = batch.decisions.get(call.id);

@@ -19,6 +19,9 @@ export const TASK_TIMEOUT_SECONDS = {
   Handoff: 60,
 } as const;
 
+/** How many tool calls of one response run at once unless a deployment says otherwise. */
+export const DEFAULT_MAX_TOOL_CALLS = 10;
+
 const resource = (task: TaskName) => `\${${TASKS[task]}}`;
 const ids = { "runId.$": "$.runId", "generation.$": "$.generation" };
 const retry = (maxAttempts: number) => [
@@ -84,7 +87,15 @@ export const RUN_DEFINITION = {
     RunTools: {
       Type: "Map",
       ItemsPath: "$.next.callIds",
-      ItemSelector: { "runId.$": "$.runId", "generation.$": "$.generation", "callId.$": "$$.Map.Item.Value" },
+      // A response may ask for hundreds of calls: this many at once, each a Lambda (cdk's concurrency.maxToolCalls).
+      MaxConcurrency: DEFAULT_MAX_TOOL_CALLS,
+      // Each call also gets the batch's list: it writes in its place in it (lib/steps/toolTurns.ts).
+      ItemSelector: {
+        "runId.$": "$.runId",
+        "generation.$": "$.generation",
+        "callId.$": "$$.Map.Item.Value",
+        "batch.$": "$.next.callIds",
+      },
       ItemProcessor: {
         ProcessorConfig: { Mode: "INLINE" },
         StartAt: "RunTool",
