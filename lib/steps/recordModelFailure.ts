@@ -38,11 +38,34 @@ export async function recordModelFailure(
   });
 }
 
-/** Split "ModelRejectedError: bad key" back into the original error's name and message. */
+/**
+ * The original error's name and message from the Catch's Cause: "ModelRejectedError: bad key" as
+ * the local runtime hands it, or, from a Lambda task on AWS, the function's error payload as JSON
+ * whose `errorMessage` holds that text (`errorType` is only the category the workflow matched).
+ */
 function parseCause(error: RecordFailureInput["error"]): { name: string; message: string } {
-  const cause = error.Cause ?? "";
+  const cause = lambdaErrorMessage(error.Cause) ?? error.Cause ?? "";
   const match = /^([A-Za-z][\w.]*): ([\s\S]*)$/.exec(cause);
   return match
     ? { name: match[1]!, message: match[2]! }
     : { name: error.Error, message: cause || error.Error };
+}
+
+/** The `errorMessage` of a Lambda error payload (`{"errorType", "errorMessage", "trace"}`), if that is what `cause` is. */
+function lambdaErrorMessage(cause: string | undefined): string | undefined {
+  if (!cause?.startsWith("{")) return undefined;
+  const payload = parseJson(cause);
+  const message =
+    payload && typeof payload === "object" ? (payload as Record<string, unknown>).errorMessage : undefined;
+  return typeof message === "string" ? message : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    // A Cause that only looks like JSON is kept as text: it is still the failure's own words.
+    return undefined;
+  }
 }

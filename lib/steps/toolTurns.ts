@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { StepDeps } from "./deps.ts";
 import { currentRun } from "./writeNext.ts";
 
@@ -13,6 +12,8 @@ const MIN_HOLD_MS = 15;
 /** The wait between looks at the log: short when next, longer the more calls are ahead. */
 const LOOK_EVERY_MS = 5;
 const MAX_LOOK_EVERY_MS = 250;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface Turn {
   runId: string;

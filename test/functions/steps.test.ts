@@ -156,4 +156,20 @@ describe("the step functions", () => {
     });
     expect(sfn.commandCalls(DescribeExecutionCommand)).toHaveLength(0);
   });
+
+  it("record a model failure from the Cause a Lambda task gives on AWS: its error payload as JSON", async () => {
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "x", runId: "fn-5" }));
+    const payload = {
+      errorType: "ModelRejectedError",
+      errorMessage: "ModelRejectedError: 401 bad key",
+      trace: [],
+    };
+    const error = { Error: "ModelRejectedError", Cause: JSON.stringify(payload) };
+    expect(await recordModelFailure({ runId: "fn-5", generation: 1, error })).toEqual({ recorded: true });
+    expect((await env.store().read("fn-5")).at(-1)).toMatchObject({
+      type: "model_failed",
+      error: { name: "ModelRejectedError", message: "401 bad key" },
+      retryable: false,
+    });
+  });
 });
