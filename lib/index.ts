@@ -7,6 +7,13 @@
 export { type AgentDefinition, defineAgent } from "./agents/defineAgent.ts";
 export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, type ToolDefinition } from "./agents/defineTool.ts";
 export type { AgentFactory } from "./agents/registry.ts";
+export {
+  EVENTS_DEFAULT_LIMIT,
+  EVENTS_MAX_LIMIT,
+  type EventPageRequest,
+  type EventsPage,
+  type TruncatedEvent,
+} from "./api/eventPage.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
 export { type Actor, type ResumePointAnswer, Runlog } from "./api/runlog.ts";
 export type { Classification, NotResumable, NotResumableReason, ResumePoint } from "./core/classify.ts";

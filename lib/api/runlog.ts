@@ -14,6 +14,8 @@ import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resum
 import { type StartRequest, startRun, validateRunId } from "../steps/start.ts";
 import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
 import { type LogView, readTail, viewFacts } from "../steps/writeNext.ts";
+import type { EventPageRequest, EventsPage } from "./eventPage.ts";
+import { readEventPage, readOneEvent } from "./eventReads.ts";
 import { planResume, type ResumePlan } from "./resumePlan.ts";
 
 /** Who made a decision or a cancel, and why. */
@@ -135,13 +137,29 @@ export class Runlog {
     return planResume(point, (name) => tools.find((tool) => tool.name === name)?.idempotent === true);
   }
 
-  /** Every event of a run, in order (after `afterSeq` when given). NotFoundError for an unknown run. */
+  /**
+   * Every event of a run, in order (after `afterSeq` when given), all in memory: for programs and
+   * tests. Anything that answers over a network pages with eventPage. NotFoundError for an unknown run.
+   */
   async events(runId: string, afterSeq = 0): Promise<RunEvent[]> {
     const events = await this.deps.store.read(validateRunId(runId), afterSeq);
     if (events.length === 0 && (afterSeq === 0 || !(await this.deps.store.getHead(runId)))) {
       throw new NotFoundError(`run ${runId} not found`);
     }
     return events;
+  }
+
+  /**
+   * A page of a run's events that fits in `maxBytes` of JSON: at most `limit` of them, an event too
+   * big for any page listed truncated, and `next` (the `after` of the next page) while the log goes on.
+   */
+  eventPage(runId: string, request: EventPageRequest): Promise<EventsPage> {
+    return readEventPage(this.deps.store, runId, request);
+  }
+
+  /** One event of a run, whole. NotFoundError when the run, or its event at `seq`, does not exist. */
+  event(runId: string, seq: number): Promise<RunEvent> {
+    return readOneEvent(this.deps.store, runId, seq);
   }
 
   /** The run's status and final output; `running` while a live executor holds it (unless it was cancelled). */

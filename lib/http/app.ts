@@ -2,6 +2,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Runlog } from "../api/runlog.ts";
 import { errorAnswer, HttpError, invalidInput } from "./errors.ts";
+import { eventRoutes } from "./eventRoutes.ts";
 import { lifecycleRoutes } from "./lifecycleRoutes.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { runRoutes } from "./runRoutes.ts";
@@ -54,7 +55,7 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
       },
     }),
   );
-  for (const table of [runRoutes(deps), lifecycleRoutes(deps)]) register(app, table);
+  for (const table of [runRoutes(deps), eventRoutes(deps), lifecycleRoutes(deps)]) register(app, table);
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404),
   );

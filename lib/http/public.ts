@@ -6,4 +6,5 @@
 export { type AppOptions, createApp } from "./app.ts";
 export { type ErrorBody, HttpError } from "./errors.ts";
 export { apiHandler } from "./lambda.ts";
+export { PART_BYTES, RESPONSE_MAX_BYTES } from "./limits.ts";
 export { MAX_BODY_BYTES, MAX_TEXT_BYTES } from "./schemas.ts";

@@ -11,7 +11,7 @@ import { HttpError, invalidInput } from "./errors.ts";
 import { requestedRunId } from "./idempotency.ts";
 import { readBody, readQuery, runIdParam } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
-import { EventsQuery, ListQuery, StartBody } from "./schemas.ts";
+import { ListQuery, StartBody } from "./schemas.ts";
 
 /**
  * A cursor the store refused: one that does not decode (InvalidInputError), or a
@@ -76,13 +76,6 @@ export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
     },
     "/runs/:id": {
       GET: async (c) => c.json(outcomeView(await runlog.outcome(runIdParam(c)))),
-    },
-    "/runs/:id/events": {
-      GET: async (c) => {
-        const runId = runIdParam(c);
-        const { after } = readQuery(c, EventsQuery);
-        return c.json({ runId, events: await runlog.events(runId, after ?? 0) });
-      },
     },
     "/runs/:id/resume-point": {
       GET: async (c) => c.json(resumePointView(await runlog.resumePoint(runIdParam(c)))),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EVENTS_MAX_LIMIT } from "../api/eventPage.ts";
 import { errorMessage } from "../core/errors.ts";
 import { validateRunId } from "../steps/start.ts";
 
@@ -70,8 +71,17 @@ export const ListQuery = z.strictObject({
   cursor: z.string().min(1).max(4096).optional(),
 });
 
-/** GET /runs/{id}/events?after. */
-export const EventsQuery = z.strictObject({ after: count(0, Number.MAX_SAFE_INTEGER).optional() });
+/** GET /runs/{id}/events?after&limit. */
+export const EventsQuery = z.strictObject({
+  after: count(0, Number.MAX_SAFE_INTEGER).optional(),
+  limit: count(1, EVENTS_MAX_LIMIT).optional(),
+});
+
+/** A seq in a path: a whole number from 1. */
+export const Seq = count(1, Number.MAX_SAFE_INTEGER);
+
+/** GET /runs/{id}/events/{seq}?part: parts are numbered from 0. */
+export const EventQuery = z.strictObject({ part: count(0, Number.MAX_SAFE_INTEGER).optional() });
 
 /** A tool call id from a path: only compared with the log, so any printable text of a sane length. */
 export const CallId = z

@@ -60,6 +60,44 @@ export interface RunPage {
   cursor?: string;
 }
 
+/** How much of an event's JSON (UTF-8 bytes) an EventSummary previews. */
+export const EVENT_PREVIEW_BYTES = 2048;
+
+/** Which slice of a run's log `readPage` reads. */
+export interface PageRequest {
+  /** Events with seq > afterSeq. @default 0 */
+  afterSeq?: number;
+  /** At most this many entries (an integer >= 1). */
+  limit: number;
+  /**
+   * The most stored bytes the page's bodies may add up to (an integer >= 1): the page stops before
+   * the event that would pass it. An event whose stored body alone is over it is listed as an
+   * EventSummary (counted as EVENT_PREVIEW_BYTES), its body not read.
+   */
+  maxBytes: number;
+}
+
+/** An event listed without its body: what it is, how big it is stored, and the start of its JSON. */
+export interface EventSummary {
+  seq: number;
+  type: RunEvent["type"];
+  at: string;
+  /** The size of its body as stored (compressed or not): its JSON is at least this big. */
+  storedBytes: number;
+  /** The first EVENT_PREVIEW_BYTES bytes of its JSON (fewer when cut before a split character). */
+  preview: string;
+}
+
+/** One entry of a page: an event whole, or the summary of one too big for the page. */
+export type PageEntry = { event: RunEvent } | { summary: EventSummary };
+
+export interface EventPage {
+  /** In seq order, without gaps. */
+  entries: PageEntry[];
+  /** True when the log held events after the last entry when the page was read. */
+  more: boolean;
+}
+
 /**
  * The append-only event log of runs. `append` is conditional on the seq being
  * free: two writers can never both write seq N; the loser gets a ConflictError.
@@ -77,6 +115,12 @@ export interface EventStore {
   append(runId: string, event: RunEvent): Promise<void>;
   /** Events with seq > afterSeq (default 0), in order. Empty for an unknown run. CorruptEventError on a bad record. */
   read(runId: string, afterSeq?: number): Promise<RunEvent[]>;
+  /**
+   * A bounded page of the log: reads no more events than `limit` and no more bodies than
+   * `maxBytes` (plus, per summarized event, the few KB its preview needs). Empty for an unknown
+   * run. InvalidInputError for a bad request; CorruptEventError on a bad record.
+   */
+  readPage(runId: string, request: PageRequest): Promise<EventPage>;
   /**
    * Events read backwards from the newest, stopping after the first for which `stop` says true
    * (or at seq 1); returned in order, oldest first. Empty for an unknown run. Costs what the tail

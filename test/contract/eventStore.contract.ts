@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { type ContractStore, runIdMaker } from "./fixtures.ts";
 import { headContract } from "./headContract.ts";
 import { logContract } from "./logContract.ts";
+import { pageContract } from "./pageContract.ts";
 
 export type { ContractStore } from "./fixtures.ts";
 
@@ -25,6 +26,7 @@ export function describeEventStoreContract(name: string, makeStore: () => Promis
     });
     const id = runIdMaker();
     logContract(get, id);
+    pageContract(get, id);
     headContract(get, id);
   });
 }

@@ -105,6 +105,27 @@ describe("apiHandler", () => {
     expect(anon.events.at(-1)).toMatchObject({ type: "cancelled", by: "http" });
   });
 
+  it("answers a response over Lambda's 6 MB as a 500 naming the route and its size, not a failed invocation", async () => {
+    // A run's final output is answered whole by GET /runs/{id}: 7 MB of it, as no real model writes.
+    const output = "all work and no play ".repeat(350_000);
+    const model = script(t.dir, "lambda-huge", [{ text: output, stop: "stop" }]);
+    await call(t.app, "POST", "/runs", { agent: "demo", input: "write", runId: "huge", model });
+    expect(await settled(t.app, "huge")).toMatchObject({ status: "completed" });
+    const answer = await handler(v2("GET", "/runs/huge"));
+    expect(answer.statusCode).toBe(500);
+    expect(answer.headers).toEqual({ "content-type": "application/json" });
+    const { error } = JSON.parse(answer.body) as { error: { code: string; message: string } };
+    expect(error.code).toBe("response_too_large");
+    expect(error.message).toMatch(
+      /^GET \/runs\/huge: the response is \d+ bytes, over the 6291456 bytes Lambda can return$/,
+    );
+    // The same answer over a REST API (v1) event, whose headers are multi-valued.
+    const v1answer = await handler(v1("GET", "/runs/huge"));
+    expect(v1answer).toMatchObject({ statusCode: 500, isBase64Encoded: false });
+    // Small answers pass as they are.
+    expect((await handler(v2("GET", "/runs/lam"))).statusCode).toBe(200);
+  });
+
   it("answers errors as JSON through the adapter, and refuses script files by default", async () => {
     const missing = await handler(v2("GET", "/runs/nope"));
     expect(missing.statusCode).toBe(404);

@@ -41,7 +41,7 @@ describe("routes and methods", () => {
     ["GET", "/"],
     ["GET", "/nope"],
     ["POST", "/runs/known/unknown", {}],
-    ["GET", "/runs/known/events/1"],
+    ["GET", "/runs/known/events/1/body"],
   ])("%s %s is a JSON 404", async (method, path, body?) => {
     expectError(await call(t.app, method, path, body), 404, "not_found");
   });

@@ -6,9 +6,11 @@ import { assertSameStart } from "../../core/sameStart.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type {
   AutoResumes,
+  EventPage,
   EventStore,
   Lease,
   ListOptions,
+  PageRequest,
   RunHead,
   RunPage,
 } from "../../ports/eventStore.ts";
@@ -20,6 +22,7 @@ import { encodeHead, type Item, num, readString, str } from "./items.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
 import { deleteLeftovers, expiredLeftovers } from "./leftovers.ts";
 import { listRuns } from "./listing.ts";
+import { readPage } from "./page.ts";
 import { decodeEventItems, encodeEventItem } from "./payloads.ts";
 
 export interface DynamoEventStoreOptions {
@@ -158,6 +161,10 @@ export class DynamoEventStore implements EventStore {
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return events;
+  }
+
+  readPage(runId: string, request: PageRequest): Promise<EventPage> {
+    return readPage(this.ctx, runId, request);
   }
 
   async readBack(runId: string, stop: (event: RunEvent) => boolean): Promise<RunEvent[]> {

@@ -32,7 +32,7 @@ export function insertEvent(db: SqliteConnection, row: EventRow): boolean {
 }
 
 /** Hides the events of a run whose head has expired: parameters ?1 run id, ?3 now (nowSeconds). */
-const LIVE = `NOT EXISTS (SELECT 1 FROM heads WHERE run_id = ?1 AND ${expiredBy("?3")})`;
+export const LIVE = `NOT EXISTS (SELECT 1 FROM heads WHERE run_id = ?1 AND ${expiredBy("?3")})`;
 
 /** In order, so a corrupt row is reported at the lowest bad seq. */
 async function decodeRows(runId: string, rows: readonly Row[]): Promise<RunEvent[]> {
@@ -41,7 +41,7 @@ async function decodeRows(runId: string, rows: readonly Row[]): Promise<RunEvent
   return events;
 }
 
-function decodeRow(runId: string, row: Row): Promise<RunEvent> {
+export function decodeRow(runId: string, row: Row): Promise<RunEvent> {
   const body = row.body;
   const bytes = typeof body === "string" || body instanceof Uint8Array ? body : String(body);
   return decodeEventBody(runId, Number(row.seq), bytes, String(row.enc));

@@ -5,9 +5,11 @@ import { assertSameStart } from "../../core/sameStart.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type {
   AutoResumes,
+  EventPage,
   EventStore,
   Lease,
   ListOptions,
+  PageRequest,
   RunHead,
   RunPage,
 } from "../../ports/eventStore.ts";
@@ -17,6 +19,7 @@ import { getHead, insertHead, setStatus } from "./heads.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
 import { listRuns } from "./listing.ts";
 import { encodeEventRow, insertEvent, readBack, readEvent, readEvents } from "./log.ts";
+import { readPage } from "./page.ts";
 
 export type SqliteEventStoreOptions = ConnectionOptions;
 
@@ -104,6 +107,10 @@ export class SqliteEventStore implements EventStore {
       throw new InvalidInputError(`afterSeq: expected an integer for run ${runId}, got ${afterSeq}`);
     }
     return readEvents(this.db, runId, afterSeq);
+  }
+
+  readPage(runId: string, request: PageRequest): Promise<EventPage> {
+    return readPage(this.db, runId, request);
   }
 
   readBack(runId: string, stop: (event: RunEvent) => boolean): Promise<RunEvent[]> {

@@ -12,8 +12,8 @@ import { LocalOrchestrator } from "../../../lib/adapters/local/localOrchestrator
 import { modelResolver } from "../../../lib/adapters/models.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
 import { ConflictError, CorruptEventError, InvalidInputError } from "../../../lib/core/errors.ts";
-import { type RunEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
-import { MAX_EVENT_BYTES } from "../../../lib/ports/eventStore.ts";
+import { canonicalJson, type RunEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
+import { EVENT_PREVIEW_BYTES, MAX_EVENT_BYTES } from "../../../lib/ports/eventStore.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { forkRun } from "../../../lib/steps/fork.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
@@ -125,6 +125,29 @@ describe("events of many megabytes", () => {
 });
 
 describe("a big event's chunks", () => {
+  it("past the first, are not read by a page that only summarizes the event", async () => {
+    const runId = id("page-first-chunk");
+    const events = finishedRun(runId, randomBytes(MB).toString("base64"));
+    await write(events);
+    const item = (await partition(client, tableName, runId)).find((i) => i.seq?.N === "4");
+    const blob = `blob#${item?.blobHash?.S}`;
+    await client.send(
+      new DeleteItemCommand({ TableName: tableName, Key: { runId: { S: blob }, seq: { N: "2" } } }),
+    );
+    await expect(store.read(runId)).rejects.toBeInstanceOf(CorruptEventError);
+    const page = await store.readPage(runId, { limit: 10, maxBytes: 64 * 1024 });
+    expect(page.entries.map((entry) => ("event" in entry ? entry.event.seq : -entry.summary.seq))).toEqual([
+      1, 2, 3, -4, 5,
+    ]);
+    expect(page.entries[3]).toMatchObject({
+      summary: {
+        seq: 4,
+        type: "tool_result",
+        preview: canonicalJson(events[3]!).slice(0, EVENT_PREVIEW_BYTES),
+      },
+    });
+  });
+
   it("missing: read fails with CorruptEventError naming the run and seq", async () => {
     const runId = id("missing-chunk");
     await write(finishedRun(runId, randomBytes(MB).toString("base64")));

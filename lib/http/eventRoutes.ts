@@ -1,0 +1,59 @@
+import type { Context } from "hono";
+import { invalidInput } from "./errors.ts";
+import { eventPart, partCount } from "./eventParts.ts";
+import { RESPONSE_MAX_BYTES } from "./limits.ts";
+import { check, readQuery, runIdParam } from "./request.ts";
+import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
+import { EventQuery, EventsQuery, Seq } from "./schemas.ts";
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
+
+/** The answer's bytes besides its events: what they may take is RESPONSE_MAX_BYTES less this. */
+const envelopeBytes = (runId: string) => jsonBytes({ runId, events: [], next: Number.MAX_SAFE_INTEGER });
+
+/** This request's path with `?part=N`: where part N of the event is read, under whatever prefix the app is mounted. */
+const partHref = (path: string) => (part: number) => `${path}?part=${part}`;
+
+/**
+ * A run's log, a page at a time, and one event whole or in parts. No answer is over
+ * RESPONSE_MAX_BYTES: a page stops before the event that would pass it, an event too big for
+ * any page is listed truncated with the href of its parts.
+ */
+export function eventRoutes({ runlog }: RouteDeps): RouteTable {
+  return {
+    "/runs/:id/events": {
+      GET: async (c) => {
+        const runId = runIdParam(c);
+        const { after, limit } = readQuery(c, EventsQuery);
+        const page = await runlog.eventPage(runId, {
+          ...optional("after", after),
+          ...optional("limit", limit),
+          maxBytes: RESPONSE_MAX_BYTES - envelopeBytes(runId),
+          href: (seq) => partHref(`${c.req.path}/${seq}`)(0),
+        });
+        return c.json({ runId, ...page });
+      },
+    },
+    "/runs/:id/events/:seq": {
+      GET: async (c) => {
+        const runId = runIdParam(c);
+        const seq = check(Seq, c.req.param("seq"), "seq");
+        const { part } = readQuery(c, EventQuery);
+        const event = await runlog.event(runId, seq);
+        if (part !== undefined) return c.json(eventPart(runId, event, part, partHref(c.req.path)));
+        const whole = { runId, event };
+        if (jsonBytes(whole) <= RESPONSE_MAX_BYTES) return c.json(whole);
+        throw tooBigForOne(c, runId, event.seq, jsonBytes(event));
+      },
+    },
+  };
+}
+
+function tooBigForOne(c: Context, runId: string, seq: number, bytes: number) {
+  const parts = partCount(bytes);
+  return invalidInput(
+    "part",
+    `part: event ${seq} of run ${runId} is ${bytes} bytes of JSON, more than one answer holds ` +
+      `(${RESPONSE_MAX_BYTES}): read it in ${parts} parts, ${c.req.path}?part=0 to ?part=${parts - 1}`,
+  );
+}
