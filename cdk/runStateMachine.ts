@@ -5,11 +5,12 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { RUN_DEFINITION, TASKS, type TaskName } from "../lib/workflow/definition.ts";
+import { EXECUTION_TIMEOUT_SECONDS } from "../lib/workflow/timeouts.ts";
 
 export interface RunStateMachineProps {
   /** The function behind each Task state of lib/workflow's definition. */
   tasks: Readonly<Record<TaskName, IFunction>>;
-  /** The longest one execution (one generation of a run) may take. @default Duration.hours(24) */
+  /** The longest one execution (one generation of a run) may take, in whole seconds. @default Duration.hours(24) */
   timeout?: Duration;
   /** @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
@@ -17,13 +18,28 @@ export interface RunStateMachineProps {
   maxToolCalls?: number;
 }
 
-/** RUN_DEFINITION, with the Map of tool calls bounded when asked: the one change a deployment may make. */
-export function deployedDefinition(maxToolCalls?: number): object {
-  if (maxToolCalls === undefined) return RUN_DEFINITION;
+/** What a deployment may change in RUN_DEFINITION. */
+export interface DeployedDefinitionOptions {
+  /** The execution timeout: the definition's top-level TimeoutSeconds. @default EXECUTION_TIMEOUT_SECONDS (24 h) */
+  timeoutSeconds?: number;
+  /** A bound on the Map of tool calls (its MaxConcurrency). @default none */
+  maxToolCalls?: number;
+}
+
+/**
+ * RUN_DEFINITION with this deployment's execution timeout, and the Map of tool calls bounded
+ * when asked. The timeout must be in the definition itself: a definition given as a string
+ * (DefinitionBody.fromString) makes CDK drop StateMachine's own `timeout` prop.
+ */
+export function deployedDefinition(options: DeployedDefinitionOptions = {}): object {
   const { States } = RUN_DEFINITION;
   return {
     ...RUN_DEFINITION,
-    States: { ...States, RunTools: { ...States.RunTools, MaxConcurrency: maxToolCalls } },
+    TimeoutSeconds: options.timeoutSeconds ?? RUN_DEFINITION.TimeoutSeconds,
+    States:
+      options.maxToolCalls === undefined
+        ? States
+        : { ...States, RunTools: { ...States.RunTools, MaxConcurrency: options.maxToolCalls } },
   };
 }
 
@@ -37,7 +53,7 @@ function logName(scope: Construct): string {
 
 /**
  * The run loop as a Standard workflow: lib/workflow's RUN_DEFINITION verbatim
- * (but for an optional bound on parallel tool calls), its task placeholders
+ * (but for its execution timeout and an optional bound on parallel tool calls), its task placeholders
  * filled by definitionSubstitutions, so the deployed definition is the one the
  * local orchestrator and the tests run.
  */
@@ -47,7 +63,7 @@ export class RunStateMachine extends Construct {
 
   constructor(scope: Construct, id: string, props: RunStateMachineProps) {
     super(scope, id);
-    this.timeout = props.timeout ?? Duration.hours(24);
+    this.timeout = props.timeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
     const logs = new LogGroup(this, "Logs", {
       // The prefix AWS recommends for vended logs, so many state machines do not outgrow one resource policy.
       logGroupName: `/aws/vendedlogs/states/${logName(this)}`,
@@ -57,11 +73,15 @@ export class RunStateMachine extends Construct {
     const substitutions = Object.fromEntries(
       (Object.keys(TASKS) as TaskName[]).map((task) => [TASKS[task], props.tasks[task].functionArn]),
     );
+    // Whole seconds (toSeconds throws on a fraction), as ASL's TimeoutSeconds is.
+    const definition = deployedDefinition({
+      timeoutSeconds: this.timeout.toSeconds(),
+      ...(props.maxToolCalls === undefined ? {} : { maxToolCalls: props.maxToolCalls }),
+    });
     this.stateMachine = new StateMachine(this, "StateMachine", {
       stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromString(JSON.stringify(deployedDefinition(props.maxToolCalls))),
+      definitionBody: DefinitionBody.fromString(JSON.stringify(definition)),
       definitionSubstitutions: substitutions,
-      timeout: this.timeout,
       tracingEnabled: true,
       // State holds ids and the next action only (never the conversation), so logging data is cheap and safe.
       logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },

@@ -8,7 +8,12 @@ import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { TASK_TIMEOUT_SECONDS } from "../lib/workflow/definition.ts";
+import {
+  CONTROL_TIMEOUT_SECONDS,
+  EXECUTION_TIMEOUT_SECONDS,
+  leaseMsFor,
+  TASK_TIMEOUT_SECONDS,
+} from "../lib/workflow/timeouts.ts";
 import { RunlogAlarms } from "./alarms.ts";
 import {
   grantExecutions,
@@ -25,23 +30,21 @@ import { RunStateMachine } from "./runStateMachine.ts";
 import { RunlogTable } from "./table.ts";
 import { Triggers } from "./triggers.ts";
 
-/** Each function's own limits: the task ones match lib/workflow's TimeoutSeconds. */
+/** Each function's own limits: lib/workflow/timeouts.ts, where they are checked to nest. */
 const SIZING: Record<HandlerName, { timeout: Duration; memorySize: number }> = {
   callModel: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.CallModel), memorySize: 512 },
   runTool: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.RunTool), memorySize: 512 },
   recordModelFailure: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.RecordModelFailure), memorySize: 256 },
   finish: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Finish), memorySize: 256 },
   handoff: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Handoff), memorySize: 256 },
-  startRun: { timeout: Duration.seconds(30), memorySize: 256 },
-  resume: { timeout: Duration.seconds(60), memorySize: 256 },
-  sweeper: { timeout: Duration.minutes(5), memorySize: 512 },
-  // API Gateway gives an integration at most 30 s; runs execute in Step Functions, not here.
-  api: { timeout: Duration.seconds(29), memorySize: 512 },
+  startRun: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.startRun), memorySize: 256 },
+  resume: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.resume), memorySize: 256 },
+  sweeper: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.sweeper), memorySize: 512 },
+  // Runs execute in Step Functions, not here.
+  api: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.api), memorySize: 512 },
 };
 /** The functions behind the state machine's Task states (the ones `concurrency.reservedConcurrency` bounds). */
 const STEPS = ["callModel", "runTool", "recordModelFailure", "finish", "handoff"] as const;
-/** The lease is claimed just before the execution starts: it must outlast the execution's timeout. */
-const LEASE_MARGIN = Duration.minutes(5);
 
 function modelKey(scope: Construct, secret: ISecret | string): ISecret {
   if (typeof secret !== "string") return secret;
@@ -78,10 +81,11 @@ export class Runlog extends Construct {
       "Runs",
       props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {},
     ).table;
-    const executionTimeout = props.executionTimeout ?? Duration.hours(24);
+    const executionTimeout = props.executionTimeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
     const common = {
       TABLE_NAME: this.table.tableName,
-      RUNLOG_LEASE_MS: String(executionTimeout.plus(LEASE_MARGIN).toMilliseconds()),
+      // The lease is claimed just before the execution starts: it must outlast the execution's timeout.
+      RUNLOG_LEASE_MS: String(leaseMsFor(executionTimeout.toSeconds())),
       ...(props.retentionDays === undefined ? {} : { RUNLOG_RETENTION_DAYS: String(props.retentionDays) }),
     };
     const secret = props.modelKeySecret === undefined ? undefined : modelKey(this, props.modelKeySecret);

@@ -9,13 +9,14 @@ import { newRunId } from "../lib/adapters/ids.ts";
 import { modelResolver } from "../lib/adapters/models.ts";
 import { SfnOrchestrator } from "../lib/adapters/stepfunctions/index.ts";
 import { agentRegistry } from "../lib/agents/registry.ts";
-import { ModelRejectedError, PermanentError } from "../lib/core/errors.ts";
+import { PermanentError } from "../lib/core/errors.ts";
 import type { ModelResolver } from "../lib/ports/model.ts";
 import type { Ids } from "../lib/ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../lib/steps/deps.ts";
 import { LogCache } from "../lib/steps/logCache.ts";
 import { RETENTION_VARIABLE, retentionMs } from "../lib/steps/retention.ts";
 import type { SweepOptions } from "../lib/steps/sweep.ts";
+import { modelClientOptions } from "./modelClient.ts";
 import { readModelKey } from "./secret.ts";
 
 /** What a function is configured with; cdk/ sets these. The model key is never one of them, only its secret. */
@@ -76,10 +77,7 @@ export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
  * models; calling one fails clearly.
  */
 function awsModels(apiKey: string | undefined): ModelResolver {
-  const client = new OpenAI({
-    apiKey: apiKey ?? (() => Promise.reject(new ModelRejectedError("this function holds no model key"))),
-    maxRetries: 2,
-  });
+  const client = new OpenAI(modelClientOptions(apiKey));
   return modelResolver({ openai: { client } });
 }
 

@@ -16,7 +16,14 @@ export interface ModelRequest {
   instructions: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
+  /** Aborted when the execution is stopped (a cancel): the call throws the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Aborted when the step must stop waiting for the model (its time is nearly up): the call ends
+   * at once, returning what streamed so far as a reply with stop `interrupted`, or throwing
+   * ModelUnavailableError when nothing did, so no output is lost with the step's function.
+   */
+  deadline?: AbortSignal;
 }
 
 export interface ModelReply {
@@ -29,8 +36,9 @@ export interface ModelReply {
 
 /**
  * A chat model. Throws ModelUnavailableError when trying again may help and
- * ModelRejectedError when it will not; a response cut off after some output is
- * a reply with stop `interrupted`, not an error, so its text is kept.
+ * ModelRejectedError when it will not; a response cut off after some output (a
+ * broken stream, the request's deadline) is a reply with stop `interrupted`, not
+ * an error, so its text is kept.
  */
 export interface Model {
   readonly spec: string;

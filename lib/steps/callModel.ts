@@ -15,7 +15,13 @@ import type { Agent } from "../ports/tool.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments } from "./executeTool.ts";
 import { nextAction } from "./nextAction.ts";
-import { STEPS_PER_EXECUTION, stepDeadline, withinBudget } from "./stepBudget.ts";
+import {
+  deadlineSignal,
+  modelDeadline,
+  STEPS_PER_EXECUTION,
+  stepDeadline,
+  withinBudget,
+} from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
 import { toolSpecs } from "./toolSpecs.ts";
 import { type Kept, unstoredWork } from "./unstoredWork.ts";
@@ -33,7 +39,8 @@ import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
  * could not be stored is kept in this process for the step's retry.
  */
 export async function callModel(deps: StepDeps, input: StepInput): Promise<NextAction> {
-  const deadline = stepDeadline("CallModel", deps.clock.now());
+  const startedAt = deps.clock.now();
+  const deadline = stepDeadline("CallModel", startedAt);
   const events = await currentRun(deps, input.runId);
   const facts = deps.logs.factsOf(input.runId, events);
   assertCurrent(input.runId, facts, input.generation);
@@ -50,7 +57,9 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   const replies = unstoredWork(deps.logs).modelReplies;
   const turn = String(facts.modelTurns);
   // A reply this process got for this very input and could not store is the answer: not a second call.
-  const got = replies.get(input.runId, input.generation, turn) ?? (await ask(deps, model, request));
+  const got =
+    replies.get(input.runId, input.generation, turn) ??
+    (await ask(deps, model, request, modelDeadline(startedAt)));
   const reply = normalize(got.value);
   const approvals = callsNeedingApproval(agent, reply);
   deps.faults.reached("model:after-call");
@@ -130,18 +139,30 @@ function resolveModel(deps: StepDeps, spec: string): Model {
   }
 }
 
-/** Call the model: the one boundary inside which a failure is the model's own. */
-async function ask(deps: StepDeps, model: Model, request: ModelRequest): Promise<Kept<ModelReply>> {
+/**
+ * Call the model: the one boundary inside which a failure is the model's own. A call still under
+ * way at `endBy` (epoch ms) is told to end (ModelRequest.deadline), so what it streamed is stored
+ * as a cut-off response before the step's function runs out of time, and a resume continues it.
+ */
+async function ask(
+  deps: StepDeps,
+  model: Model,
+  request: ModelRequest,
+  endBy: number,
+): Promise<Kept<ModelReply>> {
   deps.faults.reached("model:before");
   // The injected clock, as for the event's `at`: durations and timestamps of a log agree, and a
   // test controls both. A clock set back mid-call would give a negative span: it counts as 0.
   const startedAt = deps.clock.now().getTime();
+  const deadline = deadlineSignal(endBy, startedAt);
   let value: ModelReply;
   try {
-    value = await model.call(request);
+    value = await model.call({ ...request, deadline: deadline.signal });
   } catch (error) {
     if (deps.signal?.aborted) throw stoppedDuringCall(request.runId, deps.signal.reason);
     throw asModelError(model.spec, error);
+  } finally {
+    deadline.release();
   }
   return { value, ms: Math.max(0, deps.clock.now().getTime() - startedAt) };
 }

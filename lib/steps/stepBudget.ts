@@ -1,5 +1,7 @@
 import type { NextAction } from "../ports/runtime.ts";
-import { TASK_TIMEOUT_SECONDS } from "../workflow/definition.ts";
+import { MODEL_CALL_MARGIN_MS, REPORT_MARGIN_MS, TASK_TIMEOUT_SECONDS } from "../workflow/timeouts.ts";
+
+export { STORE_RETRY_MS } from "../workflow/timeouts.ts";
 
 /**
  * Steps (model calls and tool calls) one execution does before it hands the
@@ -10,12 +12,12 @@ import { TASK_TIMEOUT_SECONDS } from "../workflow/definition.ts";
  *   and 3 more per retry attempt (Scheduled, Started, Failed);
  * - a Choice writes 2; a Map writes 4, plus 2 per iteration (IterationStarted, IterationSucceeded).
  *
- * A model step is CallModel (5, up to 5 retries: +15), Route (2) and the Map
- * that follows it (4): at most 26. A tool step is RunTool (5, up to 6 retries:
- * +18) in one Map iteration (2): at most 25. An execution's own start and end
+ * A model step is CallModel (5, up to 6 retries: +18), Route (2) and the Map
+ * that follows it (4): at most 29. A tool step is RunTool (5, up to 7 retries:
+ * +21) in one Map iteration (2): at most 28. An execution's own start and end
  * (ExecutionStarted/Succeeded, the first Route, Handoff or Finish with their
  * retries, the last Choice and Succeed) stay under 60. So 500 steps are at
- * most 26 × 500 + 60 = 13,060 events even if every step nearly spent its
+ * most 29 × 500 + 60 = 14,560 events even if every step nearly spent its
  * retries, about 9 per step (4,500) when none does: a wide margin below 25,000.
  * A handoff comes before a tool batch that would cross the bound, so only a
  * single batch wider than the bound (started by a fresh execution) exceeds it.
@@ -35,19 +37,36 @@ export function withinBudget(next: NextAction, used: number, limit: number): Nex
   return used > 0 && used + width > limit ? { action: "handoff" } : next;
 }
 
-/** Kept back from a task's timeout so a step that gives up still has time to report why. */
-const REPORT_MARGIN_MS = 15_000;
-
-/**
- * The longest a step keeps trying to store work it has done once the store fails, however much
- * of its task's time is left: a person may be waiting on a local run.
- */
-export const STORE_RETRY_MS = 60_000;
-
 /**
  * When a step that started at `startedAt` must give up (epoch ms): its task's timeout in the
  * state machine (the Lambda's too, see cdk/runlog.ts) less a margin to report the failure in.
  */
 export function stepDeadline(task: "CallModel" | "RunTool", startedAt: Date): number {
   return startedAt.getTime() + TASK_TIMEOUT_SECONDS[task] * 1_000 - REPORT_MARGIN_MS;
+}
+
+/**
+ * When a model call that a CallModel step started at `startedAt` must end (epoch ms): early
+ * enough that what streamed so far is still stored (STORE_RETRY_MS) before the step's deadline.
+ */
+export function modelDeadline(startedAt: Date): number {
+  return startedAt.getTime() + TASK_TIMEOUT_SECONDS.CallModel * 1_000 - MODEL_CALL_MARGIN_MS;
+}
+
+/**
+ * A signal that aborts at `at` (epoch ms, the clock's time, read as `now` by the caller): the
+ * deadline a model call is given (ModelRequest.deadline). Already aborted when `at` has passed.
+ */
+export function deadlineSignal(at: number, now: number): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const reached = () =>
+    controller.abort(new Error(`the step's deadline (${new Date(at).toISOString()}) came`));
+  if (at <= now) {
+    reached();
+    return { signal: controller.signal, release: () => {} };
+  }
+  const timer = setTimeout(reached, at - now);
+  // The timer only bounds a call under way: it must not keep a process alive on its own.
+  timer.unref();
+  return { signal: controller.signal, release: () => clearTimeout(timer) };
 }

@@ -1,4 +1,7 @@
-import { LAMBDA_TRANSIENT, MODEL_FAILED_ON, RETRY_ON, SUPERSEDED_ON } from "./errors.ts";
+import { LAMBDA_TRANSIENT, MODEL_FAILED_ON, RETRY_ON, SUPERSEDED_ON, TASK_TIMED_OUT } from "./errors.ts";
+import { EXECUTION_TIMEOUT_SECONDS, TASK_TIMEOUT_SECONDS } from "./timeouts.ts";
+
+export { TASK_TIMEOUT_SECONDS } from "./timeouts.ts";
 
 /** The Task states, and the placeholder each one's Resource is substituted from. */
 export const TASKS = {
@@ -9,15 +12,6 @@ export const TASKS = {
   Handoff: "HandoffFunctionArn",
 } as const;
 export type TaskName = keyof typeof TASKS;
-
-/** Seconds a single task may take before Step Functions gives up on it. */
-export const TASK_TIMEOUT_SECONDS = {
-  CallModel: 900,
-  RunTool: 900,
-  RecordModelFailure: 60,
-  Finish: 60,
-  Handoff: 60,
-} as const;
 
 /** How many tool calls of one response run at once unless a deployment says otherwise. */
 export const DEFAULT_MAX_TOOL_CALLS = 10;
@@ -39,6 +33,7 @@ const retry = (maxAttempts: number) => [
     BackoffRate: 2,
     JitterStrategy: "FULL",
   },
+  { ErrorEquals: [...TASK_TIMED_OUT], IntervalSeconds: 1, MaxAttempts: 1 },
 ];
 // A superseded or cancelled execution still passes Finish, which releases the lease only if its generation owns the run.
 const superseded = { ErrorEquals: [...SUPERSEDED_ON], ResultPath: "$.error", Next: "Finish" };
@@ -55,9 +50,12 @@ const failed = { ErrorEquals: ["States.ALL"], ResultPath: "$.failure", Next: "Fi
  * `handoff`, and the Handoff task continues the run in a new execution of the
  * next generation, through the same resume path as `runlog resume`. This one
  * then ends without Finish: the lease is the new execution's.
+ *
+ * TimeoutSeconds is the default execution timeout; a stack deploys its own (cdk/runStateMachine.ts).
  */
 export const RUN_DEFINITION = {
   Comment: "runlog: execute one generation of a run, one Lambda per model or tool step",
+  TimeoutSeconds: EXECUTION_TIMEOUT_SECONDS,
   StartAt: "Route",
   States: {
     Route: {

@@ -15,13 +15,22 @@ export const RETRY_ON: readonly WorkflowErrorName[] = [
   "ConflictError",
   "ModelUnavailableError",
 ];
-/** Lambda's own transient failures (throttled, service errors), retried as AWS recommends. */
+/** Lambda's own transient failures (throttled, service errors, an invoke that timed out), retried as AWS recommends. */
 export const LAMBDA_TRANSIENT = [
   "Lambda.ServiceException",
   "Lambda.AWSLambdaException",
   "Lambda.SdkClientException",
   "Lambda.TooManyRequestsException",
+  "Lambda.ClientExecutionTimeoutException",
 ] as const;
+/**
+ * A step that ran out of time: its function's timeout (`Sandbox.Timedout`) or its Task's
+ * TimeoutSeconds (`States.Timeout`). Retried once, as every step is idempotent: a CallModel
+ * retry finds a stored response or asks again; a RunTool retry answers a call that started and
+ * has no result as interrupted (re-running only an idempotent tool). A second timeout is caught
+ * as any failure is: the execution fails, the run is left resumable.
+ */
+export const TASK_TIMED_OUT = ["Sandbox.Timedout", "States.Timeout"] as const;
 /** The name that ends an execution quietly: a newer generation owns the run. */
 export const SUPERSEDED_ON: readonly ErrorCategory[] = ["StaleError"];
 

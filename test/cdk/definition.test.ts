@@ -23,7 +23,7 @@ import {
 } from "../../lib/core/errors.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { RUN_DEFINITION, renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
-import { LAMBDA_TRANSIENT, toWorkflowError } from "../../lib/workflow/errors.ts";
+import { LAMBDA_TRANSIENT, TASK_TIMED_OUT, toWorkflowError } from "../../lib/workflow/errors.ts";
 import { busEvent, STATE_MACHINE_ARN, useFunctionEnvironment } from "../functions/support.ts";
 import { type Synthesized, synthesize } from "./synth.ts";
 
@@ -114,14 +114,23 @@ describe("the deployed definition", () => {
       [...(state.Retry ?? []), ...(state.Catch ?? [])].flatMap((rule) => rule.ErrorEquals),
     );
     expect(named.length).toBeGreaterThan(0);
-    const lambda = new Set<string>(LAMBDA_TRANSIENT);
+    const lambda = new Set<string>([...LAMBDA_TRANSIENT, ...TASK_TIMED_OUT]);
     for (const name of named)
       expect(name === "States.ALL" || lambda.has(name) || thrown.has(name), name).toBe(true);
+  });
+
+  it("retries every task once after it timed out, and a Lambda invoke that timed out as Lambda's transient failures", () => {
+    const tasks = allStates(deployed.States).filter(([, state]) => state.Type === "Task");
+    for (const [name, state] of tasks) {
+      const retried = (state.Retry ?? []).flatMap((rule) => rule.ErrorEquals);
+      for (const timedOut of ["Sandbox.Timedout", "States.Timeout", "Lambda.ClientExecutionTimeoutException"])
+        expect(retried, name).toContain(timedOut);
+    }
   });
 });
 
 /** Run the deployed definition in-process, each task served by the handler of the function its Resource names. */
-async function execute(input: ExecutionInput) {
+async function execute(input: ExecutionInput, failFirst: Record<string, string> = {}) {
   const machine = new StateMachine(deployed as never, { validationOptions: { checkArn: false } });
   const tasks = allStates(deployed.States).filter(([, state]) => state.Type === "Task");
   const calls: Record<string, number> = {};
@@ -130,6 +139,9 @@ async function execute(input: ExecutionInput) {
       name,
       (event: unknown) => {
         calls[name] = (calls[name] ?? 0) + 1;
+        // The error Step Functions reports when the task's function ran out of time, on its first call.
+        const failure = calls[name] === 1 ? failFirst[name] : undefined;
+        if (failure) return Promise.reject(Object.assign(new Error("Task timed out"), { name: failure }));
         return HANDLERS[arnToHandler.get(state.Resource!)!](event);
       },
     ]),
@@ -168,6 +180,16 @@ describe("an execution of the deployed definition, on the deployed functions", (
     });
     expect(await env.store().getHead("cdk-demo")).toMatchObject({ status: "completed" });
   });
+
+  it.each(["Sandbox.Timedout", "States.Timeout"])(
+    "retries a model call whose function timed out (%s), and the run completes",
+    async (timedOut) => {
+      const runId = `cdk-timeout-${timedOut.replace(".", "-").toLowerCase()}`;
+      const result = await execute(await start(runId), { CallModel: timedOut });
+      expect(result.calls.CallModel).toBeGreaterThan(1);
+      expect(result.outcome).toMatchObject({ status: "completed" });
+    },
+  );
 
   it("retries a model call that failed retryably, by its category name, then records the failure", async () => {
     // A scripted turn fails the same way each time it is asked, so every retry fails too.

@@ -58,9 +58,9 @@ describe("withinBudget", () => {
   });
 
   it("defaults to a bound whose worst case, from the definition's retries, stays far below 25,000 history events", () => {
-    // The arithmetic lib/steps/stepBudget.ts and the README state: 26 and 25 events a step.
-    expect([WORST_MODEL_STEP, WORST_TOOL_STEP]).toEqual([26, 25]);
-    expect(worstHistory(STEPS_PER_EXECUTION)).toBe(13_060);
+    // The arithmetic lib/steps/stepBudget.ts and the README state: 29 and 28 events a step.
+    expect([WORST_MODEL_STEP, WORST_TOOL_STEP]).toEqual([29, 28]);
+    expect(worstHistory(STEPS_PER_EXECUTION)).toBe(14_560);
     expect(worstHistory(STEPS_PER_EXECUTION)).toBeLessThan(25_000 * 0.6);
   });
 });

@@ -9,7 +9,13 @@ import {
   StaleError,
 } from "../../lib/core/errors.ts";
 import { RUN_DEFINITION, renderDefinition, TASKS } from "../../lib/workflow/definition.ts";
-import { LAMBDA_TRANSIENT, RETRY_ON, SUPERSEDED_ON, toWorkflowError } from "../../lib/workflow/errors.ts";
+import {
+  LAMBDA_TRANSIENT,
+  RETRY_ON,
+  SUPERSEDED_ON,
+  TASK_TIMED_OUT,
+  toWorkflowError,
+} from "../../lib/workflow/errors.ts";
 
 type State = { Type: string; Retry?: { ErrorEquals: string[] }[]; Catch?: { ErrorEquals: string[] }[] };
 
@@ -34,7 +40,7 @@ describe("the run state machine definition", () => {
     for (const [, state] of states) {
       for (const rule of [...(state.Retry ?? []), ...(state.Catch ?? [])]) {
         for (const name of rule.ErrorEquals) {
-          const lambda = (LAMBDA_TRANSIENT as readonly string[]).includes(name);
+          const lambda = ([...LAMBDA_TRANSIENT, ...TASK_TIMED_OUT] as readonly string[]).includes(name);
           expect(name === "States.ALL" || lambda || thrown.has(name), `${name} is never thrown`).toBe(true);
         }
       }
@@ -47,6 +53,7 @@ describe("the run state machine definition", () => {
     for (const [name, state] of tasks) {
       expect(state.Retry?.[0]?.ErrorEquals, name).toEqual([...RETRY_ON]);
       expect(state.Retry?.[1]?.ErrorEquals, name).toEqual([...LAMBDA_TRANSIENT]);
+      expect(state.Retry?.[2], name).toMatchObject({ ErrorEquals: [...TASK_TIMED_OUT], MaxAttempts: 1 });
     }
     for (const [name, state] of states.filter(([n, s]) => s.Catch && n !== "RunTool")) {
       expect(state.Catch?.[0]?.ErrorEquals, name).toEqual([...SUPERSEDED_ON]);

@@ -9,7 +9,7 @@ import { finish } from "../../steps/finish.ts";
 import { handOff } from "../../steps/handoff.ts";
 import { recordModelFailure } from "../../steps/recordModelFailure.ts";
 import { runTool } from "../../steps/runTool.ts";
-import { renderDefinition, TASKS, type TaskName } from "../../workflow/definition.ts";
+import { RUN_DEFINITION, renderDefinition, TASKS, type TaskName } from "../../workflow/definition.ts";
 import { toWorkflowError } from "../../workflow/errors.ts";
 import { watchForCancel } from "../cancelWatch.ts";
 import { countHistory } from "./historyCount.ts";
@@ -33,6 +33,8 @@ export interface LocalOrchestratorOptions {
   retryIntervalMs?: number;
   /** How often a running execution looks for a cancel in its log (one written by another process). @default 500 */
   cancelPollMs?: number;
+  /** The longest one execution may take, in seconds (the definition's TimeoutSeconds). @default RUN_DEFINITION's: 24 h */
+  executionTimeoutSeconds?: number;
 }
 
 /** Tasks that give the run up: they run even after a stop, and the lease is theirs to hand over or release. */
@@ -63,7 +65,13 @@ export class LocalOrchestrator implements Orchestrator {
   private stateMachine(): Promise<StateMachine> {
     this.machine ??= import("aws-local-stepfunctions").then(
       ({ StateMachine }) =>
-        new StateMachine(renderDefinition(LOCAL_ARNS) as never, { validationOptions: { noValidate: true } }),
+        new StateMachine(
+          {
+            ...renderDefinition(LOCAL_ARNS),
+            TimeoutSeconds: this.options.executionTimeoutSeconds ?? RUN_DEFINITION.TimeoutSeconds,
+          } as never,
+          { validationOptions: { noValidate: true } },
+        ),
     );
     return this.machine;
   }
@@ -203,9 +211,14 @@ export class LocalOrchestrator implements Orchestrator {
       history = countHistory(execution.eventLogs);
       await execution.result;
     } catch (failure) {
-      error = new RetryableError(`run ${input.runId}: execution of generation ${input.generation} failed`, {
-        cause: lastError ?? failure,
-      });
+      const timedOut = timedOutError(input, failure);
+      // The interpreter ends the execution, not the step under way: stop it, as its Lambda would die.
+      if (timedOut) stop.abort(timedOut);
+      error =
+        timedOut ??
+        new RetryableError(`run ${input.runId}: execution of generation ${input.generation} failed`, {
+          cause: lastError ?? failure,
+        });
     } finally {
       stopRenewing();
       stopWatching();
@@ -230,4 +243,13 @@ export class LocalOrchestrator implements Orchestrator {
   private report(report: ExecutionReport): void {
     this.options.deps().observer?.executionEnded?.(report);
   }
+}
+
+/** The error of an execution the interpreter ended at its TimeoutSeconds (as Step Functions' TIMED_OUT), if it did. */
+function timedOutError(input: ExecutionInput, failure: unknown): RetryableError | undefined {
+  if (!(failure instanceof Error) || failure.name !== "ExecutionTimeoutError") return undefined;
+  return new RetryableError(
+    `run ${input.runId}: execution of generation ${input.generation} timed out (the definition's TimeoutSeconds); the run can be resumed`,
+    { cause: failure },
+  );
 }

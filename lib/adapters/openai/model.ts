@@ -3,7 +3,9 @@ import type { Stream } from "openai/core/streaming";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { errorMessage, ModelRejectedError } from "../../core/errors.ts";
 import type { Model, ModelReply, ModelRequest } from "../../ports/model.ts";
+import { MODEL_CLIENT } from "../../workflow/timeouts.ts";
 import { ReplyAssembler } from "./assemble.ts";
+import { beforeDeadline, noTextBeforeDeadline, stopOrDeadline } from "./deadline.ts";
 import { isContextLengthError, toModelError } from "./errors.ts";
 import { contextFull, readReply } from "./read.ts";
 import { toChatRequest } from "./request.ts";
@@ -16,9 +18,9 @@ export interface OpenAIModelOptions {
   apiKey?: string;
   /** Any OpenAI-compatible endpoint. @default `OPENAI_BASE_URL`, else https://api.openai.com/v1 */
   baseURL?: string;
-  /** Retries the SDK makes itself (429, 408, 409, 5xx, connection errors) before runlog sees a failure. @default 2 */
+  /** Retries the SDK makes itself (429, 408, 409, 5xx, connection errors) before runlog sees a failure. @default 2 (MODEL_CLIENT, lib/workflow/timeouts.ts) */
   maxRetries?: number;
-  /** Time allowed per attempt for the response to start, and between two chunks of it. @default 600000 */
+  /** Time allowed per attempt for the response to start, and between two chunks of it. @default 240000 (MODEL_CLIENT) */
   timeoutMs?: number;
   /** A client built elsewhere (Azure, a proxy, custom fetch); `apiKey` and `baseURL` are then not used. */
   client?: OpenAI;
@@ -28,7 +30,8 @@ export interface OpenAIModelOptions {
  * The production model: any OpenAI-compatible Chat Completions endpoint, streamed.
  * Its spec is `openai:<model>`. A caller's abort rethrows `signal.reason` (an AbortError
  * unless the caller gave another reason), the way `fetch` does, so it is never mistaken for
- * a provider failure and never retried as one.
+ * a provider failure and never retried as one. The request's deadline ends the call too, keeping
+ * what streamed so far as an interrupted reply (see ModelRequest.deadline).
  */
 export function createOpenAIModel(options: OpenAIModelOptions): Model {
   const spec = `${OPENAI_SPEC_PREFIX}${options.model}`;
@@ -40,20 +43,23 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   };
 
   async function call(request: ModelRequest): Promise<ModelReply> {
-    const { signal } = request;
+    const { signal, deadline } = request;
+    const abort = stopOrDeadline(signal, deadline);
     let stream: Stream<ChatCompletionChunk>;
     try {
-      stream = await client.chat.completions.create(toChatRequest(options.model, request), {
+      const created = client.chat.completions.create(toChatRequest(options.model, request), {
         ...perRequest,
-        ...(signal && { signal }),
+        ...(abort && { signal: abort }),
       });
+      stream = await beforeDeadline(created, deadline);
     } catch (error) {
       signal?.throwIfAborted();
+      if (deadline?.aborted) throw noTextBeforeDeadline(spec, error);
       if (isContextLengthError(error)) return contextFull();
       throw toModelError(error, spec);
     }
     const assembler = new ReplyAssembler((position) => `call_${request.turn}_${position}`);
-    return readReply(stream, assembler, { spec, idleMs, signal });
+    return readReply(stream, assembler, { spec, idleMs, signal, deadline });
   }
 
   return { spec, call };
@@ -64,8 +70,9 @@ function buildClient(spec: string, options: OpenAIModelOptions): OpenAI {
     return new OpenAI({
       ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
       ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
-      maxRetries: options.maxRetries ?? 2,
-      ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+      // The limits CallModel's function uses on AWS, so a local call fits its step's time the same way.
+      maxRetries: options.maxRetries ?? MODEL_CLIENT.attempts - 1,
+      timeout: options.timeoutMs ?? MODEL_CLIENT.perAttemptMs,
     });
   } catch (error) {
     // The SDK refuses to start without a key; local servers accept any non-empty one.

@@ -4,6 +4,7 @@ import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { errorMessage, ModelUnavailableError } from "../../core/errors.ts";
 import type { ModelReply } from "../../ports/model.ts";
 import type { ReplyAssembler } from "./assemble.ts";
+import { noTextBeforeDeadline } from "./deadline.ts";
 import { isContextLengthError, toModelError } from "./errors.ts";
 
 /** The reply to a prompt that does not fit the context window: not an error, an ending. */
@@ -14,18 +15,21 @@ export interface ReadOptions {
   /** Longest wait for the next chunk; the SDK's own timeout stops once the response has started. */
   idleMs: number;
   signal?: AbortSignal | undefined;
+  /** When the step must stop waiting: the stream is cut off and what it carried kept. */
+  deadline?: AbortSignal | undefined;
 }
 
 /**
  * Read a streamed response into a reply. A stream that breaks after some text
  * (dropped connection, premature close, stall, an error event) gives a reply with
  * stop `interrupted` that keeps the text; one that breaks before any text throws
- * ModelUnavailableError. A caller's abort rethrows the signal's reason.
+ * ModelUnavailableError. A caller's abort rethrows the signal's reason; the deadline
+ * cuts the stream off like a break.
  */
 export async function readReply(
   stream: Stream<ChatCompletionChunk>,
   assembler: ReplyAssembler,
-  { spec, idleMs, signal }: ReadOptions,
+  { spec, idleMs, signal, deadline }: ReadOptions,
 ): Promise<ModelReply> {
   let failure: unknown;
   let stalled = false;
@@ -39,7 +43,11 @@ export async function readReply(
     }, idleMs);
     timer.unref();
   };
+  // The SDK ends the iteration quietly on its own abort, as for a stall.
+  const cutOff = () => stream.controller.abort();
+  deadline?.addEventListener("abort", cutOff, { once: true });
   try {
+    if (deadline?.aborted) cutOff();
     watch();
     for await (const chunk of stream) {
       watch();
@@ -49,6 +57,7 @@ export async function readReply(
     failure = error;
   } finally {
     clearTimeout(timer);
+    deadline?.removeEventListener("abort", cutOff);
   }
 
   signal?.throwIfAborted();
@@ -56,6 +65,7 @@ export async function readReply(
   if (assembler.finished) return assembler.reply();
   if (isContextLengthError(failure)) return contextFull();
   if (assembler.partialText.length > 0) return assembler.interrupted();
+  if (deadline?.aborted) throw noTextBeforeDeadline(spec, failure);
   if (failure instanceof APIError) throw toModelError(failure, spec);
   const why = stalled
     ? `no data for ${idleMs} ms`

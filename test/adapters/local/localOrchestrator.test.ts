@@ -46,7 +46,14 @@ function heldModel() {
 }
 
 /** A runlog over the test's store (as given, or wrapped), its model held, the cancel poll as given. */
-function compose(options: { store?: EventStore; leaseMs?: number; cancelPollMs?: number } = {}) {
+function compose(
+  options: {
+    store?: EventStore;
+    leaseMs?: number;
+    cancelPollMs?: number;
+    executionTimeoutSeconds?: number;
+  } = {},
+) {
   const held = heldModel();
   const used = options.store ?? store;
   const deps: StepDeps = {
@@ -64,6 +71,9 @@ function compose(options: { store?: EventStore; leaseMs?: number; cancelPollMs?:
     leaseMs,
     retryIntervalMs: 5,
     cancelPollMs: options.cancelPollMs ?? HOUR,
+    ...(options.executionTimeoutSeconds === undefined
+      ? {}
+      : { executionTimeoutSeconds: options.executionTimeoutSeconds }),
   });
   const runlog = new Runlog({ ...deps, orchestrator, leaseMs, ids: { runId: () => "unused" } });
   return { held, orchestrator, runlog };
@@ -122,6 +132,22 @@ describe("LocalOrchestrator: a cancel", () => {
     await expect(run).resolves.toMatchObject({ status: "cancelled" });
     expect(failures).toBe(1);
     expect(request.signal?.reason).toBeInstanceOf(RunCancelledError);
+  }, 20_000);
+});
+
+describe("LocalOrchestrator: the execution timeout", () => {
+  it("ends an execution at the definition's TimeoutSeconds and stops the model call under way", async () => {
+    const { held, runlog } = compose({ executionTimeoutSeconds: 1 });
+    const run = start(runlog, "timed-out");
+    const request = await held.underWay;
+    const error = await run.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetryableError);
+    expect((error as Error).message).toBe(
+      "run timed-out: execution of generation 1 timed out (the definition's TimeoutSeconds); the run can be resumed",
+    );
+    // The step under way was stopped with the execution, so it writes nothing after it.
+    expect(request.signal?.reason).toBe(error);
+    expect((await store.read("timed-out")).map((e) => e.type)).toEqual(["run_started"]);
   }, 20_000);
 });
 
