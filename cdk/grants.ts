@@ -1,13 +1,18 @@
 import { ArnFormat, Stack } from "aws-cdk-lib";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
-import { type IGrantable, type IRole, Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Grant, type IGrantable, type IRole, Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { ViaServicePrincipal } from "aws-cdk-lib/aws-kms";
+import type { DestinationConfig, IDestination, IFunction } from "aws-cdk-lib/aws-lambda";
+import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
+import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
 import { STATUS_INDEX } from "../lib/adapters/dynamodb/table.ts";
 
 /**
- * Exactly what DynamoEventStore calls on the table: no Scan, no DeleteItem,
- * no batch writes or table-level actions (grantReadWriteData would allow those).
+ * What DynamoEventStore calls on the table to read and append runs: no Scan, no batch writes
+ * or table-level actions (grantReadWriteData would allow those). With CREATE_ACTIONS, every
+ * operation the store's code sends (test/cdk/permissions.test.ts reads them from its code).
  */
 export const STORE_ACTIONS = [
   "dynamodb:GetItem",
@@ -18,16 +23,33 @@ export const STORE_ACTIONS = [
   "dynamodb:UpdateItem",
 ];
 
-/** Read and append runs; with `listByStatus`, also query the status index (listRuns). */
-export function grantStore(
-  grantee: IGrantable,
-  table: Table,
-  options: { listByStatus?: boolean } = {},
-): void {
-  grantee.grantPrincipal.addToPrincipalPolicy(
-    new PolicyStatement({ actions: STORE_ACTIONS, resources: [table.tableArn] }),
-  );
-  if (options.listByStatus) {
+/**
+ * What creating a run adds: deleting the items of an expired run that TTL has not deleted yet
+ * when its id is used again, each only while its TTL has passed (lib/adapters/dynamodb/leftovers.ts).
+ */
+export const CREATE_ACTIONS = ["dynamodb:DeleteItem"];
+
+/** What only appending to a log (and creating one) calls: the conditional put of an event or a payload. */
+const APPEND_ACTIONS = ["dynamodb:PutItem"];
+
+/** How a function uses the store, beyond reading runs and recording their status and leases. */
+export interface StoreUse {
+  /** Appends events. @default true */
+  appends?: boolean;
+  /** Creates runs (start, fork). @default false */
+  createsRuns?: boolean;
+  /** Lists runs (the status index: one Query per status, never a Scan). @default false */
+  listByStatus?: boolean;
+}
+
+/** Use the run log table as the store does, and no more than `use` says. */
+export function grantStore(grantee: IGrantable, table: Table, use: StoreUse = {}): void {
+  const actions = [
+    ...STORE_ACTIONS.filter((action) => use.appends !== false || !APPEND_ACTIONS.includes(action)),
+    ...(use.createsRuns ? CREATE_ACTIONS : []),
+  ];
+  grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [table.tableArn] }));
+  if (use.listByStatus) {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["dynamodb:Query"],
@@ -83,4 +105,38 @@ export function grantExecutionsApart(
   stateMachine: StateMachine,
 ): Policy {
   return new Policy(scope, id, { statements: executionStatements(stateMachine), roles: [role] });
+}
+
+/**
+ * Read the model key: GetSecretValue only (Secret.grantRead adds DescribeSecret, which nothing
+ * calls), and decrypting through Secrets Manager when the secret has its own KMS key.
+ */
+export function grantSecretValue(grantee: IGrantable, secret: ISecret): void {
+  Grant.addToPrincipalOrResource({
+    grantee,
+    actions: ["secretsmanager:GetSecretValue"],
+    // A secret known by name has an ARN ending in six characters Secrets Manager chose.
+    resourceArns: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
+    resource: secret,
+  });
+  secret.encryptionKey?.grantDecrypt(
+    new ViaServicePrincipal(
+      `secretsmanager.${Stack.of(secret).region}.amazonaws.com`,
+      grantee.grantPrincipal,
+    ),
+  );
+}
+
+/**
+ * Where Lambda sends an async invocation that failed after its retries: the queue, with
+ * sqs:SendMessage only (SqsDestination's grantSendMessages also gives GetQueueAttributes and
+ * GetQueueUrl, which Lambda does not call).
+ */
+export function deadLetterDestination(queue: IQueue): IDestination {
+  return {
+    bind(_scope: Construct, fn: IFunction): DestinationConfig {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [queue.queueArn] }));
+      return { destination: queue.queueArn };
+    },
+  };
 }

@@ -22,7 +22,7 @@ export interface RunStateMachineProps {
 export interface DeployedDefinitionOptions {
   /** The execution timeout: the definition's top-level TimeoutSeconds. @default EXECUTION_TIMEOUT_SECONDS (24 h) */
   timeoutSeconds?: number;
-  /** A bound on the Map of tool calls (its MaxConcurrency). @default none */
+  /** A bound on the Map of tool calls (its MaxConcurrency). @default DEFAULT_MAX_TOOL_CALLS (10) */
   maxToolCalls?: number;
 }
 

@@ -2,7 +2,6 @@ import { Duration } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import type { Alarm } from "aws-cdk-lib/aws-cloudwatch";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
-import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
@@ -16,8 +15,10 @@ import {
 } from "../lib/workflow/timeouts.ts";
 import { RunlogAlarms } from "./alarms.ts";
 import {
+  deadLetterDestination,
   grantExecutions,
   grantExecutionsApart,
+  grantSecretValue,
   grantStopExecutions,
   grantStore,
   HANDOFF_POLICY_ID,
@@ -111,8 +112,9 @@ export class Runlog extends Construct {
       finish: make("finish"),
       handoff: make("handoff"),
     };
-    if (secret) secret.grantRead(callModel);
-    for (const fn of Object.values(steps)) grantStore(fn, this.table);
+    if (secret) grantSecretValue(callModel, secret);
+    // Finish records where the run rests and releases its lease: it appends nothing.
+    for (const fn of Object.values(steps)) grantStore(fn, this.table, { appends: fn !== steps.finish });
 
     const machine = new RunStateMachine(this, "Run", {
       tasks: {
@@ -145,12 +147,12 @@ export class Runlog extends Construct {
       retentionPeriod: Duration.days(14),
     });
     for (const [name, fn] of Object.entries(starters)) {
-      grantStore(fn, this.table, { listByStatus: name === "sweeper" });
+      grantStore(fn, this.table, { createsRuns: name === "startRun", listByStatus: name === "sweeper" });
       grantExecutions(fn, this.stateMachine);
-      fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(this.deadLetters) });
+      fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: deadLetterDestination(this.deadLetters) });
     }
     const api = make("api", control);
-    grantStore(api, this.table, { listByStatus: true });
+    grantStore(api, this.table, { createsRuns: true, listByStatus: true });
     grantExecutions(api, this.stateMachine);
     // The API cancels runs, and a cancel stops the execution holding the run.
     grantStopExecutions(api, this.stateMachine);

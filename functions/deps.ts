@@ -64,6 +64,26 @@ export const AWS_SWEEP: SweepOptions = { statuses: ["running", "interrupted"] };
  */
 const CANCEL_BLIND_MS = 60_000;
 
+/** An AWS client buildDeps makes. */
+export type AwsClient = DynamoDBClient | SFNClient | SecretsManagerClient;
+
+const clientObservers = new Set<(client: AwsClient) => void>();
+
+/**
+ * Show `observer` every AWS client buildDeps makes from now on, before its first call; returns how
+ * to stop. Tests record the functions' AWS calls this way to check them against their IAM roles
+ * (test/support/iam); nothing in a deployed function observes.
+ */
+export function observeClients(observer: (client: AwsClient) => void): () => void {
+  clientObservers.add(observer);
+  return () => clientObservers.delete(observer);
+}
+
+function made<C extends AwsClient>(client: C): C {
+  for (const observer of clientObservers) observer(client);
+  return client;
+}
+
 export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
   const parsed = EnvSchema.safeParse(env);
   if (parsed.success) return parsed.data;
@@ -89,10 +109,10 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
   const apiKey =
     config.MODEL_KEY_SECRET_ARN === undefined
       ? undefined
-      : await readModelKey(new SecretsManagerClient({}), config.MODEL_KEY_SECRET_ARN);
+      : await readModelKey(made(new SecretsManagerClient({})), config.MODEL_KEY_SECRET_ARN);
   // Few SDK retries: the state machine retries on top, with backoff.
   const store = new DynamoEventStore({
-    client: new DynamoDBClient({ maxAttempts: 3 }),
+    client: made(new DynamoDBClient({ maxAttempts: 3 })),
     tableName: config.TABLE_NAME,
   });
   const steps: StepDeps = {
@@ -109,7 +129,7 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
   };
   let sfn: SFNClient | undefined;
   const controlFor = (stateMachineArn: string) => {
-    sfn ??= new SFNClient({ maxAttempts: 3 });
+    sfn ??= made(new SFNClient({ maxAttempts: 3 }));
     const orchestrator = new SfnOrchestrator({ client: sfn, stateMachineArn });
     return { ...steps, orchestrator, leaseMs: config.RUNLOG_LEASE_MS, ids: { runId: newRunId } };
   };

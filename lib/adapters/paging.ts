@@ -26,3 +26,38 @@ export function invalidCursor(cursor: string, problem: string, cause?: unknown):
     cause === undefined ? undefined : { cause },
   );
 }
+
+/** Where a page of run-heads ended, in the order every store lists them: updatedAt, then runId, both descending. */
+export interface ListPosition {
+  updatedAt: string;
+  runId: string;
+}
+
+/** Callers must treat the cursor as opaque, so its encoding can change with the query. */
+export function encodePosition(position: ListPosition): string {
+  return Buffer.from(JSON.stringify({ u: position.updatedAt, r: position.runId })).toString("base64url");
+}
+
+/** A cursor back into a position, refusing anything listRuns did not issue. */
+export function decodePosition(cursor: string): ListPosition {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch (error) {
+    throw invalidCursor(cursor, "it is not base64url JSON", error);
+  }
+  const { u, r } = (typeof parsed === "object" && parsed !== null ? parsed : {}) as {
+    u?: unknown;
+    r?: unknown;
+  };
+  if (typeof u !== "string" || typeof r !== "string" || r === "") {
+    throw invalidCursor(cursor, "it names no position in the list of runs");
+  }
+  return { updatedAt: u, runId: r };
+}
+
+/** Newest update first, ties by run id descending: the order of every page and across pages. */
+export function newestFirst(a: ListPosition, b: ListPosition): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+  return a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0;
+}

@@ -193,7 +193,7 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       return pages;
     }
 
-    it("pages through every run once, and filters by status newest first", async () => {
+    it("pages through every run once, newest first across pages, and filters by status newest first", async () => {
       const { store } = get();
       const ids: string[] = [];
       for (let i = 0; i < 7; i++) ids.push((await runWithEvents(`list-${i}`, 1)).runId);
@@ -208,6 +208,9 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       const listed = pages.flat().map((head) => head.runId);
       expect(new Set(listed).size).toBe(listed.length);
       expect(listed).toEqual(expect.arrayContaining(ids));
+      // The order holds across pages, not only within each: updatedAt, then run id, both descending.
+      const order = pages.flat().map((head) => `${head.updatedAt} ${head.runId}`);
+      expect(order).toEqual([...order].sort().reverse());
 
       const filtered = (await all("refused")).flat();
       expect(filtered.every((head) => head.status === "refused")).toBe(true);

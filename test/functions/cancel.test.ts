@@ -7,12 +7,12 @@ import {
 } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { handler as callModel } from "../../functions/callModel.ts";
 import { awsDeps } from "../../functions/deps.ts";
-import { handler as startRun } from "../../functions/startRun.ts";
 import { stamp } from "../../lib/core/events.ts";
 import { cancelRun } from "../../lib/steps/cancel.ts";
 import { createFakeOpenAI, stalledStream } from "../helpers/fakeOpenAI.ts";
+import { asFunction } from "../support/iam/recorder.ts";
+import { handlers } from "./handlers.ts";
 import {
   busEvent,
   failure,
@@ -21,6 +21,10 @@ import {
   STATE_MACHINE_ARN,
   useFunctionEnvironment,
 } from "./support.ts";
+
+const { callModel, startRun } = handlers;
+/** On AWS the api function cancels runs (POST /runs/{id}/cancel): its calls are recorded as its own. */
+const cancelAsApi = asFunction("api", cancelRun);
 
 const EXECUTIONS = "arn:aws:states:us-east-1:123456789012:execution:RunMachine";
 const env = useFunctionEnvironment("fn-cancel", {
@@ -38,6 +42,9 @@ beforeAll(async () => {
   process.env.OPENAI_BASE_URL = baseURL;
   stopFake = close;
   secrets.on(GetSecretValueCommand).resolves({ SecretString: "sk-test" });
+  // Deployed, only callModel holds the secret's ARN and reads it while building its deps: build them
+  // here as callModel, though this process plays every function, so the read is recorded as its own.
+  await asFunction("callModel", awsDeps)();
 });
 afterAll(() => stopFake());
 beforeEach(() => {
@@ -54,7 +61,7 @@ describe("a cancel on AWS", () => {
     sfn.on(DescribeExecutionCommand).resolves({ status: "RUNNING" });
     sfn.on(StopExecutionCommand).resolves({ stopDate: new Date() });
     const deps = (await awsDeps()).control();
-    expect(await cancelRun(deps, { runId: "fn-c1", by: "ops", reason: "wrong input" })).toEqual({
+    expect(await cancelAsApi(deps, { runId: "fn-c1", by: "ops", reason: "wrong input" })).toEqual({
       cancelled: true,
     });
     const stops = sfn.commandCalls(StopExecutionCommand);
@@ -74,11 +81,11 @@ describe("a cancel on AWS", () => {
       .on(StopExecutionCommand)
       .rejectsOnce(Object.assign(new Error("slow down"), { name: "ThrottlingException" }));
     const deps = (await awsDeps()).control();
-    await expect(cancelRun(deps, { runId: "fn-c2", by: "ops" })).rejects.toMatchObject({
+    await expect(cancelAsApi(deps, { runId: "fn-c2", by: "ops" })).rejects.toMatchObject({
       name: "RetryableError",
     });
     sfn.on(StopExecutionCommand).resolves({ stopDate: new Date() });
-    expect(await cancelRun(deps, { runId: "fn-c2", by: "ops" })).toEqual({ cancelled: false });
+    expect(await cancelAsApi(deps, { runId: "fn-c2", by: "ops" })).toEqual({ cancelled: false });
     expect(sfn.commandCalls(StopExecutionCommand)).toHaveLength(2);
   });
 });

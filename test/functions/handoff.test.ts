@@ -10,12 +10,6 @@ import {
 import { StateMachine } from "aws-local-stepfunctions";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { handler as callModel } from "../../functions/callModel.ts";
-import { handler as finish } from "../../functions/finish.ts";
-import { handler as handoff } from "../../functions/handoff.ts";
-import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
-import { handler as runTool } from "../../functions/runTool.ts";
-import { handler as startRun } from "../../functions/startRun.ts";
 import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/index.ts";
 import { type NewEvent, stamp } from "../../lib/core/events.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
@@ -23,7 +17,10 @@ import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
 import { renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
 import { modelsNeverCalled } from "../support/controlDeps.ts";
+import { handlers } from "./handlers.ts";
 import { busEvent, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+
+const { callModel, finish, handoff, recordModelFailure, runTool, startRun } = handlers;
 
 const env = useFunctionEnvironment("fn-handoff", { STATE_MACHINE_ARN, RUNLOG_STEPS_PER_EXECUTION: "3" });
 const sfn = mockClient(SFNClient);

@@ -1,11 +1,12 @@
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { handler as resume } from "../../functions/resume.ts";
-import { handler as startRun } from "../../functions/startRun.ts";
-import { handler as sweeper } from "../../functions/sweeper.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
+import { started } from "../contract/fixtures.ts";
+import { handlers } from "./handlers.ts";
 import { busEvent, failure, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+
+const { resume, startRun, sweeper } = handlers;
 
 const env = useFunctionEnvironment("fn-recovery", { STATE_MACHINE_ARN });
 const sfn = mockClient(SFNClient);
@@ -93,5 +94,14 @@ describe("the sweeper function", () => {
     expect(report.resumed).toEqual([]);
     // Everything here is fresh: a live executor may still be on it.
     expect(report.skipped.find((s) => s.runId === "rec-5")?.why).toMatch(/^updated \d+s ago/);
+  });
+
+  it("resumes a run left interrupted an hour ago in a new execution", async () => {
+    const anHourAgo = env.storeAt({ now: () => new Date(Date.now() - 3_600_000) });
+    await anHourAgo.createRun(started("rec-6"));
+    await anHourAgo.setStatus("rec-6", "interrupted", 1);
+    const report = await sweeper({ "detail-type": "Scheduled Event", source: "aws.events", detail: {} });
+    expect(report.resumed).toContainEqual(expect.objectContaining({ runId: "rec-6" }));
+    expect(lastStart().input).toMatchObject({ runId: "rec-6", generation: 1 });
   });
 });

@@ -6,13 +6,11 @@ import {
 } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { handler as callModel } from "../../functions/callModel.ts";
-import { handler as finish } from "../../functions/finish.ts";
-import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
-import { handler as runTool } from "../../functions/runTool.ts";
-import { handler as startRun } from "../../functions/startRun.ts";
 import type { ExecutionInput, NextAction } from "../../lib/ports/runtime.ts";
+import { handlers } from "./handlers.ts";
 import { busEvent, failure, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+
+const { callModel, finish, recordModelFailure, runTool, startRun } = handlers;
 
 const env = useFunctionEnvironment("fn-steps", { STATE_MACHINE_ARN });
 const sfn = mockClient(SFNClient);
@@ -86,6 +84,18 @@ describe("the startRun function", () => {
       message: expect.stringMatching(/^NotFoundError: unknown agent/),
     });
     expect(await env.store().read("fn-bad")).toEqual([]);
+  });
+
+  it("starts a run under the id of an expired one, deleting the items TTL has not deleted yet", async () => {
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "first", runId: "fn-again" }));
+    await env.store().expire("fn-again", new Date(Date.now() - 1_000));
+    const again = busEvent(
+      "runlog.StartRun",
+      { agent: "demo", input: "second", runId: "fn-again" },
+      "0f1e2d3c-aaaa-bbbb-cccc-000000000002",
+    );
+    expect(await startRun(again)).toEqual({ runId: "fn-again", created: true });
+    expect(await env.store().read("fn-again")).toMatchObject([{ type: "run_started", input: "second" }]);
   });
 
   it("reports a throttled start as retryable", async () => {

@@ -6,6 +6,7 @@ import { executionName } from "../../lib/adapters/stepfunctions/index.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { tempDataDir } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
+import { useCallRecording } from "../support/iam/recorder.ts";
 
 export const STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:RunMachine";
 export const SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:runlog/model-key-AbCdEf";
@@ -13,21 +14,25 @@ export const SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:
 /**
  * The environment a deployed function sees, with DynamoDB served by the
  * dynalite in this process (through the SDK's own AWS_ENDPOINT_URL_DYNAMODB, so the
- * functions' composition runs unchanged). Call at the top of a test file.
+ * functions' composition runs unchanged), recording the AWS calls each function makes (see
+ * ./handlers.ts). Call at the top of a test file.
  */
 export function useFunctionEnvironment(
   label: string,
   extra: Record<string, string> = {},
-): { store: () => EventStore } {
+): { store: () => EventStore; storeAt: (clock: { now(): Date }) => EventStore } {
   const dataDir = tempDataDir(label);
   let server: InProcessDynalite | undefined;
   let store: EventStore | undefined;
+  let storeAt: ((clock: { now(): Date }) => EventStore) | undefined;
   let destroy = () => {};
+  useCallRecording(label);
   beforeAll(async () => {
     server = await startDynalite();
     const endpoint = server.endpoint;
     const { client, tableName } = await connectDynamo({ env: server.env() });
     store = new DynamoEventStore({ client, tableName });
+    storeAt = (clock) => new DynamoEventStore({ client, tableName, clock });
     destroy = () => client.destroy();
     Object.assign(process.env, {
       AWS_REGION: "us-east-1",
@@ -49,6 +54,11 @@ export function useFunctionEnvironment(
     store: () => {
       if (!store) throw new Error("the function environment is not set up yet");
       return store;
+    },
+    /** The same table through a store with its own clock: to leave runs that look long idle. */
+    storeAt: (clock) => {
+      if (!storeAt) throw new Error("the function environment is not set up yet");
+      return storeAt(clock);
     },
   };
 }

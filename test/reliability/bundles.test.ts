@@ -3,13 +3,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { EFFECTS_FILE } from "../cdk/fixtures/bundleAgents.ts";
-import { synthesizeConstruct } from "../cdk/synth.ts";
+import { HANDLERS, synthesizeConstruct } from "../cdk/synth.ts";
 import { busEvent } from "../functions/support.ts";
 import { answerOf, CALLER_ARN, httpApiEvent } from "../support/bundleRun/apiEvent.ts";
 import { type BundleStack, startBundleStack } from "../support/bundleRun/bundleStack.ts";
 import type { ScriptedReply } from "../support/bundleRun/modelServer.ts";
+import type { AwsCall } from "../support/iam/awsCalls.ts";
+import { deniedCalls } from "../support/iam/evaluate.ts";
+import { functionPolicies, type TemplateJson } from "../support/iam/template.ts";
 
 /**
  * A whole run through the Lambda bundles CDK produced, before any deploy: each function's
@@ -167,5 +171,24 @@ describe("a run through the bundled functions", () => {
       action: "secretsmanager:GetSecretValue",
       resource: stack.secretArns[0],
     });
+  });
+
+  it("made only calls the functions' roles in the template allow", async () => {
+    const { template, functionIds, stack: cdkStack } = stack.synthesized;
+    // Named as the fake endpoints were: CloudFormation's names for the table and the secret.
+    const names = Object.fromEntries([
+      [stack.table.logicalId, stack.tableName],
+      ...Object.keys(template.findResources("AWS::SecretsManager::Secret")).map((id) => [
+        id,
+        `${cdkStack.stackName}-${id}-AbCdEf`,
+      ]),
+    ]);
+    const policies = functionPolicies(template.toJSON() as TemplateJson, functionIds, names);
+    const made = stack.calls.calls.filter((call): call is AwsCall =>
+      HANDLERS.includes(call.fn as HandlerName),
+    );
+    expect(new Set(made.map((call) => call.fn)).size).toBeGreaterThanOrEqual(6);
+    const denied = await deniedCalls(made, policies);
+    expect(denied.map((d) => `${d.fn} may not ${d.action} on ${d.resource}: ${d.why}`)).toEqual([]);
   });
 });

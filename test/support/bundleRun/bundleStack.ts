@@ -143,6 +143,7 @@ export async function startBundleStack(options: BundleStackOptions) {
 
   return {
     ...local,
+    synthesized: s,
     specs,
     calls,
     host: lambdas,

@@ -1,0 +1,131 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CREATE_ACTIONS, STORE_ACTIONS } from "../../cdk/grants.ts";
+import type { HandlerName } from "../../cdk/runlogFunction.ts";
+import { DEFAULT_TABLE_NAME } from "../../lib/adapters/dynamodb/table.ts";
+import { HANDLERS, type Synthesized, synthesize } from "../cdk/synth.ts";
+import type { AwsCall } from "../support/iam/awsCalls.ts";
+import { deniedCalls, distinct, unusedGrants } from "../support/iam/evaluate.ts";
+import { recordHandlerTests } from "../support/iam/handlerCalls.ts";
+import { functionPolicies, type RolePolicy, type TemplateJson } from "../support/iam/template.ts";
+
+/** The names test/functions gives what the stack would create: its table, state machine and secret. */
+const TABLE = DEFAULT_TABLE_NAME;
+const MACHINE = "RunMachine";
+const SECRET_NAME = "runlog/model-key";
+
+/** ARN patterns of the stack as the template resolves them (test/support/iam/template.ts). */
+const TABLE_ARN = `arn:aws:dynamodb:us-east-1:123456789012:table/${TABLE}`;
+let logGroups: Record<HandlerName, string>;
+let deadLetters: string;
+
+/**
+ * The grants no handler test uses, and why each is needed all the same. Everything else a role
+ * allows, some recorded call used; a grant added without a use, or a use that stops, fails here.
+ */
+function grantsNoTestUses(): string[] {
+  const table = (fn: HandlerName, ...actions: string[]) =>
+    actions.map((a) => `${fn} dynamodb:${a} ${TABLE_ARN}`);
+  return [
+    ...HANDLERS.flatMap((fn) => [
+      // The Lambda runtime writes the function's logs and X-Ray segments (tracing is active), not its code.
+      `${fn} logs:CreateLogStream arn:aws:logs:us-east-1:123456789012:log-group:${logGroups[fn]}:*`,
+      `${fn} logs:PutLogEvents arn:aws:logs:us-east-1:123456789012:log-group:${logGroups[fn]}:*`,
+      `${fn} xray:PutTelemetryRecords *`,
+      `${fn} xray:PutTraceSegments *`,
+      // An event past 400 KB keeps its body in chunks, read back in one BatchGetItem
+      // (test/adapters/dynamodb/bigEvents.test.ts); no handler test writes one.
+      ...table(fn, "BatchGetItem"),
+    ]),
+    // Lambda itself sends an async invocation that failed after its retries to the dead-letter queue.
+    ...(["startRun", "resume", "sweeper"] as const).map((fn) => `${fn} sqs:SendMessage ${deadLetters}`),
+    // The steps' appends read their item back after the SDK retried a put whose answer was lost
+    // (test/adapters/dynamodb/lostAnswers.test.ts), link big payloads and repair a missing head
+    // (UpdateItem): store paths the handler tests do not reach for these three.
+    ...(["callModel", "runTool", "recordModelFailure"] as const).flatMap((fn) =>
+      table(fn, "GetItem", "UpdateItem"),
+    ),
+    // The sweeper appends `resumed` when it takes a run over from a later generation, and asks Step
+    // Functions whether the execution holding a lease still runs; its test's runs need neither.
+    ...table("sweeper", "PutItem"),
+    `sweeper states:DescribeExecution arn:aws:states:us-east-1:123456789012:execution:${MACHINE}:*`,
+  ].sort();
+}
+
+let s: Synthesized;
+let policies: Record<HandlerName, RolePolicy[]>;
+let calls: AwsCall[];
+
+beforeAll(async () => {
+  s = synthesize({ modelKeySecret: SECRET_NAME });
+  const names = { [s.logicalId(s.runlog.table)]: TABLE, [s.logicalId(s.runlog.stateMachine)]: MACHINE };
+  policies = functionPolicies(s.template.toJSON() as TemplateJson, s.functionIds, names);
+  logGroups = Object.fromEntries(
+    HANDLERS.map((fn) => [fn, s.logicalId(s.runlog.functions[fn].logGroup)]),
+  ) as Record<HandlerName, string>;
+  deadLetters = `arn:aws:sqs:us-east-1:123456789012:${s.logicalId(s.runlog.deadLetters)}`;
+  calls = await recordHandlerTests();
+}, 900_000);
+
+describe("the functions' IAM roles, checked against every AWS call the handler tests make", () => {
+  it("see calls of all nine functions", () => {
+    expect([...new Set(calls.map((call) => call.fn))].sort()).toEqual([...HANDLERS].sort());
+  });
+
+  it("allow every call a function makes", async () => {
+    const denied = await deniedCalls(calls, policies);
+    expect(denied.map((d) => `${d.fn} may not ${d.action} on ${d.resource}: ${d.why}`)).toEqual([]);
+  });
+
+  it("grant nothing no call uses, but for the grants listed with why no test reaches them", () => {
+    expect(unusedGrants(calls, policies)).toEqual(grantsNoTestUses());
+  });
+});
+
+describe("the evaluator", () => {
+  const call = (fn: HandlerName, action: string, resource: string): AwsCall => ({ fn, action, resource });
+  const INDEX = `arn:aws:dynamodb:us-east-1:123456789012:table/${TABLE}/index/byStatus`;
+
+  it("denies what a role does not allow: another action, another function's grant, a Scan", async () => {
+    const wrong = [
+      call(
+        "runTool",
+        "states:StartExecution",
+        `arn:aws:states:us-east-1:123456789012:stateMachine:${MACHINE}`,
+      ),
+      call("api", "dynamodb:Scan", INDEX),
+      call(
+        "startRun",
+        "secretsmanager:GetSecretValue",
+        `arn:aws:secretsmanager:us-east-1:123456789012:secret:${SECRET_NAME}-AbCdEf`,
+      ),
+    ];
+    expect((await deniedCalls(wrong, policies)).map((d) => [d.fn, d.action, d.why])).toEqual([
+      ["runTool", "states:StartExecution", "ImplicitlyDenied"],
+      ["api", "dynamodb:Scan", "ImplicitlyDenied"],
+      ["startRun", "secretsmanager:GetSecretValue", "ImplicitlyDenied"],
+    ]);
+    expect(await deniedCalls([call("api", "dynamodb:Query", INDEX)], policies)).toEqual([]);
+  });
+
+  it("counts a grant used by one function only for that function", () => {
+    const unused = unusedGrants(distinct([call("api", "dynamodb:Query", INDEX)]), policies);
+    expect(unused).not.toContain(`api dynamodb:Query ${INDEX}`);
+    expect(unused).toContain(`sweeper dynamodb:Query ${INDEX}`);
+  });
+});
+
+describe("the store's grant", () => {
+  it("is every DynamoDB operation the store's code sends, so a path no handler test reaches is granted too", () => {
+    const dir = join(import.meta.dirname, "..", "..", "lib", "adapters", "dynamodb");
+    const sent = new Set<string>();
+    // table.ts creates and describes the table for local use (DynamoDB Local); the stack creates it on AWS.
+    for (const file of readdirSync(dir).filter((name) => name.endsWith(".ts") && name !== "table.ts")) {
+      for (const [, operation] of readFileSync(join(dir, file), "utf8").matchAll(/new (\w+)Command\(/g)) {
+        sent.add(`dynamodb:${operation}`);
+      }
+    }
+    expect([...sent].sort()).toEqual([...STORE_ACTIONS, ...CREATE_ACTIONS].sort());
+  });
+});

@@ -1,0 +1,76 @@
+import type { HandlerName } from "../../../cdk/runlogFunction.ts";
+
+/** One AWS API call a function made, as IAM authorizes it: the action and one resource's ARN. */
+export interface AwsCall {
+  fn: HandlerName;
+  action: string;
+  resource: string;
+}
+
+/** The account and region every ARN in these tests is built for (test/cdk/synth.ts synthesizes there). */
+export const ACCOUNT = "123456789012";
+export const REGION = "us-east-1";
+
+/** The IAM service prefix of each SDK client, by its `serviceId`. */
+const PREFIXES: Record<string, string> = {
+  DynamoDB: "dynamodb",
+  SFN: "states",
+  "Secrets Manager": "secretsmanager",
+};
+
+/** The resource a call names when no mapping below knows its command: the evaluator refuses it. */
+export const UNMAPPED = "unmapped";
+
+type Input = Record<string, unknown>;
+
+const tableArn = (table: unknown): string =>
+  String(table).startsWith("arn:") ? String(table) : `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${table}`;
+
+/** A secret named rather than given by ARN: IAM sees its ARN with the six characters Secrets Manager adds. */
+const secretArn = (id: unknown): string =>
+  String(id).startsWith("arn:")
+    ? String(id)
+    : `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id}-AbCdEf`;
+
+/** The ARNs a DynamoDB operation is authorized on, from its input. */
+function dynamodbResources(operation: string, input: Input): string[] {
+  switch (operation) {
+    case "BatchGetItem":
+    case "BatchWriteItem":
+      return Object.keys((input.RequestItems ?? {}) as Input).map(tableArn);
+    case "TransactGetItems":
+    case "TransactWriteItems":
+      return ((input.TransactItems ?? []) as Record<string, { TableName?: string }>[]).flatMap((item) =>
+        Object.values(item).map((op) => tableArn(op.TableName)),
+      );
+    default: {
+      if (input.TableName === undefined) return [UNMAPPED];
+      const table = tableArn(input.TableName);
+      return input.IndexName === undefined ? [table] : [`${table}/index/${input.IndexName}`];
+    }
+  }
+}
+
+/** The ARNs a Step Functions operation is authorized on, from its input. */
+function statesResources(input: Input): string[] {
+  const arn = input.executionArn ?? input.stateMachineArn;
+  return arn === undefined ? [UNMAPPED] : [String(arn)];
+}
+
+/**
+ * The IAM view of one SDK command: its action (service prefix and operation) on each resource
+ * its input names. A command this does not know maps to UNMAPPED, which the evaluator reports.
+ */
+export function callsOf(fn: HandlerName, serviceId: string, commandName: string, input: Input): AwsCall[] {
+  const prefix = PREFIXES[serviceId] ?? `unknown-service(${serviceId})`;
+  const operation = commandName.replace(/Command$/, "");
+  const resources =
+    prefix === "dynamodb"
+      ? dynamodbResources(operation, input)
+      : prefix === "states"
+        ? statesResources(input)
+        : prefix === "secretsmanager" && input.SecretId !== undefined
+          ? [secretArn(input.SecretId)]
+          : [UNMAPPED];
+  return resources.map((resource) => ({ fn, action: `${prefix}:${operation}`, resource }));
+}
