@@ -19,7 +19,7 @@ export class ScriptedModel implements Model {
     private readonly script: Script,
   ) {}
 
-  /** Play turn `request.turn` (0-based), after its `delayMs` unless the signal aborts first. */
+  /** Play turn `request.turn` (0-based), after its `delayMs` unless the signal or the deadline comes first. */
   async call(request: ModelRequest): Promise<ModelReply> {
     const { turns } = this.script;
     const index = request.turn;
@@ -32,7 +32,10 @@ export class ScriptedModel implements Model {
         `${this.spec}: the script has ${turns.length} turns and turn ${index + 1} was requested`,
       );
     }
-    await wait(turn.delayMs ?? 0, request.signal, `${this.spec}: turn ${index + 1}`);
+    // A stop and the step's deadline both end the wait; no text has streamed, so it is unavailable.
+    const stops = [request.signal, request.deadline].filter((s): s is AbortSignal => s !== undefined);
+    const signal = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
+    await wait(turn.delayMs ?? 0, signal, `${this.spec}: turn ${index + 1}`);
     return play(turn, index, `${this.spec}: turn ${index + 1}`);
   }
 }

@@ -134,6 +134,13 @@ describe("delays", () => {
     expect((failure as Error).cause).toBe(reason);
   });
 
+  it("stops waiting at the step's deadline as at a stop, nothing having streamed", async () => {
+    const deadline = new AbortController();
+    const call = slow.call({ ...request(0, new AbortController().signal), deadline: deadline.signal });
+    deadline.abort(new Error("the step's time is nearly up"));
+    await expect(call).rejects.toBeInstanceOf(ModelUnavailableError);
+  });
+
   it("does not answer when the signal is already aborted", async () => {
     const quick = new ScriptedModel("scripted:quick", { turns: [{ text: "now" }] });
     await expect(quick.call(request(0, AbortSignal.abort()))).rejects.toBeInstanceOf(ModelUnavailableError);
