@@ -39,8 +39,10 @@ export interface RunlogProps {
   executionTimeout?: Duration;
   /** What happens to the runs when this construct is removed. @default RemovalPolicy.RETAIN */
   tableRemovalPolicy?: RemovalPolicy;
-  /** CloudWatch alarms on dead letters, failed or timed-out executions and each function's errors and throttles; false for none. @default alarms with no action */
+  /** CloudWatch alarms on dead letters, failed or timed-out executions, sweep give-ups and each function's errors and throttles; false for none. @default alarms with no action */
   alarms?: RunlogAlarmsProps | false;
+  /** A CloudWatch dashboard of executions, steps, the model, resumes, sweeps and the dead-letter queue; false for none. @default true */
+  dashboard?: boolean;
   /** Bounds on parallel steps and tool calls. @default no bounds but the account's */
   concurrency?: RunlogConcurrency;
   /** How long the functions', the state machine's and the HTTP API's logs are kept. @default RetentionDays.THREE_MONTHS */
@@ -166,6 +168,9 @@ export function validateProps(props: RunlogProps): void {
   }
   if (typeof modelKeySecret === "string" && modelKeySecret.trim() === "") {
     throw new RunlogPropsError("modelKeySecret", "must name a secret (its name or ARN), got an empty string");
+  }
+  if (props.dashboard !== undefined && typeof props.dashboard !== "boolean") {
+    throw new RunlogPropsError("dashboard", `must be true or false, got ${String(props.dashboard)}`);
   }
   if (alarms !== undefined && alarms !== false && (typeof alarms !== "object" || alarms === null)) {
     throw new RunlogPropsError("alarms", `must be { topic? } or false, got ${String(alarms)}`);

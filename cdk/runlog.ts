@@ -1,6 +1,6 @@
 import { Duration } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
-import type { Alarm } from "aws-cdk-lib/aws-cloudwatch";
+import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
@@ -14,6 +14,7 @@ import {
   TASK_TIMEOUT_SECONDS,
 } from "../lib/workflow/timeouts.ts";
 import { RunlogAlarms } from "./alarms.ts";
+import { RunlogDashboard } from "./dashboard.ts";
 import {
   deadLetterDestination,
   grantExecutions,
@@ -71,6 +72,8 @@ export class Runlog extends Construct {
   readonly httpApi: HttpApi;
   /** The CloudWatch alarms (none when `alarms: false`). */
   readonly alarms: readonly Alarm[];
+  /** The CloudWatch dashboard (none when `dashboard: false`). */
+  readonly dashboard: Dashboard | undefined;
 
   constructor(scope: Construct, id: string, props: RunlogProps) {
     super(scope, id);
@@ -176,8 +179,17 @@ export class Runlog extends Construct {
             functions: this.functions,
             stateMachine: this.stateMachine,
             deadLetters: this.deadLetters,
+            ...(props.sweepEvery ? { sweepEvery: props.sweepEvery } : {}),
             ...(props.alarms?.topic ? { topic: props.alarms.topic } : {}),
           }).alarms;
+    this.dashboard =
+      props.dashboard === false
+        ? undefined
+        : new RunlogDashboard(this, "Dashboard", {
+            functions: this.functions,
+            stateMachine: this.stateMachine,
+            deadLetters: this.deadLetters,
+          }).dashboard;
     // The cdk-nag findings runlog's design accepts, each with its reason, so a stack checked by cdk-nag passes.
     acceptedFindings(this);
   }

@@ -3,4 +3,4 @@ import { watchedStepHandler } from "./handler.ts";
 import { StepInputSchema } from "./schemas.ts";
 
 /** The CallModel task of the run state machine. */
-export const handler = watchedStepHandler(StepInputSchema, callModel);
+export const handler = watchedStepHandler("callModel", StepInputSchema, callModel);

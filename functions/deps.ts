@@ -1,3 +1,4 @@
+import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient } from "@aws-sdk/client-sfn";
@@ -16,8 +17,10 @@ import type { ControlDeps, StepDeps } from "../lib/steps/deps.ts";
 import { LogCache } from "../lib/steps/logCache.ts";
 import { RETENTION_VARIABLE, retentionMs } from "../lib/steps/retention.ts";
 import type { SweepOptions } from "../lib/steps/sweep.ts";
+import { AWS_REQUEST } from "../lib/workflow/timeouts.ts";
 import { modelClientOptions } from "./modelClient.ts";
-import { readModelKey } from "./secret.ts";
+import { powertools } from "./observability/powertools.ts";
+import { ModelKey } from "./secret.ts";
 
 /** What a function is configured with; cdk/ sets these. The model key is never one of them, only its secret. */
 const EnvSchema = z.object({
@@ -42,6 +45,8 @@ export interface AwsDeps {
   steps: StepDeps;
   /** How a step function watches for a cancel while it runs (see functions/handler.ts). */
   cancelWatch: { intervalMs: number; blindMs: number };
+  /** Read the model key again once its cached copy is old, so a rotated key is used; nothing without one. */
+  refreshModelKey(): Promise<void>;
   /** PermanentError for a function deployed without STATE_MACHINE_ARN. */
   control(): ControlDeps & { ids: Ids };
   /**
@@ -79,10 +84,20 @@ export function observeClients(observer: (client: AwsClient) => void): () => voi
   return () => clientObservers.delete(observer);
 }
 
+/** A client as the functions use it: traced by X-Ray where tracing is on, and shown to any observer. */
 function made<C extends AwsClient>(client: C): C {
-  for (const observer of clientObservers) observer(client);
-  return client;
+  const traced = powertools().tracer.captureAWSv3Client(client);
+  for (const observer of clientObservers) observer(traced);
+  return traced;
 }
+
+/**
+ * How long one AWS request may take: a hung connection fails fast and is retried (by the SDK,
+ * then the state machine), instead of holding the step until its function times out.
+ */
+const AWS_CLIENT = {
+  requestHandler: { connectionTimeout: AWS_REQUEST.connectMs, requestTimeout: AWS_REQUEST.requestMs },
+};
 
 export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
   const parsed = EnvSchema.safeParse(env);
@@ -92,34 +107,41 @@ export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
 }
 
 /**
- * Models with `openai:` specs on one client holding the key read from Secrets
- * Manager. A function without the secret can still name and check openai
- * models; calling one fails clearly.
+ * Models with `openai:` specs on one client taking the key last read from Secrets
+ * Manager (`apiKey` gives it). A function without the secret can still name and check
+ * openai models; calling one fails clearly.
  */
-function awsModels(apiKey: string | undefined): ModelResolver {
+function awsModels(apiKey: (() => Promise<string>) | undefined): ModelResolver {
   const client = new OpenAI(modelClientOptions(apiKey));
   return modelResolver({ openai: { client } });
 }
 
-/** Build every dependency from the environment: the clients, the store, the models (reading the key once). */
+/**
+ * Build every dependency from the environment: the clients (traced by X-Ray where tracing is
+ * on), the store, the models (reading the key now, so a missing secret fails the cold start).
+ */
 export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
   const config = readEnv(env);
   // Checked on its own so a bad value is named as bad input (InvalidInputError), not a missing setting.
   const retention = retentionMs(env[RETENTION_VARIABLE]);
-  const apiKey =
+  const modelKey =
     config.MODEL_KEY_SECRET_ARN === undefined
       ? undefined
-      : await readModelKey(made(new SecretsManagerClient({})), config.MODEL_KEY_SECRET_ARN);
+      : new ModelKey(
+          new SecretsProvider({ awsSdkV3Client: made(new SecretsManagerClient(AWS_CLIENT)) }),
+          config.MODEL_KEY_SECRET_ARN,
+        );
+  await modelKey?.refresh();
   // Few SDK retries: the state machine retries on top, with backoff.
   const store = new DynamoEventStore({
-    client: made(new DynamoDBClient({ maxAttempts: 3 })),
+    client: made(new DynamoDBClient({ ...AWS_CLIENT, maxAttempts: 3 })),
     tableName: config.TABLE_NAME,
   });
   const steps: StepDeps = {
     store,
     logs: new LogCache(store),
     agents: agentRegistry({ dataDir: config.RUNLOG_DATA_DIR }, agents),
-    models: awsModels(apiKey),
+    models: awsModels(modelKey?.current),
     clock: { now: () => new Date() },
     faults: { reached: () => {} },
     ...(config.RUNLOG_STEPS_PER_EXECUTION === undefined
@@ -129,7 +151,7 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
   };
   let sfn: SFNClient | undefined;
   const controlFor = (stateMachineArn: string) => {
-    sfn ??= made(new SFNClient({ maxAttempts: 3 }));
+    sfn ??= made(new SFNClient({ ...AWS_CLIENT, maxAttempts: 3 }));
     const orchestrator = new SfnOrchestrator({ client: sfn, stateMachineArn });
     return { ...steps, orchestrator, leaseMs: config.RUNLOG_LEASE_MS, ids: { runId: newRunId } };
   };
@@ -138,6 +160,9 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
   return {
     steps,
     cancelWatch: { intervalMs: config.RUNLOG_CANCEL_POLL_MS, blindMs: CANCEL_BLIND_MS },
+    async refreshModelKey() {
+      await modelKey?.refresh();
+    },
     control() {
       if (!control)
         throw new PermanentError("this function starts no executions: STATE_MACHINE_ARN is not set");

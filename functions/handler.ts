@@ -4,9 +4,13 @@ import { InvalidInputError } from "../lib/core/errors.ts";
 import type { Ids } from "../lib/ports/runtime.ts";
 import type { ControlDeps, StepDeps, StepInput } from "../lib/steps/deps.ts";
 import { toWorkflowError } from "../lib/workflow/errors.ts";
+import { type BenignReason, benignReason } from "./benign.ts";
 import { type AwsDeps, awsDeps } from "./deps.ts";
+import { type LambdaContext, observed } from "./observability/invocation.ts";
 
-type Handler<O> = (event: unknown) => Promise<O>;
+type Handler<O> = (event: unknown, context?: LambdaContext) => Promise<O>;
+/** What a line of an invocation's log says it is about. */
+type RunKeys = { runId?: string | undefined; generation?: number | undefined; callId?: string | undefined };
 
 /** Parse an event, naming each field that does not fit. */
 export function parseEvent<S extends z.ZodType>(schema: S, event: unknown): z.output<S> {
@@ -19,20 +23,54 @@ export function parseEvent<S extends z.ZodType>(schema: S, event: unknown): z.ou
   throw new InvalidInputError(`invalid input: ${problems.join("; ")}`);
 }
 
+/** How one handler is made: its name, its input, its deps and what it runs. */
+export interface HandlerSpec<S extends z.ZodType, D extends StepDeps, O> {
+  /** The handler's name (cdk/'s HandlerName): the `step` of its logs, metrics and trace. */
+  step: string;
+  schema: S;
+  deps: (aws: AwsDeps, input: z.output<S>) => D;
+  run: (deps: D, input: z.output<S>) => Promise<O>;
+  /** The run an input is about. @default its runId, generation and callId */
+  keys?: (input: z.output<S>) => RunKeys;
+  /** The answer to a benign conflict (functions/benign.ts); without it every error is thrown. */
+  answer?: (input: z.output<S>, reason: BenignReason, error: unknown) => O;
+}
+
+const inputKeys = (input: unknown): RunKeys => {
+  const { runId, generation, callId } = (typeof input === "object" && input !== null ? input : {}) as RunKeys;
+  return { runId, generation, callId };
+};
+
 /**
- * Every handler is this: parse, get the instance's deps, call lib/steps, and
- * report failures under their category name so Step Functions' Retry and
- * Catch (and Lambda's own retries) can tell them apart.
+ * Every handler is this: parse, get the instance's deps, call lib/steps, observed (logs, metrics,
+ * a trace subsegment: functions/observability/), and report failures under their category name so
+ * Step Functions' Retry and Catch (and Lambda's own retries) can tell them apart.
  */
-function handler<S extends z.ZodType, D, O>(
-  schema: S,
-  pick: () => Promise<D>,
-  run: (deps: D, input: z.output<S>) => Promise<O>,
+export function observedHandler<S extends z.ZodType, D extends StepDeps, O>(
+  spec: HandlerSpec<S, D, O>,
 ): Handler<O> {
-  return async (event) => {
+  const keys = spec.keys ?? inputKeys;
+  return async (event, context) => {
+    let input: { parsed: z.output<S> } | undefined;
+    const answer = (error: unknown) => {
+      const reason = benignReason(error);
+      return reason && input && spec.answer ? spec.answer(input.parsed, reason, error) : undefined;
+    };
     try {
-      const input = parseEvent(schema, event);
-      return await run(await pick(), input);
+      return await observed(
+        spec.step,
+        context,
+        async ({ identify, observer }) => {
+          const parsed = parseEvent(spec.schema, event);
+          input = { parsed };
+          identify(keys(parsed));
+          const aws = await awsDeps();
+          // Cached for minutes: this reads Secrets Manager only when the key in hand is old.
+          await aws.refreshModelKey();
+          return spec.run({ ...spec.deps(aws, parsed), observer }, parsed);
+        },
+        answer,
+      );
     } catch (error) {
       throw toWorkflowError(error);
     }
@@ -41,10 +79,11 @@ function handler<S extends z.ZodType, D, O>(
 
 /** A state machine task: a step inside an execution. */
 export function stepHandler<S extends z.ZodType, O>(
+  step: string,
   schema: S,
   run: (deps: StepDeps, input: z.output<S>) => Promise<O>,
 ): Handler<O> {
-  return handler(schema, async () => (await awsDeps()).steps, run);
+  return observedHandler({ step, schema, deps: (aws) => aws.steps, run });
 }
 
 /**
@@ -54,26 +93,33 @@ export function stepHandler<S extends z.ZodType, O>(
  * stopped so fails with the reason for the stop (a cancel ends the execution as superseded).
  */
 export function watchedStepHandler<S extends z.ZodType<StepInput>, O>(
+  step: string,
   schema: S,
   run: (deps: StepDeps, input: z.output<S>) => Promise<O>,
 ): Handler<O> {
-  return handler(schema, awsDeps, (aws, input) => runWatched(aws, input, (deps) => run(deps, input)));
+  return observedHandler({
+    step,
+    schema,
+    deps: (aws) => ({ ...aws.steps, cancelWatch: aws.cancelWatch }),
+    run: (deps, input) => runWatched(deps, input, (watched) => run(watched, input)),
+  });
 }
 
 async function runWatched<O>(
-  aws: AwsDeps,
+  deps: StepDeps & { cancelWatch: AwsDeps["cancelWatch"] },
   { runId }: StepInput,
   run: (deps: StepDeps) => Promise<O>,
 ): Promise<O> {
+  const { cancelWatch, ...steps } = deps;
   const controller = new AbortController();
   const stopWatching = watchForCancel({
     runId,
-    lastEvent: async () => (await aws.steps.store.readBack(runId, () => true)).at(-1),
+    lastEvent: async () => (await steps.store.readBack(runId, () => true)).at(-1),
     controller,
-    ...aws.cancelWatch,
+    ...cancelWatch,
   });
   try {
-    return await run({ ...aws.steps, signal: controller.signal });
+    return await run({ ...steps, signal: controller.signal });
   } catch (error) {
     // Whatever the aborted model call or tool threw, the stop is why the step ended.
     throw controller.signal.aborted ? controller.signal.reason : error;
@@ -82,10 +128,12 @@ async function runWatched<O>(
   }
 }
 
-/** An operation that starts executions: start, resume, sweep. */
+/** An operation that starts executions: start, resume, sweep. `answer` answers benign conflicts. */
 export function controlHandler<S extends z.ZodType, O>(
+  step: string,
   schema: S,
   run: (deps: ControlDeps & { ids: Ids }, input: z.output<S>) => Promise<O>,
+  options: Pick<HandlerSpec<S, ControlDeps & { ids: Ids }, O>, "keys" | "answer"> = {},
 ): Handler<O> {
-  return handler(schema, async () => (await awsDeps()).control(), run);
+  return observedHandler({ step, schema, deps: (aws) => aws.control(), run, ...options });
 }

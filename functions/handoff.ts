@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { handOff } from "../lib/steps/handoff.ts";
-import { toWorkflowError } from "../lib/workflow/errors.ts";
-import { awsDeps } from "./deps.ts";
-import { parseEvent } from "./handler.ts";
+import { observedHandler } from "./handler.ts";
 import { StepInputSchema } from "./schemas.ts";
 
 const Schema = StepInputSchema.extend({
@@ -12,11 +10,9 @@ const Schema = StepInputSchema.extend({
 });
 
 /** The Handoff task: continue a long run in a new execution of the next generation. */
-export const handler = async (event: unknown) => {
-  try {
-    const { stateMachineArn, ...input } = parseEvent(Schema, event);
-    return await handOff((await awsDeps()).controlFor(stateMachineArn), input);
-  } catch (error) {
-    throw toWorkflowError(error);
-  }
-};
+export const handler = observedHandler({
+  step: "handoff",
+  schema: Schema,
+  deps: (aws, { stateMachineArn }) => aws.controlFor(stateMachineArn),
+  run: (deps, { stateMachineArn: _, ...input }) => handOff(deps, input),
+});

@@ -9,7 +9,7 @@ import { MODEL_CLIENT } from "../lib/workflow/timeouts.ts";
  * is still streaming before that (lib/steps/callModel.ts). Without a key, calling a model fails
  * clearly; naming and checking one still works.
  */
-export function modelClientOptions(apiKey: string | undefined): ClientOptions {
+export function modelClientOptions(apiKey: (() => Promise<string>) | undefined): ClientOptions {
   return {
     apiKey: apiKey ?? (() => Promise.reject(new ModelRejectedError("this function holds no model key"))),
     timeout: MODEL_CLIENT.perAttemptMs,

@@ -9,6 +9,6 @@ const Schema = StepInputSchema.extend({
 });
 
 /** The RecordModelFailure task: CallModel's retries are spent. */
-export const handler = stepHandler(Schema, (deps, { error, ...ids }) =>
+export const handler = stepHandler("recordModelFailure", Schema, (deps, { error, ...ids }) =>
   recordModelFailure(deps, { ...ids, error: { Error: error.Error, ...defined({ Cause: error.Cause }) } }),
 );

@@ -5,6 +5,7 @@ import { StepInputSchema } from "./schemas.ts";
 
 /** The RunTool task: one tool call of the open batch (a Map iteration). */
 export const handler = watchedStepHandler(
+  "runTool",
   StepInputSchema.extend({
     callId: z.string().min(1),
     /** The Map's list of the batch's calls: this one writes in its place in it (lib/steps/toolTurns.ts). */

@@ -2,8 +2,23 @@ import { startRun } from "../lib/steps/start.ts";
 import { controlHandler } from "./handler.ts";
 import { defined, eventBridge, StartRunDetail } from "./schemas.ts";
 
-/** Starts a run from a `runlog.StartRun` EventBridge event (see cdk/ for the rule and the event's shape). */
-export const handler = controlHandler(eventBridge("runlog.StartRun", StartRunDetail), (deps, event) => {
-  const { agent, input, model, runId } = event.detail;
-  return startRun(deps, { agent, input, runId: runId ?? `evt-${event.id}`, ...defined({ model }) });
-});
+/** The run an event starts: its own id, or the event's, so a redelivered event names the same run. */
+const runIdOf = (event: { id: string; detail: { runId?: string | undefined } }) =>
+  event.detail.runId ?? `evt-${event.id}`;
+
+/**
+ * Starts a run from a `runlog.StartRun` EventBridge event (see cdk/ for the rule and the event's
+ * shape). The same event delivered again while its run executes is answered `created: false`.
+ */
+export const handler = controlHandler(
+  "startRun",
+  eventBridge("runlog.StartRun", StartRunDetail),
+  (deps, event) => {
+    const { agent, input, model } = event.detail;
+    return startRun(deps, { agent, input, runId: runIdOf(event), ...defined({ model }) });
+  },
+  {
+    keys: (event) => ({ runId: runIdOf(event) }),
+    answer: (event, reason) => ({ runId: runIdOf(event), created: false, reason }),
+  },
+);

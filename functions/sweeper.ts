@@ -1,12 +1,28 @@
 import { z } from "zod";
+import { METRICS } from "../lib/adapters/aws/metrics.ts";
 import { sweep } from "../lib/steps/sweep.ts";
 import { AWS_SWEEP } from "./deps.ts";
 import { controlHandler } from "./handler.ts";
+import { emit } from "./observability/emit.ts";
+import { powertools } from "./observability/powertools.ts";
 
-/** The scheduled sweep: resumes runs whose executor died. The event itself carries nothing it needs. */
-export const handler = controlHandler(z.unknown(), async (deps) => {
+/**
+ * The scheduled sweep: resumes runs whose executor died. The event itself carries nothing it
+ * needs. A run another resumer got to first is skipped, not failed (lib/steps/sweep.ts).
+ */
+export const handler = controlHandler("sweeper", z.unknown(), async (deps) => {
   const report = await sweep(deps, AWS_SWEEP);
+  const { logger, metrics } = powertools();
   // One structured line per sweep, so what it resumed, skipped and failed is in the logs.
-  console.log(JSON.stringify({ message: "runlog sweep", ...report }));
+  logger.info("runlog sweep", { step: "sweeper", ...report });
+  emit(
+    metrics,
+    [
+      [METRICS.sweepExamined, report.examined],
+      [METRICS.sweepResumed, report.resumed.length],
+      [METRICS.sweepFailed, report.failed.length],
+    ],
+    {},
+  );
   return report;
 });

@@ -4,6 +4,18 @@ import type { Clock, Faults, Observer, Orchestrator } from "../ports/runtime.ts"
 import type { AgentRegistry } from "../ports/tool.ts";
 import type { LogCache } from "./logCache.ts";
 
+/**
+ * What a step tells whoever watches it (the CLI prints appended events; on AWS they become logs
+ * and metrics, see functions/observability/): besides every appended event, the things that
+ * happen without an event.
+ */
+export interface StepObserver extends Observer {
+  /** A conditional append lost the race for `seq` to another writer; the writer reads again and retries. */
+  lostRace?(runId: string, seq: number): void;
+  /** The sweep stopped resuming a run automatically after `resumes` resumes: it waits for a person. */
+  gaveUp?(runId: string, resumes: number): void;
+}
+
 /** Everything a step needs, passed in: steps create no clients and read no globals. */
 export interface StepDeps {
   store: EventStore;
@@ -12,7 +24,7 @@ export interface StepDeps {
   models: ModelResolver;
   clock: Clock;
   faults: Faults;
-  observer?: Observer;
+  observer?: StepObserver;
   /** Aborted when the execution is stopped (a cancel): model calls and tools should stop early. */
   signal?: AbortSignal;
   /** Steps (model and tool calls) one execution does before it hands over to a new one. @default STEPS_PER_EXECUTION (500) */

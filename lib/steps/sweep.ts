@@ -148,6 +148,7 @@ async function consider(
     // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
     // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
     await rest(deps, head, "interrupted", lastSeq);
+    deps.observer?.gaveUp?.(runId, count);
     return skip(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }
   const due = nextAutoResumeAt(record, policy);

@@ -108,7 +108,10 @@ export async function writeNext<T>(
     try {
       await deps.store.append(runId, event);
     } catch (error) {
-      if (error instanceof ConflictError && stalled < MAX_STALLED_CONFLICTS) continue;
+      if (error instanceof ConflictError && stalled < MAX_STALLED_CONFLICTS) {
+        deps.observer?.lostRace?.(runId, event.seq);
+        continue;
+      }
       throw error;
     }
     deps.logs.appended(runId, event);

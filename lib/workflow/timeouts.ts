@@ -59,3 +59,10 @@ export const MODEL_CLIENT = { attempts: 3, perAttemptMs: 240_000, retryWaitMs: 8
 
 /** What a CallModel step keeps for itself after its model call: storing the response, then reporting. */
 export const MODEL_CALL_MARGIN_MS = STORE_RETRY_MS + REPORT_MARGIN_MS;
+
+/**
+ * One request to DynamoDB, Step Functions or Secrets Manager from a function: connecting, and the
+ * whole request. A store read of a big event's chunks is one request of at most 1 MB; anything
+ * longer is a connection gone bad, retried by the SDK (3 attempts), well inside any step's time.
+ */
+export const AWS_REQUEST = { connectMs: 3_000, requestMs: 10_000 } as const;

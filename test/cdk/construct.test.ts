@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { bundlingRoot, type RunlogProps } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { FUNCTIONS_DIR, type HandlerName } from "../../cdk/runlogFunction.ts";
+import { METRICS, METRICS_NAMESPACE } from "../../lib/adapters/aws/metrics.ts";
 import { RUN_DEFINITION } from "../../lib/workflow/definition.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesizeConstruct } from "./synth.ts";
 
@@ -79,16 +80,17 @@ describe("the construct in a user's stack", () => {
     );
   });
 
-  it("alarms on dead letters, failed and timed-out executions, and each function's errors and throttles", () => {
+  it("alarms on dead letters, failed and timed-out executions, sweep give-ups, and each function's errors and throttles", () => {
     const s = synthesizeConstruct({ agentsModule: AGENTS });
     const found = alarms(s);
-    expect(found).toHaveLength(3 + 2 * HANDLERS.length);
+    expect(found).toHaveLength(4 + 2 * HANDLERS.length);
     const metrics = found.map((a) => `${a.Properties.Namespace}/${a.Properties.MetricName}`);
     expect(new Set(metrics)).toEqual(
       new Set([
         "AWS/SQS/ApproximateNumberOfMessagesVisible",
         "AWS/States/ExecutionsFailed",
         "AWS/States/ExecutionsTimedOut",
+        `${METRICS_NAMESPACE}/${METRICS.sweepGaveUp.name}`,
         "AWS/Lambda/Errors",
         "AWS/Lambda/Throttles",
       ]),

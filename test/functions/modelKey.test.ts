@@ -1,8 +1,10 @@
+import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { awsDeps, buildDeps } from "../../functions/deps.ts";
+import { MODEL_KEY_MAX_AGE_SECONDS, ModelKey } from "../../functions/secret.ts";
 import { createFakeOpenAI, textReply } from "../helpers/fakeOpenAI.ts";
 import { asFunction } from "../support/iam/recorder.ts";
 import { handlers } from "./handlers.ts";
@@ -33,7 +35,7 @@ beforeAll(async () => {
 afterAll(() => stopFake());
 
 describe("the model key", () => {
-  it("is read from Secrets Manager once per instance and sent to the provider", async () => {
+  it("is read from Secrets Manager once while its cached copy is fresh, and sent to the provider", async () => {
     fake.enqueue(textReply(["Hello"]), textReply(["Again"]));
     for (const runId of ["key-1", "key-2"]) {
       await startRun(
@@ -46,6 +48,28 @@ describe("the model key", () => {
       "Bearer sk-from-the-secret",
     ]);
     expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+  });
+
+  it("is read again once its cached copy is older than its max age, so a rotated key is used", async () => {
+    secrets.on(GetSecretValueCommand, { SecretId: "rotated" }).resolves({ SecretString: "sk-old" });
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-12-01T00:00:00Z") });
+    try {
+      const key = new ModelKey(
+        new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) }),
+        "rotated",
+      );
+      expect(await key.refresh()).toBe("sk-old");
+      secrets
+        .on(GetSecretValueCommand, { SecretId: "rotated" })
+        .resolves({ SecretString: '{"apiKey":"sk-new"}' });
+      vi.setSystemTime(new Date(Date.now() + (MODEL_KEY_MAX_AGE_SECONDS - 1) * 1000));
+      expect(await key.refresh()).toBe("sk-old");
+      vi.setSystemTime(new Date(Date.now() + 2000));
+      expect(await key.refresh()).toBe("sk-new");
+      expect(await key.current()).toBe("sk-new");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("may be stored as JSON, as key/value secrets are", async () => {

@@ -42,6 +42,9 @@ export function useFunctionEnvironment(
       TABLE_NAME: tableName,
       RUNLOG_LEASE_MS: String(24 * 3_600_000),
       RUNLOG_DATA_DIR: dataDir,
+      // Quiet: Powertools writes logs and EMF lines to stdout (test/functions/observability.test.ts reads them).
+      POWERTOOLS_LOG_LEVEL: "SILENT",
+      POWERTOOLS_METRICS_DISABLED: "true",
       ...extra,
     });
   });

@@ -93,6 +93,19 @@ afterAll(async () => {
 });
 
 describe("sweep", () => {
+  it("tells its observer about a run it gives up on (the AWS functions count it)", async () => {
+    await leftBehind("told", deadOwner(), [...[2, 3, 4, 5, 6].map(resumed), failedAgain], ranAfterClaim());
+    await sweptBefore("told", { count: 5, lastAt: Date.now() });
+    const told: [string, number][] = [];
+    const observer = {
+      appended: () => {},
+      gaveUp: (runId: string, resumes: number) => told.push([runId, resumes]),
+    };
+    const outcome = await recoverRun({ ...deps, observer }, "told");
+    expect(outcome).toMatchObject({ resumed: false, why: expect.stringMatching(/gave up after 5 resumes/) });
+    expect(told).toEqual([["told", 5]]);
+  });
+
   it("resumes a run whose executor died and leaves alone what it must not touch", async () => {
     await leftBehind("dead", deadOwner());
     await leftBehind("alive", "local:another-host:1:live0001");

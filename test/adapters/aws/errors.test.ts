@@ -1,3 +1,4 @@
+import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import {
   ConditionalCheckFailedException,
   ResourceNotFoundException as DynamoResourceNotFound,
@@ -25,7 +26,7 @@ import {
 } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { readModelKey } from "../../../functions/secret.ts";
+import { ModelKey } from "../../../functions/secret.ts";
 import { type AwsErrorKind, awsErrorKind } from "../../../lib/adapters/aws/errors.ts";
 import { toRunlogError as dynamoError } from "../../../lib/adapters/dynamodb/errors.ts";
 import { toRunlogError as sfnError } from "../../../lib/adapters/stepfunctions/errors.ts";
@@ -135,12 +136,17 @@ const secrets = mockClient(SecretsManagerClient);
 beforeEach(() => secrets.reset());
 afterAll(() => secrets.restore());
 
+/** The model key in secret `secretId`, read as a function reads it (Powertools Parameters, no cache yet). */
+const readModelKey = (secretId: string) =>
+  new ModelKey(
+    new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({ region: "us-east-1" }) }),
+    secretId,
+  ).refresh();
+
 /** What reading the model key throws when Secrets Manager fails with `error`. */
 async function secretError(error: unknown): Promise<unknown> {
   secrets.on(GetSecretValueCommand).rejects(error as Error);
-  return readModelKey(new SecretsManagerClient({ region: "us-east-1" }), "runlog/key").catch(
-    (e: unknown) => e,
-  );
+  return readModelKey("runlog/key").catch((e: unknown) => e);
 }
 
 describe("every service's translation agrees on the shared failures", () => {
@@ -219,9 +225,7 @@ describe("each service keeps its own names on top", () => {
 describe("the model key secret", () => {
   it("that is broken JSON is refused clearly instead of being sent to the provider as a key", async () => {
     secrets.on(GetSecretValueCommand).resolves({ SecretString: '{"apiKey": "sk-' });
-    const error = await readModelKey(new SecretsManagerClient({ region: "us-east-1" }), "runlog/key").catch(
-      (e: unknown) => e,
-    );
+    const error = await readModelKey("runlog/key").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PermanentError);
     expect((error as Error).message).toMatch(/secret runlog\/key starts with "\{" but is not valid JSON/);
   });

@@ -1,0 +1,52 @@
+/**
+ * The CloudWatch metrics runlog's functions emit (Embedded Metric Format, see
+ * functions/observability/) and the stack's alarms and dashboard read (cdk/alarms.ts,
+ * cdk/dashboard.ts): one list, so renaming a metric breaks the test that checks both sides.
+ */
+
+/** The CloudWatch namespace of every runlog metric. */
+export const METRICS_NAMESPACE = "runlog";
+
+/** The `service` dimension every runlog metric carries (Powertools' default dimension). */
+export const METRICS_SERVICE = "runlog";
+
+/**
+ * Each metric, by what it counts, with the dimensions it is emitted with besides `service`.
+ * CloudWatch keeps one series per distinct set of dimensions: a reader must name exactly these.
+ */
+export const METRICS = {
+  /** One per handler invocation: `step` the handler, `outcome` ok, answered (a benign conflict) or the error category. */
+  steps: { name: "Steps", unit: "Count", dimensions: ["step", "outcome"] },
+  /** How long an invocation took (ms), by the same dimensions. */
+  stepDuration: { name: "StepDuration", unit: "Milliseconds", dimensions: ["step", "outcome"] },
+  /** How long a model call took (ms), from each `model_response`. */
+  modelLatency: { name: "ModelLatency", unit: "Milliseconds", dimensions: [] },
+  /** Input tokens of each `model_response`. */
+  modelInputTokens: { name: "ModelInputTokens", unit: "Count", dimensions: [] },
+  /** Output tokens of each `model_response`. */
+  modelOutputTokens: { name: "ModelOutputTokens", unit: "Count", dimensions: [] },
+  /** Each `model_failed`: a model call whose retries were spent. */
+  modelFailures: { name: "ModelFailures", unit: "Count", dimensions: [] },
+  /** Each `tool_result` with `isError` that a tool returned (not one runlog wrote for an interrupted call). */
+  toolErrors: { name: "ToolErrors", unit: "Count", dimensions: [] },
+  /** Each conditional append that lost its seq to another writer (the writer read again and went on). */
+  lostSeqRaces: { name: "LostSeqRaces", unit: "Count", dimensions: [] },
+  /** Each `resumed` event: `by` who (person, event, sweeper, handoff …) and `kind` the resume point. */
+  resumes: { name: "Resumes", unit: "Count", dimensions: ["by", "kind"] },
+  /** Runs one sweep looked at. */
+  sweepExamined: { name: "SweepRunsExamined", unit: "Count", dimensions: [] },
+  /** Runs one sweep resumed. */
+  sweepResumed: { name: "SweepRunsResumed", unit: "Count", dimensions: [] },
+  /** Runs one sweep failed to resume (a store or orchestrator error; the next sweep tries again). */
+  sweepFailed: { name: "SweepRunsFailed", unit: "Count", dimensions: [] },
+  /**
+   * Runs a sweep (or a failure event) found out of automatic resumes: they wait for a person.
+   * Counted each time one is examined, so it keeps counting until someone resumes the run.
+   */
+  sweepGaveUp: { name: "SweepRunsGivenUp", unit: "Count", dimensions: [] },
+} as const satisfies Record<
+  string,
+  { name: string; unit: "Count" | "Milliseconds"; dimensions: readonly string[] }
+>;
+
+export type RunlogMetric = (typeof METRICS)[keyof typeof METRICS];

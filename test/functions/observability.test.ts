@@ -1,0 +1,195 @@
+import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { mockClient } from "aws-sdk-client-mock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handler as callModel } from "../../functions/callModel.ts";
+import { stepObserver } from "../../functions/observability/observer.ts";
+import { powertools } from "../../functions/observability/powertools.ts";
+import { handler as startRun } from "../../functions/startRun.ts";
+import { handler as sweeper } from "../../functions/sweeper.ts";
+import { METRICS, METRICS_NAMESPACE } from "../../lib/adapters/aws/metrics.ts";
+import { type NewEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
+import type { EventStore } from "../../lib/ports/eventStore.ts";
+import type { StepDeps } from "../../lib/steps/deps.ts";
+import { LogCache } from "../../lib/steps/logCache.ts";
+import { writeNext } from "../../lib/steps/writeNext.ts";
+import { createFakeOpenAI, textReply } from "../helpers/fakeOpenAI.ts";
+import { logLines, metricLines, outputOf } from "./stdout.ts";
+import { busEvent, SECRET_ARN, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+
+const env = useFunctionEnvironment("fn-observed", {
+  STATE_MACHINE_ARN,
+  MODEL_KEY_SECRET_ARN: SECRET_ARN,
+  // Loud, unlike the other function tests: these read what the functions write.
+  POWERTOOLS_LOG_LEVEL: "DEBUG",
+  POWERTOOLS_METRICS_DISABLED: "false",
+});
+const secrets = mockClient(SecretsManagerClient);
+const sfn = mockClient(SFNClient);
+const fake = createFakeOpenAI();
+let stopFake = async () => {};
+const USER_TEXT = "my private plans for tuesday";
+const MODEL_TEXT = "a reply nobody should log";
+
+beforeAll(async () => {
+  const { baseURL, close } = await fake.start();
+  process.env.OPENAI_BASE_URL = baseURL;
+  stopFake = close;
+  secrets.on(GetSecretValueCommand).resolves({ SecretString: "sk-observed" });
+  sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
+});
+afterAll(() => stopFake());
+
+describe("a step's logs and metrics", () => {
+  it("CallModel emits its step, model latency and token metrics in EMF, and logs with the run's keys", async () => {
+    await outputOf(() =>
+      startRun(
+        busEvent("runlog.StartRun", {
+          agent: "demo",
+          input: USER_TEXT,
+          model: "openai:gpt-t",
+          runId: "obs-1",
+        }),
+      ),
+    );
+    fake.enqueue(textReply([MODEL_TEXT], "stop", { prompt_tokens: 123, completion_tokens: 45 }));
+    const { value, lines } = await outputOf(() => callModel({ runId: "obs-1", generation: 1 }));
+    expect(value).toEqual({ action: "done" });
+
+    const [step] = metricLines(lines, METRICS.steps.name);
+    expect(step).toMatchObject({ service: "runlog", step: "callModel", outcome: "ok", Steps: 1 });
+    expect(step!._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [["service", "step", "outcome"]],
+    });
+    expect(step!.StepDuration).toEqual(expect.any(Number));
+    const [model] = metricLines(lines, METRICS.modelInputTokens.name);
+    expect(model).toMatchObject({
+      ModelInputTokens: 123,
+      ModelOutputTokens: 45,
+      ModelLatency: expect.any(Number),
+    });
+    expect(model!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([["service"]]);
+
+    const logs = logLines(lines);
+    const ended = logs.find((line) => line.message === "step ended");
+    expect(ended).toMatchObject({
+      level: "INFO",
+      service: "runlog",
+      step: "callModel",
+      runId: "obs-1",
+      generation: 1,
+      seq: 2,
+      outcome: "ok",
+    });
+    expect(logs.find((line) => line.message === "step started")).toMatchObject({
+      level: "DEBUG",
+      runId: "obs-1",
+    });
+    // No conversation content and no key in any line.
+    const text = JSON.stringify(lines);
+    for (const secret of [USER_TEXT, MODEL_TEXT, "sk-observed"]) expect(text).not.toContain(secret);
+  });
+
+  it("a failed step logs at error with its category and counts under that outcome", async () => {
+    const { lines } = await outputOf(() =>
+      callModel({ runId: "obs-none", generation: 1 }).catch(() => "failed"),
+    );
+    expect(metricLines(lines, METRICS.steps.name)[0]).toMatchObject({
+      step: "callModel",
+      outcome: "PermanentError",
+    });
+    expect(logLines(lines).find((line) => line.message === "step failed")).toMatchObject({
+      level: "ERROR",
+      runId: "obs-none",
+      outcome: "PermanentError",
+      error: expect.objectContaining({ name: "NotFoundError" }),
+    });
+  });
+
+  it("a sweep emits the runs it examined, resumed and failed to resume", async () => {
+    const { value, lines } = await outputOf(() => sweeper({ "detail-type": "Scheduled Event", detail: {} }));
+    const [sweep] = metricLines(lines, METRICS.sweepExamined.name);
+    expect(sweep).toMatchObject({
+      SweepRunsExamined: value.examined,
+      SweepRunsResumed: value.resumed.length,
+      SweepRunsFailed: value.failed.length,
+    });
+    expect(value.examined).toBeGreaterThan(0);
+    expect(logLines(lines).find((line) => line.message === "runlog sweep")).toMatchObject({
+      level: "INFO",
+      step: "sweeper",
+      examined: value.examined,
+    });
+  });
+
+  it("counts tool errors (not interrupted calls) and resumes by who and kind", async () => {
+    const { logger, metrics } = powertools();
+    const observer = stepObserver(logger, metrics);
+    const at = new Date();
+    const { lines } = await outputOf(async () => {
+      const result = (isError: boolean, interrupted?: true): NewEvent => ({
+        type: "tool_result",
+        callId: "c1",
+        name: "weather",
+        content: "x",
+        isError,
+        ...(interrupted ? { interrupted } : {}),
+      });
+      observer.appended("r", stamp(result(true), 3, at));
+      observer.appended("r", stamp(result(true, true), 4, at));
+      observer.appended("r", stamp(result(false), 5, at));
+      const resumed: NewEvent = {
+        type: "resumed",
+        generation: 2,
+        kind: "run_tools",
+        description: "d",
+        by: "event",
+      };
+      observer.appended("r", stamp(resumed, 6, at, 2));
+    });
+    expect(metricLines(lines, METRICS.toolErrors.name)).toHaveLength(1);
+    expect(metricLines(lines, METRICS.resumes.name)).toEqual([
+      expect.objectContaining({ by: "event", kind: "run_tools", Resumes: 1 }),
+    ]);
+  });
+
+  it("counts a lost seq race where writeNext reads again and retries", async () => {
+    const store = env.store();
+    const first = stamp(
+      { type: "run_started", runId: "obs-race", agent: "demo", model: "m", input: "x" },
+      1,
+      new Date(),
+    );
+    await store.createRun(first as RunStarted);
+    let raced = false;
+    // Another writer takes seq 2 just before this one appends it.
+    const racing: EventStore = Object.assign(Object.create(store) as EventStore, {
+      append: async (runId: string, event: Parameters<EventStore["append"]>[1]) => {
+        if (!raced) {
+          raced = true;
+          await store.append(runId, stamp({ type: "user_message", text: "first" }, event.seq, new Date(), 1));
+        }
+        return store.append(runId, event);
+      },
+    });
+    const { logger, metrics } = powertools();
+    const deps = {
+      store: racing,
+      logs: new LogCache(racing),
+      clock: { now: () => new Date() },
+      observer: stepObserver(logger, metrics),
+    } as unknown as StepDeps;
+    const { value, lines } = await outputOf(() =>
+      writeNext(deps, "obs-race", "any", (events) => ({
+        append: { type: "user_message", text: "second" },
+        result: (event) => ({ seq: event.seq, after: events.length }),
+      })),
+    );
+    expect(value.seq).toBe(3);
+    expect(metricLines(lines, METRICS.lostSeqRaces.name)).toEqual([
+      expect.objectContaining({ LostSeqRaces: 1 }),
+    ]);
+    expect(logLines(lines).find((line) => line.lostSeq === 2)).toMatchObject({ level: "INFO" });
+  });
+});
