@@ -1,12 +1,27 @@
 import { Runlog } from "../lib/api/runlog.ts";
 import { apiHandler } from "../lib/http/public.ts";
 import { awsDeps } from "./deps.ts";
+import { type LambdaContext, observed } from "./observability/invocation.ts";
 
 type ApiHandler = ReturnType<typeof apiHandler>;
 let serve: ApiHandler | undefined;
 
-/** The HTTP API behind API Gateway: lib/http's app over the library API, built once per instance. */
+/** What of an API Gateway (HTTP API v2) event names the request in the logs: never its body. */
+interface Request {
+  routeKey?: string;
+  pathParameters?: Record<string, string | undefined>;
+}
+
+/**
+ * The HTTP API behind API Gateway: lib/http's app over the library API, built once per instance.
+ * Each request is observed like a step (`step: "api"`, its route and run id in the logs and the
+ * trace, `Steps` and `StepDuration` by outcome); errors are answered by the app as HTTP statuses.
+ */
 export const handler = async (...args: Parameters<ApiHandler>): Promise<Awaited<ReturnType<ApiHandler>>> => {
-  serve ??= apiHandler(new Runlog((await awsDeps()).control()));
-  return serve(...args);
+  const [event, context] = args as unknown as [Request, LambdaContext | undefined];
+  return observed("api", context, async (invocation) => {
+    invocation.identify({ route: event.routeKey, runId: event.pathParameters?.id });
+    serve ??= apiHandler(new Runlog((await awsDeps()).control()));
+    return serve(...args);
+  });
 };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorMessage } from "../lib/core/errors.ts";
+import { RESUMED_BY } from "../lib/core/events.ts";
 import { type ResumeResult, resumeRun } from "../lib/steps/resume.ts";
 import { recoverRun } from "../lib/steps/sweep.ts";
 import type { BenignReason } from "./benign.ts";
@@ -14,7 +15,7 @@ const Schema = z.union([
 type ResumeEvent = z.output<typeof Schema>;
 
 /** Who a `resumed` event says resumed the run, when a `runlog.ResumeRun` event asked for it. */
-const BY_EVENT = "event";
+const BY_EVENT = RESUMED_BY.event;
 
 /** What a resume answers, as the HTTP API's resume does (lib/api/views.ts `resumeView`). */
 export type ResumeAnswer =

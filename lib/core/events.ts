@@ -133,7 +133,13 @@ export const ResumedSchema = z.object({
 });
 
 /** The documented values of a `resumed` event's `by`. */
-export const RESUMED_BY = { person: "person", sweeper: "sweeper", handoff: "handoff" } as const;
+export const RESUMED_BY = {
+  person: "person",
+  sweeper: "sweeper",
+  handoff: "handoff",
+  /** A `runlog.ResumeRun` event on AWS: another backend asked. */
+  event: "event",
+} as const;
 
 export const ToolDecidedSchema = z.object({
   ...base,
