@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach } from "vitest";
 
 /**
  * A loopback OpenAI-compatible server for tests: it speaks the real Chat Completions
@@ -289,4 +290,23 @@ export function streamError(
 ): FakeReply {
   const deltas = contentDeltas(parts);
   return { kind: "stream", deltas, ending: { error: { message, code, type: "server_error" } } };
+}
+
+/** A fake server of its own for each test of the calling file: `fake` scripts it, `baseURL` reaches it. */
+export function useFakeOpenAI(): { readonly fake: FakeOpenAI; readonly baseURL: string } {
+  let fake: FakeOpenAI | undefined;
+  let server: { baseURL: string; close: () => Promise<void> } | undefined;
+  beforeEach(async () => {
+    fake = createFakeOpenAI();
+    server = await fake.start();
+  });
+  afterEach(() => server?.close());
+  return {
+    get fake() {
+      return fake!;
+    },
+    get baseURL() {
+      return server!.baseURL;
+    },
+  };
 }

@@ -1,19 +1,13 @@
 import { once } from "node:events";
 import type { Stream } from "openai/core/streaming";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ReplyAssembler } from "../../../lib/adapters/openai/assemble.ts";
 import { createOpenAIModel } from "../../../lib/adapters/openai/index.ts";
 import { readReply } from "../../../lib/adapters/openai/read.ts";
 import { ModelUnavailableError } from "../../../lib/core/errors.ts";
 import type { ModelRequest } from "../../../lib/ports/model.ts";
-import {
-  createFakeOpenAI,
-  type FakeOpenAI,
-  rateLimited,
-  stalledStream,
-  textReply,
-} from "../../helpers/fakeOpenAI.ts";
+import { rateLimited, stalledStream, textReply, useFakeOpenAI } from "../../helpers/fakeOpenAI.ts";
 
 /**
  * Issue 14: a model call still under way when its step's deadline comes ends at once, keeping
@@ -21,14 +15,7 @@ import {
  * limits are left at what would outlast any test (10 minutes, a Retry-After of an hour), so only
  * the deadline can end these calls.
  */
-let fake: FakeOpenAI;
-let server: { baseURL: string; close: () => Promise<void> };
-
-beforeEach(async () => {
-  fake = createFakeOpenAI();
-  server = await fake.start();
-});
-afterEach(() => server.close());
+const openai = useFakeOpenAI();
 
 const request = (deadline: AbortSignal): ModelRequest => ({
   runId: "run-deadline",
@@ -39,7 +26,7 @@ const request = (deadline: AbortSignal): ModelRequest => ({
   deadline,
 });
 const model = () =>
-  createOpenAIModel({ model: "gpt-test", apiKey: "sk-test", baseURL: server.baseURL, timeoutMs: 600_000 });
+  createOpenAIModel({ model: "gpt-test", apiKey: "sk-test", baseURL: openai.baseURL, timeoutMs: 600_000 });
 
 /**
  * A streamed response as the SDK gives it: `parts` of text, then nothing until it is aborted.
@@ -86,7 +73,7 @@ describe("OpenAI model: the step's deadline", () => {
 
   it("ends a response that sent no text yet as unavailable, naming the deadline", async () => {
     const deadline = new AbortController();
-    fake.enqueue(stalledStream([], () => deadline.abort()));
+    openai.fake.enqueue(stalledStream([], () => deadline.abort()));
     const error = await failureOf(model().call(request(deadline.signal)));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect((error as Error).message).toContain("deadline");
@@ -94,19 +81,19 @@ describe("OpenAI model: the step's deadline", () => {
 
   it("ends the SDK's wait for a Retry-After longer than the step has", async () => {
     const deadline = new AbortController();
-    fake.enqueue(rateLimited("3600"));
+    openai.fake.enqueue(rateLimited("3600"));
     const call = model().call(request(deadline.signal));
     // The deadline comes once the 429 has been answered, while the SDK waits out its hour.
-    while (fake.requestCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (openai.fake.requestCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     deadline.abort();
     const error = await failureOf(call);
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect((error as Error).message).toContain("deadline");
-    expect(fake.requestCount).toBe(1);
+    expect(openai.fake.requestCount).toBe(1);
   });
 
   it("leaves a call whose deadline does not come to finish as usual", async () => {
-    fake.enqueue(textReply(["Hel", "lo"]));
+    openai.fake.enqueue(textReply(["Hel", "lo"]));
     const reply = await model().call(request(new AbortController().signal));
     expect(reply).toMatchObject({ text: "Hello", stop: "stop" });
   });

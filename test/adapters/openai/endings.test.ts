@@ -1,31 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createOpenAIModel, type OpenAIModelOptions } from "../../../lib/adapters/openai/index.ts";
 import type { ModelRequest } from "../../../lib/ports/model.ts";
 import {
   contextLengthError,
-  createFakeOpenAI,
   droppedStream,
   errorReply,
-  type FakeOpenAI,
   type FakeReply,
   refusalReply,
   stalledStream,
   streamError,
   textReply,
   toolCallsReply,
+  useFakeOpenAI,
 } from "../../helpers/fakeOpenAI.ts";
 
-let fake: FakeOpenAI;
-let server: { baseURL: string; close: () => Promise<void> };
-
-beforeEach(async () => {
-  fake = createFakeOpenAI();
-  server = await fake.start();
-});
-afterEach(() => server.close());
+const openai = useFakeOpenAI();
 
 const model = (options: Partial<OpenAIModelOptions> = {}) =>
-  createOpenAIModel({ model: "gpt-test", apiKey: "sk-test", baseURL: server.baseURL, ...options });
+  createOpenAIModel({ model: "gpt-test", apiKey: "sk-test", baseURL: openai.baseURL, ...options });
 
 const request: ModelRequest = {
   runId: "run-1",
@@ -36,7 +28,7 @@ const request: ModelRequest = {
 };
 
 const answer = (reply: FakeReply, options: Partial<OpenAIModelOptions> = {}) => {
-  fake.enqueue(reply);
+  openai.fake.enqueue(reply);
   return model(options).call(request);
 };
 
@@ -110,7 +102,7 @@ describe("OpenAI model: how a response ends", () => {
     expect(result.stop).toBe(stop);
     expect(result.text).toBe(text);
     expect(result.toolCalls).toEqual([]);
-    expect(fake.requestCount).toBe(1);
+    expect(openai.fake.requestCount).toBe(1);
   });
 
   it("keeps the partial text when the stream stalls longer than timeoutMs", async () => {

@@ -1,12 +1,10 @@
 import OpenAI, { type APIError } from "openai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createOpenAIModel, type OpenAIModelOptions } from "../../../lib/adapters/openai/index.ts";
 import { errorCategory, ModelRejectedError, ModelUnavailableError } from "../../../lib/core/errors.ts";
 import type { ModelRequest } from "../../../lib/ports/model.ts";
 import {
-  createFakeOpenAI,
   errorReply,
-  type FakeOpenAI,
   hangup,
   rateLimited,
   serverError,
@@ -15,19 +13,13 @@ import {
   streamError,
   textReply,
   unauthorized,
+  useFakeOpenAI,
 } from "../../helpers/fakeOpenAI.ts";
 
-let fake: FakeOpenAI;
-let server: { baseURL: string; close: () => Promise<void> };
-
-beforeEach(async () => {
-  fake = createFakeOpenAI();
-  server = await fake.start();
-});
-afterEach(() => server.close());
+const openai = useFakeOpenAI();
 
 const model = (options: Partial<OpenAIModelOptions> = {}) =>
-  createOpenAIModel({ model: "gpt-test", apiKey: "sk-test", baseURL: server.baseURL, ...options });
+  createOpenAIModel({ model: "gpt-test", apiKey: "sk-test", baseURL: openai.baseURL, ...options });
 
 const request: ModelRequest = {
   runId: "run-1",
@@ -50,14 +42,14 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
 
 describe("OpenAI model: failures", () => {
   it("lets the SDK retry a 429 (Retry-After: 0), then replies once", async () => {
-    fake.enqueue(rateLimited("0"), textReply(["Hello"]));
+    openai.fake.enqueue(rateLimited("0"), textReply(["Hello"]));
     const reply = await model().call(request);
     expect(reply).toMatchObject({ text: "Hello", stop: "stop" });
-    expect(fake.requestCount).toBe(2);
+    expect(openai.fake.requestCount).toBe(2);
   });
 
   it("turns a 429 left after the SDK's retries into ModelUnavailableError carrying Retry-After", async () => {
-    fake.enqueue(rateLimited("20"));
+    openai.fake.enqueue(rateLimited("20"));
     const error = await failure(model({ maxRetries: 0 }).call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(errorCategory(error)).toBe("RetryableError");
@@ -66,22 +58,22 @@ describe("OpenAI model: failures", () => {
   });
 
   it("gives up on a repeated 500 after the SDK's retries with ModelUnavailableError", async () => {
-    fake.enqueue(serverError(), serverError(), serverError(), serverError());
+    openai.fake.enqueue(serverError(), serverError(), serverError(), serverError());
     const error = await failure(model().call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(error.message).toContain("500 The server had an error while processing your request.");
-    expect(fake.requestCount).toBe(3); // the first try and maxRetries (2) more
+    expect(openai.fake.requestCount).toBe(3); // the first try and maxRetries (2) more
     expect((error.cause as APIError).status).toBe(500);
   });
 
   it("turns a 401 into ModelRejectedError with the provider's message, without retrying", async () => {
-    fake.enqueue(unauthorized(), textReply(["never served"]));
+    openai.fake.enqueue(unauthorized(), textReply(["never served"]));
     const error = await failure(model().call(request));
     expect(error).toBeInstanceOf(ModelRejectedError);
     expect(errorCategory(error)).toBe("PermanentError");
     expect(error.message).toContain("401 Incorrect API key provided: sk-bad.");
     expect((error.cause as APIError).status).toBe(401);
-    expect(fake.requestCount).toBe(1);
+    expect(openai.fake.requestCount).toBe(1);
   });
 
   it.each([
@@ -90,15 +82,15 @@ describe("OpenAI model: failures", () => {
     [404, "The model `gpt-test` does not exist or you do not have access to it."],
     [422, "Unprocessable request"],
   ])("turns a %i into ModelRejectedError", async (status, message) => {
-    fake.enqueue(errorReply(status, message), textReply(["never served"]));
+    openai.fake.enqueue(errorReply(status, message), textReply(["never served"]));
     const error = await failure(model().call(request));
     expect(error).toBeInstanceOf(ModelRejectedError);
     expect(error.message).toContain(`${status} ${message}`);
-    expect(fake.requestCount).toBe(1);
+    expect(openai.fake.requestCount).toBe(1);
   });
 
   it("does not read a rate limit that mentions tokens as a full context", async () => {
-    fake.enqueue(
+    openai.fake.enqueue(
       errorReply(429, "Too many tokens, please wait before trying again.", { type: "throttling" }),
     );
     const error = await failure(model({ maxRetries: 0 }).call(request));
@@ -106,32 +98,32 @@ describe("OpenAI model: failures", () => {
   });
 
   it("lets the SDK retry a connection dropped before any response", async () => {
-    fake.enqueue(hangup(), textReply(["back"]));
+    openai.fake.enqueue(hangup(), textReply(["back"]));
     const reply = await model({ maxRetries: 1 }).call(request);
     expect(reply.text).toBe("back");
-    expect(fake.requestCount).toBe(2);
+    expect(openai.fake.requestCount).toBe(2);
   });
 
   it("turns a connection failure left after the retries into ModelUnavailableError", async () => {
-    fake.enqueue(hangup());
+    openai.fake.enqueue(hangup());
     const error = await failure(model({ maxRetries: 0 }).call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(error.message).toContain("Connection error.");
   });
 
   it("turns a request that gets no response within timeoutMs into ModelUnavailableError", async () => {
-    fake.enqueue(silent());
+    openai.fake.enqueue(silent());
     const error = await failure(model({ maxRetries: 0, timeoutMs: 200 }).call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(error.message).toContain("timed out");
   });
 
   it("turns a stream that breaks before any text into ModelUnavailableError", async () => {
-    fake.enqueue(streamError([], "The server had an error while processing your request."));
+    openai.fake.enqueue(streamError([], "The server had an error while processing your request."));
     const error = await failure(model().call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(error.message).toContain("The server had an error while processing your request.");
-    expect(fake.requestCount).toBe(1); // the SDK never retries a response that has started
+    expect(openai.fake.requestCount).toBe(1); // the SDK never retries a response that has started
   });
 });
 
@@ -141,7 +133,7 @@ describe("OpenAI model: the caller's abort", () => {
     controller.abort();
     const error = await failure(model().call({ ...request, signal: controller.signal }));
     expect(error.name).toBe("AbortError");
-    expect(fake.requestCount).toBe(0);
+    expect(openai.fake.requestCount).toBe(0);
   });
 
   it("rethrows the signal's reason, not an interrupted reply, when aborted mid-stream", async () => {
@@ -161,8 +153,8 @@ describe("OpenAI model: the caller's abort", () => {
       });
       return new Response(body, { status: response.status, headers: response.headers });
     };
-    const client = new OpenAI({ apiKey: "sk-test", baseURL: server.baseURL, fetch: abortAfterFirstRead });
-    fake.enqueue(stalledStream(["Partial "]));
+    const client = new OpenAI({ apiKey: "sk-test", baseURL: openai.baseURL, fetch: abortAfterFirstRead });
+    openai.fake.enqueue(stalledStream(["Partial "]));
     const error = await failure(model({ client }).call({ ...request, signal: controller.signal }));
     expect(error).toBe(reason);
   });
