@@ -5,16 +5,13 @@ import { SFNClient } from "@aws-sdk/client-sfn";
 import OpenAI from "openai";
 import { z } from "zod";
 import { agents } from "#agents";
-import { DynamoEventStore } from "../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { newRunId } from "../lib/adapters/ids.ts";
+import { stateMachineControlDeps, tableStepDeps } from "../lib/adapters/aws/controlDeps.ts";
 import { modelResolver } from "../lib/adapters/models.ts";
-import { SfnOrchestrator } from "../lib/adapters/stepfunctions/index.ts";
 import { agentRegistry } from "../lib/agents/registry.ts";
 import { PermanentError } from "../lib/core/errors.ts";
 import type { ModelResolver } from "../lib/ports/model.ts";
 import type { Ids } from "../lib/ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../lib/steps/deps.ts";
-import { LogCache } from "../lib/steps/logCache.ts";
 import { RETENTION_VARIABLE, retentionMs } from "../lib/steps/retention.ts";
 import type { SweepOptions } from "../lib/steps/sweep.ts";
 import { AWS_REQUEST } from "../lib/workflow/timeouts.ts";
@@ -132,28 +129,21 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
           config.MODEL_KEY_SECRET_ARN,
         );
   await modelKey?.refresh();
-  // Few SDK retries: the state machine retries on top, with backoff.
-  const store = new DynamoEventStore({
+  const steps = tableStepDeps({
+    // Few SDK retries: the state machine retries on top, with backoff.
     client: made(new DynamoDBClient({ ...AWS_CLIENT, maxAttempts: 3 })),
     tableName: config.TABLE_NAME,
-  });
-  const steps: StepDeps = {
-    store,
-    logs: new LogCache(store),
     agents: agentRegistry({ dataDir: config.RUNLOG_DATA_DIR }, agents),
     models: awsModels(modelKey?.current),
-    clock: { now: () => new Date() },
-    faults: { reached: () => {} },
     ...(config.RUNLOG_STEPS_PER_EXECUTION === undefined
       ? {}
       : { stepsPerExecution: config.RUNLOG_STEPS_PER_EXECUTION }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
-  };
+  });
   let sfn: SFNClient | undefined;
   const controlFor = (stateMachineArn: string) => {
     sfn ??= made(new SFNClient({ ...AWS_CLIENT, maxAttempts: 3 }));
-    const orchestrator = new SfnOrchestrator({ client: sfn, stateMachineArn });
-    return { ...steps, orchestrator, leaseMs: config.RUNLOG_LEASE_MS, ids: { runId: newRunId } };
+    return stateMachineControlDeps(steps, { client: sfn, stateMachineArn, leaseMs: config.RUNLOG_LEASE_MS });
   };
   const stateMachineArn = config.STATE_MACHINE_ARN;
   const control = stateMachineArn === undefined ? undefined : controlFor(stateMachineArn);

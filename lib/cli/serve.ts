@@ -9,6 +9,7 @@ import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
 import { progressLine } from "./format.ts";
 import type { Io } from "./io.ts";
+import { DEPLOYMENT_OPTIONS, deploymentOf, openServeDeployment } from "./serveTarget.ts";
 import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
 
 const DEFAULT_PORT = 8787;
@@ -82,7 +83,7 @@ function signals(again: () => void): { first: Promise<NodeJS.Signals>; dispose()
  * signal gives up waiting (the runs left behind are resumable).
  */
 export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
-  const options = { ...COMMON, port: { type: "string" } } as const;
+  const options = { ...COMMON, port: { type: "string" }, ...DEPLOYMENT_OPTIONS } as const;
   const { values } = parseCommand(
     "serve",
     { args, options, strict: true },
@@ -93,16 +94,18 @@ export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEn
     return EXIT.completed;
   }
   const port = parsePort(values.port);
-  const dir = await dataDir(values.dir, env, { create: true });
+  const deployment = deploymentOf(values);
   const agents = await agentsOption(values.agents, env);
-  const local = await openLocal({
-    env,
-    ...(agents === undefined ? {} : { agents }),
-    background: true,
-    dataDir: dir.path,
-    observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },
-    onBackgroundError: (runId, error) => io.err(`runlog: run ${runId}: ${errorMessage(error)}`),
-  });
+  const local = deployment
+    ? await openServeDeployment(deployment, agents)
+    : await openLocal({
+        env,
+        ...(agents === undefined ? {} : { agents }),
+        background: true,
+        dataDir: (await dataDir(values.dir, env, { create: true })).path,
+        observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },
+        onBackgroundError: (runId, error) => io.err(`runlog: run ${runId}: ${errorMessage(error)}`),
+      });
   let forced!: () => void;
   const gaveUp = new Promise<number>((resolve) => {
     // 128 + SIGINT, as a shell reports an interrupted command.

@@ -64,6 +64,8 @@ Usage:
   runlog sweep [--stale-after SECONDS] [--max-resumes N] [--json]   resume runs whose executor died
   runlog demo                      run the offline demo (what npm start does)
   runlog serve [--port 8787]       serve the HTTP API on 127.0.0.1; runs execute in this process
+  runlog serve --table NAME --state-machine ARN [--region R]   the same over a deployed stack
+                                   (its outputs), with your AWS credentials; runs execute there
   runlog version                   print runlog's version (also --version)
 
 Every command takes --dir DIR (default $RUNLOG_DIR or ./.runlog); only run, demo and serve

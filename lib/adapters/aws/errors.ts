@@ -150,6 +150,17 @@ export function isConnectionRefused(error: unknown, depth = 0): boolean {
   return cause !== undefined && isConnectionRefused(cause, depth + 1);
 }
 
+/**
+ * The SDK found no credentials (its default chain: environment, profile, SSO, container,
+ * instance metadata): the caller must give some. Looks through `cause`, where a runlog error
+ * keeps the SDK's.
+ */
+export function isMissingCredentials(error: unknown, depth = 0): boolean {
+  if (awsErrorName(error) === "CredentialsProviderError") return true;
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  return depth < 5 && cause !== undefined && isMissingCredentials(cause, depth + 1);
+}
+
 /** DynamoDB's "your condition did not hold", which callers usually turn into a decision, not a failure. */
 export function isConditionalFailure(error: unknown): boolean {
   return awsErrorName(error) === "ConditionalCheckFailedException";

@@ -68,6 +68,13 @@ async function describe(client: DynamoDBClient, tableName: string): Promise<Tabl
   }
 }
 
+/** Check a table made elsewhere (a deployed stack's): it exists and has runlog's keys and index; never creates it. */
+export async function checkTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const table = await describe(client, tableName);
+  if (!table) throw new PermanentError(`table ${tableName} does not exist`);
+  checkShape(table, tableName);
+}
+
 /** Create the table if it is missing and wait until it and its index are ACTIVE; safe to race. */
 export async function ensureTable(
   client: DynamoDBClient,

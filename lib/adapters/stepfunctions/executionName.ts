@@ -53,12 +53,24 @@ export function executionNameOf(owner: string): string | undefined {
  * turned into `execution` and the name appended, as Step Functions builds it.
  */
 export function executionArn(stateMachineArn: string, name: string): string {
+  const parts = stateMachineArnParts(stateMachineArn);
+  parts[5] = "execution";
+  return `${parts.join(":")}:${name}`;
+}
+
+/** The seven parts of a state machine's ARN; InvalidInputError for anything else. */
+export function stateMachineArnParts(stateMachineArn: string): string[] {
   const parts = stateMachineArn.split(":");
-  if (parts.length !== 7 || parts[0] !== "arn" || parts[2] !== "states" || parts[5] !== "stateMachine") {
+  if (
+    parts.length !== 7 ||
+    parts[0] !== "arn" ||
+    parts[2] !== "states" ||
+    parts[5] !== "stateMachine" ||
+    parts.some((part) => part === "")
+  ) {
     throw new InvalidInputError(
       `state machine ARN ${JSON.stringify(stateMachineArn)}: expected arn:<partition>:states:<region>:<account>:stateMachine:<name>`,
     );
   }
-  parts[5] = "execution";
-  return `${parts.join(":")}:${name}`;
+  return parts;
 }

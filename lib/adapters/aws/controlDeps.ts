@@ -1,0 +1,58 @@
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { SFNClient } from "@aws-sdk/client-sfn";
+import type { ModelResolver } from "../../ports/model.ts";
+import type { Ids } from "../../ports/runtime.ts";
+import type { AgentRegistry } from "../../ports/tool.ts";
+import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
+import { LogCache } from "../../steps/logCache.ts";
+import { DynamoEventStore } from "../dynamodb/dynamoEventStore.ts";
+import { newRunId } from "../ids.ts";
+import { SfnOrchestrator } from "../stepfunctions/index.ts";
+
+/** What step deps over a deployed table are made of; the clients are built (and traced) by the caller. */
+export interface TableStepOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  agents: AgentRegistry;
+  models: ModelResolver;
+  stepsPerExecution?: number;
+  retentionMs?: number;
+}
+
+/**
+ * The step deps of a deployment: its table through the DynamoDB store, a log cache that does
+ * not trust its tail (other processes write the same runs), the wall clock. The one composition
+ * the Lambda functions (functions/deps.ts) and `runlog serve --table` share.
+ */
+export function tableStepDeps(options: TableStepOptions): StepDeps {
+  const store = new DynamoEventStore({ client: options.client, tableName: options.tableName });
+  return {
+    store,
+    logs: new LogCache(store),
+    agents: options.agents,
+    models: options.models,
+    clock: { now: () => new Date() },
+    faults: { reached: () => {} },
+    ...(options.stepsPerExecution === undefined ? {} : { stepsPerExecution: options.stepsPerExecution }),
+    ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
+  };
+}
+
+/** How control deps start executions: the deployment's state machine, and its lease time (RUNLOG_LEASE_MS). */
+export interface StateMachineOptions {
+  client: SFNClient;
+  stateMachineArn: string;
+  leaseMs: number;
+}
+
+/** Control deps (start, resume, send, fork, decide, cancel) that start executions of a deployed state machine. */
+export function stateMachineControlDeps(
+  steps: StepDeps,
+  options: StateMachineOptions,
+): ControlDeps & { ids: Ids } {
+  const orchestrator = new SfnOrchestrator({
+    client: options.client,
+    stateMachineArn: options.stateMachineArn,
+  });
+  return { ...steps, orchestrator, leaseMs: options.leaseMs, ids: { runId: newRunId } };
+}

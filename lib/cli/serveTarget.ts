@@ -1,0 +1,122 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OPENAI_SPEC_PREFIX, parseOpenAISpec } from "../adapters/openai/spec.ts";
+import { stateMachineArnParts } from "../adapters/stepfunctions/executionName.ts";
+import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
+import { Runlog } from "../api/runlog.ts";
+import { errorMessage, InvalidInputError, ModelRejectedError } from "../core/errors.ts";
+import type { ModelResolver } from "../ports/model.ts";
+import { UsageError } from "./usage.ts";
+
+/** `runlog serve`'s options that point it at a deployed stack instead of this machine. */
+export const DEPLOYMENT_OPTIONS = {
+  table: { type: "string" },
+  "state-machine": { type: "string" },
+  region: { type: "string" },
+} as const;
+
+/** A deployed stack to serve, from `--table NAME --state-machine ARN [--region R]`. */
+export interface ServeDeployment {
+  tableName: string;
+  stateMachineArn: string;
+  region: string;
+}
+
+/** What `runlog serve` serves: the library API over some store and orchestrator. */
+export interface ServeTarget {
+  runlog: Runlog;
+  where: string;
+  close(): Promise<void>;
+}
+
+interface DeploymentValues {
+  table?: string | undefined;
+  "state-machine"?: string | undefined;
+  region?: string | undefined;
+  dir?: string | undefined;
+}
+
+/**
+ * The deployment the options name, or undefined to serve this machine's runs. Both names are
+ * needed; the region is the state machine ARN's unless --region says otherwise (the table and
+ * the state machine of one stack share a region).
+ */
+export function deploymentOf(values: DeploymentValues): ServeDeployment | undefined {
+  const { table, "state-machine": stateMachine, region } = values;
+  if (table === undefined && stateMachine === undefined) {
+    if (region !== undefined) throw new UsageError("serve: --region goes with --table and --state-machine");
+    return undefined;
+  }
+  if (table === undefined || table.trim() === "")
+    throw new UsageError("serve: --table NAME is needed with --state-machine (the stack's TableName output)");
+  if (stateMachine === undefined)
+    throw new UsageError(
+      "serve: --state-machine ARN is needed with --table (the stack's StateMachineArn output)",
+    );
+  if (values.dir !== undefined)
+    throw new UsageError(
+      "serve: --dir is the local store's; with --table the runs are in the deployed table",
+    );
+  let arnRegion: string;
+  try {
+    arnRegion = stateMachineArnParts(stateMachine)[3]!;
+  } catch (error) {
+    throw new UsageError(`serve: --state-machine: ${errorMessage(error)}`, { cause: error });
+  }
+  if (region !== undefined && region.trim() === "")
+    throw new UsageError("serve: --region needs a region name");
+  return { tableName: table, stateMachineArn: stateMachine, region: region ?? arnRegion };
+}
+
+/**
+ * Models named but never called here: the deployment's CallModel function calls them, with the
+ * key it holds. Start and fork still check the spec, as the deployed API does.
+ */
+function namedModels(): ModelResolver {
+  return (spec) => {
+    if (spec.startsWith(OPENAI_SPEC_PREFIX)) parseOpenAISpec(spec);
+    else if (!spec.startsWith("scripted:")) {
+      throw new InvalidInputError(
+        `unknown model ${JSON.stringify(spec)}: use scripted:FILE, scripted:demo or openai:MODEL (e.g. openai:gpt-4.1-mini)`,
+      );
+    }
+    const refuse = () =>
+      Promise.reject(
+        new ModelRejectedError(`${spec}: runlog serve --table calls no model; the deployment does`),
+      );
+    return { spec, call: refuse };
+  };
+}
+
+const OPTION_OF = { table: "--table", stateMachine: "--state-machine", credentials: "credentials" } as const;
+
+/**
+ * The library API over a deployed stack: actions start, resume and stop its Step Functions
+ * executions, which run the steps in the stack's Lambda functions. Agents are needed only to
+ * start a run (its agent and default model) and to say which interrupted calls a resume runs
+ * again; give the module the stack was built with (--agents), else the built-in ones.
+ */
+export async function openServeDeployment(
+  deployment: ServeDeployment,
+  agents: Readonly<Record<string, AgentFactory>> | undefined,
+): Promise<ServeTarget> {
+  // The AWS SDK loads only here: serving this machine's runs does not pay for it.
+  const { DeploymentError, openDeployment } = await import("../adapters/aws/deployment.ts");
+  try {
+    const { deps, where, close } = await openDeployment({
+      ...deployment,
+      // No tool runs here (the stack's RunTool function runs them): this dir is never written.
+      agents: agentRegistry({ dataDir: join(tmpdir(), "runlog-serve") }, agents ?? BUILT_IN_AGENTS),
+      models: namedModels(),
+    });
+    return { runlog: new Runlog(deps), where, close };
+  } catch (error) {
+    if (!(error instanceof DeploymentError)) throw error;
+    const option = OPTION_OF[error.part];
+    const prefix =
+      error.part === "credentials"
+        ? "serve"
+        : `serve: ${option} ${JSON.stringify(option === "--table" ? deployment.tableName : deployment.stateMachineArn)}`;
+    throw new UsageError(`${prefix}: ${error.message}`, { cause: error });
+  }
+}
