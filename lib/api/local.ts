@@ -8,9 +8,10 @@ import { connectStore } from "../adapters/store.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
 import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { Observer } from "../ports/runtime.ts";
-import type { StepDeps } from "../steps/deps.ts";
+import type { StepDeps, StepObserver } from "../steps/deps.ts";
 import { LogCache } from "../steps/logCache.ts";
 import { RETENTION_VARIABLE, retentionMs } from "../steps/retention.ts";
+import { LiveFeed } from "./liveFeed.ts";
 import { Runlog } from "./runlog.ts";
 
 export interface LocalOptions {
@@ -37,6 +38,8 @@ export interface LocalRunlog {
   dataDir: string;
   /** Where the events are stored, in words. */
   where: string;
+  /** This process's runs as they happen: events as appended, model text as it streams (createApp's `live`). */
+  live: LiveFeed;
   /** Wait for background executions, then disconnect. */
   close(): Promise<void>;
 }
@@ -75,6 +78,7 @@ export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog
   const { store, where, close } = await connectStore({ dataDir, env });
   const retry = env.RUNLOG_RETRY_INTERVAL_MS;
   const steps = options.stepsPerExecution ?? stepsPerExecution(env.RUNLOG_STEPS_PER_EXECUTION);
+  const live = new LiveFeed();
   const deps: StepDeps = {
     store,
     // This process executes its runs itself: its cached log is the tail (a lost seq race re-reads).
@@ -83,7 +87,7 @@ export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog
     models: modelResolver(),
     clock: { now: () => new Date() },
     faults,
-    ...(options.observer ? { observer: options.observer } : {}),
+    observer: alsoTelling(live, options.observer),
     ...(steps === undefined ? {} : { stepsPerExecution: steps }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
   };
@@ -106,9 +110,27 @@ export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog
     runlog,
     dataDir,
     where,
+    live,
     close: async () => {
+      live.close();
       await background?.drain();
       await close();
     },
   };
+}
+
+/** The caller's observer, and the live feed told the same (after it, so a progress line comes first). */
+function alsoTelling(live: LiveFeed, observer: Observer | undefined): StepObserver {
+  if (!observer) return live;
+  // The caller's object as prototype: its other hooks (executionEnded, lostRace…) answer as before.
+  const both: StepObserver = Object.create(observer);
+  both.appended = (runId, event) => {
+    observer.appended(runId, event);
+    live.appended(runId, event);
+  };
+  both.streamed = (runId, generation, delta) => {
+    observer.streamed?.(runId, generation, delta);
+    live.streamed(runId, generation, delta);
+  };
+  return both;
 }

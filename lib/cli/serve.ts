@@ -9,7 +9,7 @@ import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
 import { progressLine } from "./format.ts";
 import type { Io } from "./io.ts";
-import { DEPLOYMENT_OPTIONS, deploymentOf, openServeDeployment } from "./serveTarget.ts";
+import { DEPLOYMENT_OPTIONS, deploymentOf, openServeDeployment, type ServeTarget } from "./serveTarget.ts";
 import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
 
 const DEFAULT_PORT = 8787;
@@ -96,7 +96,7 @@ export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEn
   const port = parsePort(values.port);
   const deployment = deploymentOf(values);
   const agents = await agentsOption(values.agents, env);
-  const local = deployment
+  const local: ServeTarget = deployment
     ? await openServeDeployment(deployment, agents)
     : await openLocal({
         env,
@@ -114,7 +114,10 @@ export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEn
   const stop = signals(() => forced());
   try {
     // The deployed API refuses script files; here the caller is the machine's own user.
-    const app = createApp(local.runlog, { allowScriptFiles: true });
+    const app = createApp(local.runlog, {
+      allowScriptFiles: true,
+      ...(local.live === undefined ? {} : { live: local.live }),
+    });
     const gate = requestGate(app.fetch);
     let bound = port;
     const server = createAdaptorServer({ fetch: loopbackOnly(gate.fetch, () => bound), hostname: HOST });
@@ -127,6 +130,8 @@ export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEn
     io.out(`runlog serve: ${signal}: no new requests; waiting for runs under way (again to stop now)`);
     // Not waiting for the server's "close": a client that left a body unread can hold its socket open forever.
     server.close();
+    // Long-polls answer and live streams end now, instead of holding the shutdown up to their wait.
+    local.live?.close();
     const drained = gate
       .close()
       .then(() => local.close())

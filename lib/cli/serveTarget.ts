@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { OPENAI_SPEC_PREFIX, parseOpenAISpec } from "../adapters/openai/spec.ts";
 import { stateMachineArnParts } from "../adapters/stepfunctions/executionName.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
+import type { LiveFeed } from "../api/liveFeed.ts";
 import { Runlog } from "../api/runlog.ts";
 import { errorMessage, InvalidInputError, ModelRejectedError } from "../core/errors.ts";
 import type { ModelResolver } from "../ports/model.ts";
@@ -26,6 +27,8 @@ export interface ServeDeployment {
 export interface ServeTarget {
   runlog: Runlog;
   where: string;
+  /** Events as this process appends them: none for a deployment, whose runs execute on AWS (pages long-poll the table). */
+  live?: LiveFeed;
   close(): Promise<void>;
 }
 

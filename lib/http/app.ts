@@ -1,9 +1,11 @@
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { LiveFeed } from "../api/liveFeed.ts";
 import type { Runlog } from "../api/runlog.ts";
 import { errorAnswer, HttpError, invalidInput } from "./errors.ts";
 import { eventRoutes } from "./eventRoutes.ts";
 import { lifecycleRoutes } from "./lifecycleRoutes.ts";
+import { liveRoutes } from "./liveRoutes.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { runRoutes } from "./runRoutes.ts";
 import { MAX_BODY_BYTES } from "./schemas.ts";
@@ -19,6 +21,11 @@ export interface AppOptions {
   allowScriptFiles?: boolean;
   /** Told about failures of ours (500, 503). @default writes to stderr */
   onError?: (error: unknown, c: Context) => void;
+  /**
+   * This process's runs as they happen (openLocal's `live`): `GET /runs/{id}/live` pushes them and a
+   * long-poll wakes on the next event. @default none: /live answers 404 live_unavailable and a long-poll polls the store
+   */
+  live?: LiveFeed;
 }
 
 const BUILT_IN_SCRIPTS = new Set(["scripted:demo"]);
@@ -55,13 +62,20 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
       },
     }),
   );
-  for (const table of [runRoutes(deps), eventRoutes(deps), lifecycleRoutes(deps)]) register(app, table);
+  const report = options.onError ?? logError;
+  const tables = [
+    runRoutes(deps),
+    eventRoutes(deps, options.live),
+    lifecycleRoutes(deps),
+    liveRoutes(deps, options.live, report),
+  ];
+  for (const table of tables) register(app, table);
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404),
   );
   app.onError((error, c) => {
     const { status, body, internal } = errorAnswer(error);
-    if (internal) (options.onError ?? logError)(error, c);
+    if (internal) report(error, c);
     return c.json(body, status);
   });
   return app;

@@ -1,4 +1,6 @@
 import type { Context } from "hono";
+import { waitForPage } from "../api/eventWait.ts";
+import type { LiveFeed } from "../api/liveFeed.ts";
 import { invalidInput } from "./errors.ts";
 import { eventPart, partCount } from "./eventParts.ts";
 import { RESPONSE_MAX_BYTES } from "./limits.ts";
@@ -9,28 +11,40 @@ import { EventQuery, EventsQuery, Seq } from "./schemas.ts";
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
 
 /** The answer's bytes besides its events: what they may take is RESPONSE_MAX_BYTES less this. */
-const envelopeBytes = (runId: string) => jsonBytes({ runId, events: [], next: Number.MAX_SAFE_INTEGER });
+export const envelopeBytes = (runId: string) =>
+  jsonBytes({ runId, events: [], next: Number.MAX_SAFE_INTEGER });
 
 /** This request's path with `?part=N`: where part N of the event is read, under whatever prefix the app is mounted. */
-const partHref = (path: string) => (part: number) => `${path}?part=${part}`;
+export const partHref = (path: string) => (part: number) => `${path}?part=${part}`;
 
 /**
  * A run's log, a page at a time, and one event whole or in parts. No answer is over
  * RESPONSE_MAX_BYTES: a page stops before the event that would pass it, an event too big for
- * any page is listed truncated with the href of its parts.
+ * any page is listed truncated with the href of its parts. With `wait`, an empty page is held
+ * until an event comes (the feed tells of this process's appends; without one, the store is polled).
  */
-export function eventRoutes({ runlog }: RouteDeps): RouteTable {
+export function eventRoutes({ runlog }: RouteDeps, live?: LiveFeed): RouteTable {
   return {
     "/runs/:id/events": {
       GET: async (c) => {
         const runId = runIdParam(c);
-        const { after, limit } = readQuery(c, EventsQuery);
-        const page = await runlog.eventPage(runId, {
-          ...optional("after", after),
-          ...optional("limit", limit),
-          maxBytes: RESPONSE_MAX_BYTES - envelopeBytes(runId),
-          href: (seq) => partHref(`${c.req.path}/${seq}`)(0),
-        });
+        const { after, limit, wait } = readQuery(c, EventsQuery);
+        const read = () =>
+          runlog.eventPage(runId, {
+            ...optional("after", after),
+            ...optional("limit", limit),
+            maxBytes: RESPONSE_MAX_BYTES - envelopeBytes(runId),
+            href: (seq) => partHref(`${c.req.path}/${seq}`)(0),
+          });
+        const page = wait
+          ? await waitForPage(read, {
+              runId,
+              after: after ?? 0,
+              waitMs: wait * 1000,
+              feed: live,
+              signal: c.req.raw.signal,
+            })
+          : await read();
         return c.json({ runId, ...page });
       },
     },

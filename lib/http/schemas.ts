@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EVENTS_MAX_LIMIT } from "../api/eventPage.ts";
+import { EVENTS_MAX_WAIT_SECONDS } from "../api/eventWait.ts";
 import { errorMessage } from "../core/errors.ts";
 import { validateRunId } from "../steps/start.ts";
 
@@ -71,11 +72,18 @@ export const ListQuery = z.strictObject({
   cursor: z.string().min(1).max(4096).optional(),
 });
 
-/** GET /runs/{id}/events?after&limit. */
+/** GET /runs/{id}/events?after&limit&wait: `wait`, seconds to hold an empty answer for the next event. */
 export const EventsQuery = z.strictObject({
   after: count(0, Number.MAX_SAFE_INTEGER).optional(),
   limit: count(1, EVENTS_MAX_LIMIT).optional(),
+  wait: count(0, EVENTS_MAX_WAIT_SECONDS).optional(),
 });
+
+/** The Last-Event-ID an EventSource sends when it reconnects: the seq of the last event it had. */
+export const LastEventId = count(0, Number.MAX_SAFE_INTEGER);
+
+/** GET /runs/{id}/live?after. */
+export const LiveQuery = z.strictObject({ after: count(0, Number.MAX_SAFE_INTEGER).optional() });
 
 /** A seq in a path: a whole number from 1. */
 export const Seq = count(1, Number.MAX_SAFE_INTEGER);

@@ -24,6 +24,11 @@ export interface ModelRequest {
    * ModelUnavailableError when nothing did, so no output is lost with the step's function.
    */
   deadline?: AbortSignal;
+  /**
+   * Told each piece of the response's text as it streams in, in order (their concatenation is the
+   * reply's text, unless the call fails or is cut off). Only for watching: must not throw.
+   */
+  onText?(delta: string): void;
 }
 
 export interface ModelReply {

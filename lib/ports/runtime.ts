@@ -92,4 +92,9 @@ export interface Observer {
   appended(runId: string, event: RunEvent): void;
   /** Told when an execution ends, with its history size. */
   executionEnded?(report: ExecutionReport): void;
+  /**
+   * Told each piece of a model response's text as it streams in (not stored: the `model_response`
+   * that follows holds the whole text). Only for watching (a live view): must not throw.
+   */
+  streamed?(runId: string, generation: number, delta: string): void;
 }

@@ -120,6 +120,7 @@ function modelRequest(
   events: RunEvent[],
   agent: Agent,
 ): ModelRequest {
+  const streamed = deps.observer?.streamed?.bind(deps.observer);
   return {
     runId: input.runId,
     turn: facts.modelTurns,
@@ -127,6 +128,7 @@ function modelRequest(
     messages: deps.logs.messagesOf(input.runId, events),
     tools: toolSpecs(agent),
     ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(streamed ? { onText: (delta: string) => streamed(input.runId, input.generation, delta) } : {}),
   };
 }
 

@@ -28,7 +28,8 @@ export class ReplyAssembler {
   /** @param fallbackId names a call whose server sent no id (some local servers do not). */
   constructor(private readonly fallbackId: (index: number) => string) {}
 
-  add(chunk: ChatCompletionChunk): void {
+  /** Take one chunk; returns the text it adds to the reply (content, or a refusal's words), "" when none. */
+  add(chunk: ChatCompletionChunk): string {
     if (chunk.usage) {
       this.usage = {
         inputTokens: chunk.usage.prompt_tokens ?? 0,
@@ -36,7 +37,7 @@ export class ReplyAssembler {
       };
     }
     const choice = chunk.choices?.[0];
-    if (!choice) return; // the usage chunk has no choices
+    if (!choice) return ""; // the usage chunk has no choices
     const delta = choice.delta;
     if (delta?.content) this.text += delta.content;
     if (delta?.refusal) this.refusal += delta.refusal;
@@ -48,6 +49,7 @@ export class ReplyAssembler {
       this.addCallDelta(LEGACY_FUNCTION_CALL, undefined, name, args);
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    return (delta?.content ?? "") + (delta?.refusal ?? "");
   }
 
   /** The server said how the response ended (a usage chunk may still follow). */

@@ -59,7 +59,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       throw toModelError(error, spec);
     }
     const assembler = new ReplyAssembler((position) => `call_${request.turn}_${position}`);
-    return readReply(stream, assembler, { spec, idleMs, signal, deadline });
+    return readReply(stream, assembler, { spec, idleMs, signal, deadline, onText: request.onText });
   }
 
   return { spec, call };

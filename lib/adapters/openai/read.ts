@@ -17,6 +17,8 @@ export interface ReadOptions {
   signal?: AbortSignal | undefined;
   /** When the step must stop waiting: the stream is cut off and what it carried kept. */
   deadline?: AbortSignal | undefined;
+  /** Told each piece of text as it arrives (ModelRequest.onText). */
+  onText?: ((delta: string) => void) | undefined;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface ReadOptions {
 export async function readReply(
   stream: Stream<ChatCompletionChunk>,
   assembler: ReplyAssembler,
-  { spec, idleMs, signal, deadline }: ReadOptions,
+  { spec, idleMs, signal, deadline, onText }: ReadOptions,
 ): Promise<ModelReply> {
   let failure: unknown;
   let stalled = false;
@@ -51,7 +53,8 @@ export async function readReply(
     watch();
     for await (const chunk of stream) {
       watch();
-      assembler.add(chunk);
+      const text = assembler.add(chunk);
+      if (text.length > 0) onText?.(text);
     }
   } catch (error) {
     failure = error;

@@ -36,7 +36,10 @@ export class ScriptedModel implements Model {
     const stops = [request.signal, request.deadline].filter((s): s is AbortSignal => s !== undefined);
     const signal = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
     await wait(turn.delayMs ?? 0, signal, `${this.spec}: turn ${index + 1}`);
-    return play(turn, index, `${this.spec}: turn ${index + 1}`);
+    const reply = play(turn, index, `${this.spec}: turn ${index + 1}`);
+    // Streamed as a provider would, so a live view of an offline run shows text arriving.
+    for (const piece of textPieces(reply.text)) request.onText?.(piece);
+    return reply;
   }
 }
 
@@ -64,6 +67,17 @@ function play(turn: ScriptTurn, index: number, where: string): ModelReply {
   if (turn.usage) reply.usage = turn.usage;
   return reply;
 }
+
+/** Pieces a scripted text streams in: at most TEXT_PIECES runs of whole words, whose concatenation is the text. */
+export function textPieces(text: string): string[] {
+  const words = text.match(/\S+\s*|\s+/g) ?? [];
+  const size = Math.ceil(words.length / TEXT_PIECES);
+  const pieces: string[] = [];
+  for (let i = 0; i < words.length; i += size) pieces.push(words.slice(i, i + size).join(""));
+  return pieces;
+}
+
+const TEXT_PIECES = 4;
 
 /** Resolve after `ms`, or reject with a retryable error as soon as the signal aborts (a timeout, a stop). */
 function wait(ms: number, signal: AbortSignal | undefined, where: string): Promise<void> {

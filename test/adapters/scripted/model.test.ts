@@ -109,6 +109,38 @@ describe("ScriptedModel", () => {
   });
 });
 
+describe("streamed text", () => {
+  it.each([
+    ["the demo's final answer", createScriptedModel("scripted:demo"), DEMO_SCRIPT.turns.length - 1],
+    ["a one-word answer", model, 6],
+  ])("tells onText %s in pieces that make the reply's text", async (_, played, turn) => {
+    const told: string[] = [];
+    const reply = await played.call({
+      ...request(turn),
+      onText: (delta) => told.push(delta),
+    });
+    expect(told.join("")).toBe(reply.text);
+    expect(reply.text.length).toBeGreaterThan(0);
+  });
+
+  it("streams a text of many words in more than one piece", async () => {
+    const told: string[] = [];
+    const script: Script = { turns: [{ text: "one two three four five six seven eight" }] };
+    const reply = await new ScriptedModel("scripted:words", script).call({
+      ...request(0),
+      onText: (delta) => told.push(delta),
+    });
+    expect(told.length).toBeGreaterThan(1);
+    expect(told.join("")).toBe(reply.text);
+  });
+
+  it("tells onText nothing for a turn without text", async () => {
+    const told: string[] = [];
+    await model.call({ ...request(0), onText: (delta) => told.push(delta) });
+    expect(told).toEqual([]);
+  });
+});
+
 describe("delays", () => {
   const slow = new ScriptedModel("scripted:slow", { turns: [{ text: "late", delayMs: 60_000 }] });
 
