@@ -2,7 +2,7 @@ import { classifyFacts, type NotResumable, type ResumePoint } from "../core/clas
 import { ConflictError, CorruptEventError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import { restingStatusOf } from "../core/status.ts";
-import type { RunHead, RunPage } from "../ports/eventStore.ts";
+import type { ListOptions, RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import { cancelRun } from "../steps/cancel.ts";
 import { decide } from "../steps/decide.ts";
@@ -185,12 +185,15 @@ export class Runlog {
    * Runs by last update, a page at a time. A `running` head lags its log by design (appends do not
    * touch it), so each one shows its log's last seq and last activity, read from the tail (one
    * bounded read, never the log); one whose executor is gone shows the status its tail rests in.
+   * With `status`, only runs shown in it (a page may then hold fewer than `limit`).
    */
-  async list(options: { limit?: number; cursor?: string } = {}): Promise<RunPage> {
+  async list(options: Pick<ListOptions, "limit" | "cursor" | "status"> = {}): Promise<RunPage> {
     const page = await this.deps.store.listRuns(options);
     const runs: RunHead[] = [];
     for (const head of page.runs) runs.push(head.status === "running" ? await this.asLogShows(head) : head);
-    return { ...page, runs };
+    // The store filters by the head's status; a `running` head whose executor is gone shows another.
+    const shown = options.status === undefined ? runs : runs.filter((run) => run.status === options.status);
+    return { ...page, runs: shown };
   }
 
   /** A `running` head brought up to its log's tail: last seq, last activity, and status if nobody executes it. */

@@ -62,3 +62,26 @@ export function resumePointView(point: ResumePointAnswer): Record<string, unknow
       : {}),
   };
 }
+
+/** A tool call as resume-point lists it: its id, then the call as the model made it. */
+export function describeCall(call: ToolCall): string {
+  return `${call.id}  ${call.name}(${call.arguments})`;
+}
+
+/** A resume point in words, a line each: what `runlog resume-point` prints and the run viewer shows. */
+export function resumePointLines(point: ResumePointAnswer): string[] {
+  if (point.resumable) {
+    return [
+      `resumable: ${point.kind}`,
+      point.description,
+      ...point.rerunToolCalls.map((call) => `  run again: ${describeCall(call)}`),
+      ...point.interruptedToolCalls.map((call) => `  answered as interrupted: ${describeCall(call)}`),
+    ];
+  }
+  const waiting = ("waitingToolCalls" in point ? point.waitingToolCalls : undefined) ?? [];
+  return [
+    `not resumable: ${point.reason}`,
+    point.description,
+    ...waiting.map((call) => `  waiting: ${describeCall(call)}`),
+  ];
+}

@@ -1,8 +1,8 @@
 import type { LocalRunlog } from "../api/local.ts";
-import { headView, outcomeView, resumePointView, resumeView } from "../api/views.ts";
+import { headView, outcomeView, resumePointLines, resumePointView, resumeView } from "../api/views.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import type { RunOutcome } from "../steps/finish.ts";
-import { describeCall, describeEvent } from "./format.ts";
+import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
 import { EXIT } from "./usage.ts";
 
@@ -62,17 +62,8 @@ export async function resumePointCommand(
   const point = await local.runlog.resumePoint(runId);
   if (json) {
     io.json(resumePointView(point));
-  } else if (point.resumable) {
-    io.out(`resumable: ${point.kind}`);
-    io.out(point.description);
-    for (const call of point.rerunToolCalls) io.out(`  run again: ${describeCall(call)}`);
-    for (const call of point.interruptedToolCalls) io.out(`  answered as interrupted: ${describeCall(call)}`);
   } else {
-    io.out(`not resumable: ${point.reason}`);
-    io.out(point.description);
-    for (const call of ("waitingToolCalls" in point ? point.waitingToolCalls : undefined) ?? []) {
-      io.out(`  waiting: ${describeCall(call)}`);
-    }
+    for (const line of resumePointLines(point)) io.out(line);
   }
   return EXIT.completed;
 }

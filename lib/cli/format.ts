@@ -1,4 +1,4 @@
-import type { RunEvent, ToolCall } from "../core/events.ts";
+import type { RunEvent } from "../core/events.ts";
 import { assertNever } from "../core/log.ts";
 import { clip } from "./terminal.ts";
 
@@ -43,9 +43,4 @@ export function describeEvent(event: RunEvent): string {
 export function progressLine(runId: string, event: RunEvent): string {
   const time = event.at.slice(11, 23);
   return `${time}  ${runId}  #${String(event.seq).padStart(3)}  ${describeEvent(event)}`;
-}
-
-/** A tool call as resume-point lists it: its id, then the call as the model made it. */
-export function describeCall(call: ToolCall): string {
-  return `${call.id}  ${call.name}(${call.arguments})`;
 }

@@ -113,9 +113,10 @@ export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEn
   });
   const stop = signals(() => forced());
   try {
-    // The deployed API refuses script files; here the caller is the machine's own user.
+    // The deployed API refuses script files; here the caller is the machine's own user, who gets the viewer too.
     const app = createApp(local.runlog, {
       allowScriptFiles: true,
+      viewer: true,
       ...(local.live === undefined ? {} : { live: local.live }),
     });
     const gate = requestGate(app.fetch);

@@ -9,6 +9,7 @@ import { liveRoutes } from "./liveRoutes.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { runRoutes } from "./runRoutes.ts";
 import { MAX_BODY_BYTES } from "./schemas.ts";
+import { viewerRoutes } from "./viewer/routes.ts";
 
 /** Request-level policies of the app; everything else comes from the Runlog it serves. */
 export interface AppOptions {
@@ -26,6 +27,8 @@ export interface AppOptions {
    * long-poll wakes on the next event. @default none: /live answers 404 live_unavailable and a long-poll polls the store
    */
   live?: LiveFeed;
+  /** Serve the run viewer's HTML pages at `/` and `/runs/{id}/view` (lib/http/viewer/). @default false */
+  viewer?: boolean;
 }
 
 const BUILT_IN_SCRIPTS = new Set(["scripted:demo"]);
@@ -70,6 +73,7 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
     liveRoutes(deps, options.live, report),
   ];
   for (const table of tables) register(app, table);
+  if (options.viewer) app.route("/", viewerRoutes(runlog, report));
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404),
   );

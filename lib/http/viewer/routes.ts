@@ -1,0 +1,91 @@
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import type { Runlog } from "../../api/runlog.ts";
+import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
+import { errorAnswer } from "../errors.ts";
+import { readQuery, runIdParam } from "../request.ts";
+import { optional } from "../routes.ts";
+import { ListQuery } from "../schemas.ts";
+import type { Html } from "./html.ts";
+import { errorPage, PAGE_POLICY } from "./layout.ts";
+import { runPage, timelineItems, timelinePage } from "./runPage.ts";
+import { runState } from "./runState.ts";
+import { runsPage } from "./runsPage.ts";
+import { VIEWER_SCRIPT } from "./script.ts";
+import { VIEWER_STYLE } from "./style.ts";
+
+const seq = z
+  .string()
+  .regex(/^\d{1,16}$/, "must be a whole number")
+  .transform(Number)
+  .pipe(z.number().max(Number.MAX_SAFE_INTEGER));
+
+/** `/?status&cursor&limit`: the list's query, an empty status meaning any. */
+const RunsQuery = ListQuery.extend({
+  status: z.union([z.enum(RUN_STATUSES as [string, ...string[]]), z.literal("")]).optional(),
+});
+const AfterQuery = z.strictObject({ after: seq.optional() });
+const StateQuery = z.strictObject({ last: seq.optional() });
+
+const HTML_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy": PAGE_POLICY,
+  "x-content-type-options": "nosniff",
+  "cache-control": "no-store",
+};
+
+const answer = (markup: Html, status = 200, headers: Record<string, string> = {}) =>
+  new Response(markup.text, { status, headers: { ...HTML_HEADERS, ...headers } });
+
+const asset = (text: string, type: string) => () =>
+  new Response(text, {
+    headers: {
+      "content-type": `${type}; charset=utf-8`,
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-cache",
+    },
+  });
+
+/**
+ * The run viewer: HTML pages over the library API, for `runlog serve` (AppOptions.viewer). Its
+ * actions and live updates go through the JSON routes; its errors are pages with the status and
+ * message the JSON routes would give. `report` is told about failures of ours.
+ */
+export function viewerRoutes(runlog: Runlog, report: (error: unknown, c: Context) => void): Hono {
+  const viewer = new Hono();
+  viewer.get("/", async (c) => {
+    const { status, cursor, limit } = readQuery(c, RunsQuery);
+    const query = {
+      ...optional("status", status === "" ? undefined : (status as RunStatus | undefined)),
+      ...optional("cursor", cursor),
+      ...optional("limit", limit),
+    };
+    return answer(await runsPage(runlog, query));
+  });
+  viewer.get("/runs/:id/view", async (c) => {
+    const { after } = readQuery(c, AfterQuery);
+    return answer(await runPage(runlog, runIdParam(c), after ?? 0));
+  });
+  // The fragments the page's script fetches: new timeline entries, and the state after a change.
+  viewer.get("/runs/:id/view/events", async (c) => {
+    const runId = runIdParam(c);
+    const { events, next } = await timelinePage(runlog, runId, readQuery(c, AfterQuery).after ?? 0);
+    return answer(
+      timelineItems(runId, events),
+      200,
+      next === undefined ? {} : { "runlog-next": String(next) },
+    );
+  });
+  viewer.get("/runs/:id/view/state", async (c) => {
+    const runId = runIdParam(c);
+    return answer(await runState(runlog, runId, readQuery(c, StateQuery).last ?? 1));
+  });
+  viewer.get("/_viewer/viewer.js", asset(VIEWER_SCRIPT, "text/javascript"));
+  viewer.get("/_viewer/viewer.css", asset(VIEWER_STYLE, "text/css"));
+  viewer.onError((error, c) => {
+    const { status, body, internal } = errorAnswer(error);
+    if (internal) report(error, c);
+    return answer(errorPage(status, body.error.message), status);
+  });
+  return viewer;
+}

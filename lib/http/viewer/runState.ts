@@ -1,0 +1,24 @@
+import type { Runlog } from "../../api/runlog.ts";
+import { resumePointLines } from "../../api/views.ts";
+import { actions } from "./actions.ts";
+import { type Html, html } from "./html.ts";
+
+/**
+ * The part of a run's page that changes with its status: the status, the final output, the resume
+ * point in words (as `runlog resume-point` prints it) and the actions that apply. The page's script
+ * fetches it again (GET /runs/{id}/view/state) when the status changes.
+ */
+export async function runState(runlog: Runlog, runId: string, lastSeq: number): Promise<Html> {
+  const outcome = await runlog.outcome(runId);
+  const point = await runlog.resumePoint(runId);
+  const output =
+    outcome.output === null
+      ? null
+      : html`<h3>Output</h3><pre class="payload" data-testid="output">${outcome.output.slice(0, 2000)}${outcome.output.length > 2000 ? "…" : ""}</pre>`;
+  return html`<p>Status: <strong data-testid="run-status" data-status="${outcome.status}">${outcome.status}</strong></p>
+${output}
+<h3 id="resume-point-heading">Resume point</h3>
+<pre class="resume-point" data-testid="resume-point" aria-labelledby="resume-point-heading">${resumePointLines(point).join("\n")}</pre>
+<h3>Actions</h3>
+<div class="actions">${actions({ runId, status: outcome.status, point, lastSeq })}</div>`;
+}

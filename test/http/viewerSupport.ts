@@ -1,0 +1,81 @@
+import { connectStore } from "../../lib/adapters/store.ts";
+import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
+import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
+import { type AppOptions, createApp } from "../../lib/http/app.ts";
+import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+
+/** Text that would run as a script if a page put it in unescaped. */
+export const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
+/** A tool result of 1 MB: the page must fold it, never list it whole. */
+export const BIG = "x".repeat(1024 * 1024);
+
+const AT = new Date("2026-01-01T00:00:00Z");
+
+/**
+ * A run whose executor died in a tool call: the call started and has no result (as a killed
+ * process leaves it). Its model text and tool arguments hold HOSTILE; an earlier call returned BIG.
+ */
+export function crashedLog(runId: string): NewEvent[] {
+  const call = (id: string, args: string) => ({ id, name: "get_weather", arguments: args });
+  return [
+    { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "go" },
+    {
+      type: "model_response",
+      text: `thinking ${HOSTILE}`,
+      toolCalls: [call("call_big", '{"city":"Faro"}')],
+      stop: "tool_calls",
+      usage: { inputTokens: 12, outputTokens: 34 },
+      ms: 56,
+    },
+    { type: "tool_started", callId: "call_big", name: "get_weather" },
+    { type: "tool_result", callId: "call_big", name: "get_weather", content: BIG, isError: false, ms: 7 },
+    {
+      type: "model_response",
+      text: "",
+      toolCalls: [call("call_cut", JSON.stringify({ city: HOSTILE }))],
+      stop: "tool_calls",
+    },
+    { type: "tool_started", callId: "call_cut", name: "get_weather" },
+  ];
+}
+
+/** A completed run whose answer is 100,000 characters: over what the page shows, within one page of events. */
+export function wordyLog(runId: string): NewEvent[] {
+  return [
+    { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "go on" },
+    { type: "model_response", text: "word ".repeat(20_000), toolCalls: [], stop: "stop" },
+  ];
+}
+
+/** Write runs straight into the store of a data dir, as steps would have written them. */
+async function writeRuns(dir: string, logs: Record<string, NewEvent[]>): Promise<void> {
+  const open = await connectStore({ dataDir: dir, env: testEnv() });
+  try {
+    for (const [runId, log] of Object.entries(logs)) {
+      const events: RunEvent[] = log.map((event, i) => stamp(event, i + 1, AT, 1));
+      await open.store.createRun(events[0] as Extract<RunEvent, { type: "run_started" }>);
+      for (const event of events.slice(1)) await open.store.append(runId, event);
+    }
+  } finally {
+    await open.close();
+  }
+}
+
+/** The app with the viewer on (as `runlog serve` makes it) over a fresh data dir holding `logs`. */
+export async function openViewer(label: string, logs: Record<string, NewEvent[]> = {}) {
+  const dir = tempDataDir(label);
+  await writeRuns(dir, logs);
+  const local: LocalRunlog = await openLocal({ dataDir: dir, background: true, env: testEnv() });
+  const options: AppOptions = { allowScriptFiles: true, viewer: true };
+  return {
+    dir,
+    local,
+    app: createApp(local.runlog, options),
+    /** The same runs through the app without the viewer (as the Lambda serves them). */
+    plain: createApp(local.runlog, { allowScriptFiles: true }),
+    close: async () => {
+      await local.close();
+      await cleanup(dir);
+    },
+  };
+}
