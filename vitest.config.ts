@@ -10,7 +10,12 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["runlog-source", "node"] } },
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: [...configDefaults.exclude, "test/reliability/**", "test/contract/dynamodbLocal.test.ts"],
+    exclude: [
+      ...configDefaults.exclude,
+      "test/reliability/**",
+      "test/browser/**",
+      "test/contract/dynamodbLocal.test.ts",
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanup, ROOT, script, tempDataDir, testEnv } from "../support/cli.ts";
+import { type Served, serve as serveIn } from "../support/serve.ts";
 
 /** `runlog serve` as a user runs it: a child process, real HTTP, a signal to stop. */
 const dir = tempDataDir("http-serve");
@@ -14,40 +15,11 @@ afterAll(async () => {
   await cleanup(dir);
 });
 
-interface Served {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exit: Promise<number | null>;
-}
-
-/** Start `runlog serve --port 0` and wait for the line that says where it listens. */
-function serve(): Promise<Served> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, "bin", "runlog.js"), "serve", "--port", "0", "--dir", dir],
-    {
-      env: testEnv(),
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stderr?.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.stdout?.on("data", (chunk) => {
-      stdout += chunk;
-      const match = /runlog serve: listening on (http:\/\/127\.0\.0\.1:(\d+)) \(store: .+\)/.exec(stdout);
-      if (match) resolve({ child, url: match[1]!, output: () => stdout, exit });
-    });
-    exit.then((code) =>
-      reject(new Error(`runlog serve exited ${code} before listening:\n${stdout}\n${stderr}`)),
-    );
-  });
+/** `runlog serve --port 0` on this file's data dir, killed after the file if still running. */
+async function serve(): Promise<Served> {
+  const served = await serveIn(dir);
+  children.push(served.child);
+  return served;
 }
 
 async function json(

@@ -1,0 +1,187 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanup, runlog, script, tempDataDir } from "../support/cli.ts";
+import { type Served, serve, stopServed } from "../support/serve.ts";
+import { launchChromium } from "./support/chromium.ts";
+
+/**
+ * The run viewer as a person uses it: `runlog serve` in a child process, its pages in Chromium.
+ * Runs are started through the JSON API (as another tab or a backend would) and steered from the
+ * page; every check is on what the page shows, and the page is never reloaded by the test where
+ * an update must arrive live.
+ */
+const dir = tempDataDir("browser-viewer");
+let served: Served;
+let browser: Browser;
+
+beforeAll(async () => {
+  [served, browser] = await Promise.all([serve(dir), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  stopServed(served);
+  await cleanup(dir);
+});
+
+/** Start a run of the demo agent through the JSON API, with the given scripted turns. */
+async function start(runId: string, turns: unknown[], input = "Plan my afternoon"): Promise<void> {
+  const model = script(dir, runId, turns);
+  const response = await fetch(`${served.url}/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ agent: "demo", input, model, runId }),
+  });
+  expect(response.status, await response.clone().text()).toBe(202);
+}
+
+/** What the test keeps on a page: `loaded` stays true unless the page is reloaded; `streamed` is the longest streaming text shown. */
+interface Marks {
+  loaded?: boolean;
+  streamed?: string;
+}
+
+/** Run in the page (its DOM, not this process's types): marks it loaded and records what the streaming block shows. */
+const WATCH = `(() => {
+  globalThis.loaded = true;
+  globalThis.streamed = "";
+  const text = document.querySelector('[data-testid="streaming-text"]');
+  new MutationObserver(() => {
+    const now = text.textContent || "";
+    if (now.length > globalThis.streamed.length) globalThis.streamed = now;
+  }).observe(text, { childList: true, characterData: true, subtree: true });
+})()`;
+
+/**
+ * A run's page, opened once and marked, its streaming block watched. `noPush` makes the server's
+ * push route answer 404, as a server that cannot push does, so the page must long-poll.
+ */
+async function open(runId: string, { noPush = false } = {}): Promise<Page> {
+  const page = await browser.newPage();
+  if (noPush) {
+    await page.route(/\/live\?/, (route) =>
+      route.fulfill({
+        status: 404,
+        contentType: "application/json",
+        body: '{"error":{"code":"live_unavailable"}}',
+      }),
+    );
+  }
+  await page.goto(`${served.url}/runs/${runId}/view`);
+  await page.evaluate(WATCH);
+  return page;
+}
+
+const marks = (page: Page): Promise<Marks> =>
+  page.evaluate("({ loaded: globalThis.loaded, streamed: globalThis.streamed })");
+const stillLoaded = async (page: Page) => (await marks(page)).loaded;
+const status = (page: Page) => page.getByTestId("run-status");
+const events = (page: Page) => page.getByTestId("event");
+
+describe("the run viewer in Chromium", () => {
+  it("shows a run's events as they arrive, and its end, without a reload", async () => {
+    await start("live", [
+      { toolCalls: [{ name: "wait", arguments: { ms: 1_500 } }] },
+      { text: "Your afternoon is planned: a walk, then tea by the river.", delayMs: 1_500 },
+    ]);
+    const page = await open("live");
+    const first = await events(page).count();
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    // run_started, model_response, tool_started, tool_result, model_response at least, all added live.
+    expect(await events(page).count()).toBeGreaterThan(first);
+    await expect.poll(() => page.locator('[data-testid="event"][data-type="tool_result"]').count()).toBe(1);
+    expect(await page.getByTestId("output").textContent()).toContain("tea by the river");
+    // Pushed by the server, the model's text shown as it streamed, before the stored response.
+    expect(await page.getByTestId("live-status").textContent()).toContain("pushed by the server");
+    expect((await marks(page)).streamed).toMatch(/^Your afternoon/);
+    expect(await stillLoaded(page)).toBe(true);
+    await page.close();
+  });
+
+  it("follows a run by long-polling where the server cannot push", async () => {
+    await start("polled", [
+      { toolCalls: [{ name: "wait", arguments: { ms: 1_500 } }] },
+      { text: "Done, by asking.", delayMs: 500 },
+    ]);
+    const page = await open("polled", { noPush: true });
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    expect(await page.getByTestId("live-status").textContent()).toContain("asking the server");
+    expect(await page.locator('[data-testid="event"][data-type="tool_result"]').count()).toBe(1);
+    expect(await stillLoaded(page)).toBe(true);
+    await page.close();
+  });
+
+  it("approves a waiting call, and the run goes on to its answer", async () => {
+    await start("approve", [
+      { toolCalls: [{ name: "send_email", arguments: { to: "ana@example.com", subject: "Tea at 5" } }] },
+      { text: "The invitation is sent." },
+    ]);
+    const page = await open("approve");
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("paused");
+    const decide = page.getByTestId("decide-call_0_0");
+    await decide.getByLabel("Reason (optional)").fill("Ana said yes");
+    await decide.getByLabel("Your name (optional)").fill("maria");
+    await decide.getByRole("button", { name: "Approve" }).click();
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    await expect.poll(() => page.getByTestId("decided-by").first().textContent()).toBe("maria");
+    expect(readFileSync(join(dir, "outbox.txt"), "utf8")).toContain("ana@example.com|Tea at 5");
+    expect(await stillLoaded(page)).toBe(true);
+    await page.close();
+  });
+
+  it("forks a run at an event with new input, and lands on the fork", async () => {
+    await start("parent", [{ text: "Sunny all afternoon." }], "Will it rain?");
+    const page = await open("parent");
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    const fork = page.getByTestId("fork");
+    await fork.getByLabel("Fork at event #").fill("1");
+    await fork.getByLabel("New input (optional)").fill("And tomorrow?");
+    await fork.getByRole("button", { name: "Fork" }).click();
+    await page.waitForURL((url) => /^\/runs\/(?!parent\/)[^/]+\/view$/.test(url.pathname), {
+      timeout: 30_000,
+    });
+    expect(await page.getByTestId("parent-run").textContent()).toContain("parent");
+    await expect.poll(() => page.getByTestId("timeline").textContent()).toContain("And tomorrow?");
+    await page.close();
+  });
+
+  it("cancels a running run", async () => {
+    await start("cancelled", [
+      { toolCalls: [{ name: "wait", arguments: { ms: 120_000 } }] },
+      { text: "never" },
+    ]);
+    const page = await open("cancelled");
+    await expect
+      .poll(() => page.locator('[data-testid="event"][data-type="tool_started"]').count(), {
+        timeout: 30_000,
+      })
+      .toBe(1);
+    await page.getByTestId("cancel").getByRole("button", { name: "Cancel run" }).click();
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("cancelled");
+    await expect.poll(() => page.locator('[data-testid="event"][data-type="cancelled"]').count()).toBe(1);
+    await page.close();
+  });
+
+  it("says where a crashed run would resume, in words", async () => {
+    const model = script(dir, "crash", [
+      { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
+      { text: "ok" },
+    ]);
+    const killed = await runlog(dir, ["run", "--run-id", "crashed", "--model", model, "wait"], {
+      RUNLOG_CRASH_AT: "tool:after-start",
+    });
+    expect(killed.code, killed.stderr).toBe(137);
+    const point = await runlog(dir, ["resume-point", "crashed"]);
+    const page = await open("crashed");
+    const shown = await page.getByTestId("resume-point").textContent();
+    expect(shown).toContain("run again: call_0_0");
+    // The same words `runlog resume-point` prints.
+    for (const line of shown!.split("\n").filter((l) => l.trim() !== ""))
+      expect(point.stdout).toContain(line.trim());
+    await expect(
+      page.getByTestId("resume").getByRole("button", { name: "Resume" }).isVisible(),
+    ).resolves.toBe(true);
+    await page.close();
+  });
+});
