@@ -130,6 +130,37 @@ describe("the run viewer in Chromium", () => {
     await page.close();
   });
 
+  it("rejects a waiting call with a reason, and the model hears why", async () => {
+    await start("reject", [
+      { toolCalls: [{ name: "send_email", arguments: { to: "boss@example.com", subject: "I quit" } }] },
+      { text: "I did not send it." },
+    ]);
+    const page = await open("reject");
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("paused");
+    const decide = page.getByTestId("decide-call_0_0");
+    await decide.getByLabel("Reason (optional)").fill("not today");
+    await decide.getByRole("button", { name: "Reject" }).click();
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    const result = page.locator('[data-testid="event"][data-type="tool_result"]');
+    await expect.poll(() => result.textContent()).toContain("not today");
+    await page.close();
+  });
+
+  it("sends a message to a finished run, which answers it", async () => {
+    await start("chat", [{ text: "Hello." }, { text: "Tomorrow looks sunny too." }], "Hi");
+    const page = await open("chat");
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    const message = page.getByTestId("message");
+    await message.getByLabel("Message", { exact: true }).fill("And tomorrow?");
+    await message.getByRole("button", { name: "Send" }).click();
+    await expect
+      .poll(() => page.getByTestId("output").textContent(), { timeout: 30_000 })
+      .toContain("Tomorrow looks sunny too.");
+    expect(await page.getByTestId("timeline").textContent()).toContain("And tomorrow?");
+    expect(await stillLoaded(page)).toBe(true);
+    await page.close();
+  });
+
   it("forks a run at an event with new input, and lands on the fork", async () => {
     await start("parent", [{ text: "Sunny all afternoon." }], "Will it rain?");
     const page = await open("parent");
