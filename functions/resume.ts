@@ -14,9 +14,6 @@ const Schema = z.union([
 ]);
 type ResumeEvent = z.output<typeof Schema>;
 
-/** Who a `resumed` event says resumed the run, when a `runlog.ResumeRun` event asked for it. */
-const BY_EVENT = RESUMED_BY.event;
-
 /** What a resume answers, as the HTTP API's resume does (lib/api/views.ts `resumeView`). */
 export type ResumeAnswer =
   | { runId: string; resumed: true; generation: number; kind: string }
@@ -50,7 +47,7 @@ export const handler = controlHandler(
   async (deps, event) => {
     if (event["detail-type"] === "runlog.ResumeRun") {
       const { runId, model, input } = event.detail;
-      return answerOf(await resumeRun(deps, { runId, by: BY_EVENT, ...defined({ model, input }) }));
+      return answerOf(await resumeRun(deps, { runId, by: RESUMED_BY.event, ...defined({ model, input }) }));
     }
     return recoverRun(deps, event.detail.input.runId, AWS_SWEEP);
   },

@@ -1,27 +1,11 @@
 import { headView, outcomeView, resumePointView } from "../api/views.ts";
-import {
-  ConflictError,
-  InvalidInputError,
-  LeaseHeldError,
-  NotFoundError,
-  PermanentError,
-} from "../core/errors.ts";
+import { ConflictError, InvalidInputError, LeaseHeldError, NotFoundError } from "../core/errors.ts";
 import type { RunPage } from "../ports/eventStore.ts";
 import { HttpError, invalidInput } from "./errors.ts";
 import { requestedRunId } from "./idempotency.ts";
 import { readBody, readQuery, runIdParam } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { ListQuery, StartBody } from "./schemas.ts";
-
-/**
- * A cursor the store refused: one that does not decode (InvalidInputError), or a
- * forged one that decodes but names no key of the index, which DynamoDB
- * refuses as a ValidationException. The limit is checked before, so the cursor is the culprit.
- */
-const isRefusedCursor = (error: unknown) =>
-  error instanceof InvalidInputError ||
-  (error instanceof PermanentError &&
-    (error.cause as { name?: unknown } | undefined)?.name === "ValidationException");
 
 /** Starting, listing and reading runs. */
 export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
@@ -66,7 +50,8 @@ export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
             ...optional("cursor", query.cursor),
           });
         } catch (error) {
-          if (query.cursor !== undefined && isRefusedCursor(error)) {
+          // Every store refuses a cursor it did not issue (lib/adapters/paging.ts decodePosition): say it is the cursor.
+          if (query.cursor !== undefined && error instanceof InvalidInputError) {
             throw invalidInput("cursor", "cursor: expected a cursor returned by GET /runs");
           }
           throw error;

@@ -17,7 +17,7 @@ let served: Served;
 let browser: Browser;
 
 beforeAll(async () => {
-  [served, browser] = await Promise.all([serve(dir), launchChromium()]);
+  [served, browser] = await Promise.all([serve(["--dir", dir]), launchChromium()]);
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { stamp } from "../../lib/core/events.ts";
 import { leaseMsFor } from "../../lib/workflow/timeouts.ts";
 import { cleanup, ROOT, spawnNode, tempDataDir, testEnv } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
+import { type Served, serve as serveWith } from "../support/serve.ts";
 import { type StepFunctionsStub, startStepFunctionsStub } from "../support/stepFunctionsStub.ts";
 
 /**
@@ -67,26 +68,11 @@ function awsEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessE
   return merged;
 }
 
-/** Start `runlog serve --port 0 ARGS` and wait for the line that says where it listens. */
-function serve(args: string[]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], {
-    env: awsEnv(),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    child.stderr?.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.stdout?.on("data", (chunk) => {
-      stdout += chunk;
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (match) resolve({ child, url: match[1]!, output: () => stdout });
-    });
-    child.on("exit", (code) => reject(new Error(`runlog serve exited ${code}:\n${stdout}\n${stderr}`)));
-  });
+/** `runlog serve --port 0 ARGS` with the AWS environment, killed after the file if still running. */
+async function serve(args: string[]): Promise<Served> {
+  const served = await serveWith(args, awsEnv());
+  children.push(served.child);
+  return served;
 }
 
 async function post(url: string, body: unknown = {}) {

@@ -17,7 +17,7 @@ afterAll(async () => {
 
 /** `runlog serve --port 0` on this file's data dir, killed after the file if still running. */
 async function serve(): Promise<Served> {
-  const served = await serveIn(dir);
+  const served = await serveIn(["--dir", dir]);
   children.push(served.child);
   return served;
 }

@@ -187,7 +187,15 @@ describe("a run through the bundled functions", () => {
     const made = stack.calls.calls.filter((call): call is AwsCall =>
       HANDLERS.includes(call.fn as HandlerName),
     );
-    expect(new Set(made.map((call) => call.fn)).size).toBeGreaterThanOrEqual(6);
+    // Every function this run invoked (no model failure, handoff or sweep happened in it).
+    expect([...new Set(made.map((call) => call.fn))].sort()).toEqual([
+      "api",
+      "callModel",
+      "finish",
+      "resume",
+      "runTool",
+      "startRun",
+    ]);
     const denied = await deniedCalls(made, policies);
     expect(denied.map((d) => `${d.fn} may not ${d.action} on ${d.resource}: ${d.why}`)).toEqual([]);
   });

@@ -10,13 +10,12 @@ export interface Served {
   exit: Promise<number | null>;
 }
 
-/** Start `runlog serve --port 0 --dir DIR [ARGS]` as a user runs it, and wait for the line that says where it listens. */
-export function serve(dir: string, args: string[] = [], env: NodeJS.ProcessEnv = testEnv()): Promise<Served> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, "bin", "runlog.js"), "serve", "--port", "0", "--dir", dir, ...args],
-    { env, stdio: ["ignore", "pipe", "pipe"] },
-  );
+/** Start `runlog serve --port 0 ARGS` as a user runs it, and wait for the line that says where it listens. */
+export function serve(args: string[], env: NodeJS.ProcessEnv = testEnv()): Promise<Served> {
+  const child = spawn(process.execPath, [join(ROOT, "bin", "runlog.js"), "serve", "--port", "0", ...args], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -26,7 +25,7 @@ export function serve(dir: string, args: string[] = [], env: NodeJS.ProcessEnv =
     });
     child.stdout?.on("data", (chunk) => {
       stdout += chunk;
-      const match = /runlog serve: listening on (http:\/\/127\.0\.0\.1:(\d+)) \(store: .+\)/.exec(stdout);
+      const match = /runlog serve: listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
       if (match) resolve({ child, url: match[1]!, output: () => stdout, exit });
     });
     exit.then((code) =>
