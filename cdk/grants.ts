@@ -7,7 +7,7 @@ import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
-import { STATUS_INDEX } from "../lib/adapters/dynamodb/table.ts";
+import { PARENT_INDEX, STATUS_INDEX } from "../lib/adapters/dynamodb/table.ts";
 
 /**
  * What DynamoEventStore calls on the table to read and append runs: no Scan, no batch writes
@@ -40,6 +40,8 @@ export interface StoreUse {
   createsRuns?: boolean;
   /** Lists runs (the status index: one Query per status, never a Scan). @default false */
   listByStatus?: boolean;
+  /** Lists a run's forks (the parent index: one Query). @default false */
+  listForks?: boolean;
 }
 
 /** Use the run log table as the store does, and no more than `use` says. */
@@ -49,11 +51,12 @@ export function grantStore(grantee: IGrantable, table: Table, use: StoreUse = {}
     ...(use.createsRuns ? CREATE_ACTIONS : []),
   ];
   grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [table.tableArn] }));
-  if (use.listByStatus) {
+  const indexes = [...(use.listByStatus ? [STATUS_INDEX] : []), ...(use.listForks ? [PARENT_INDEX] : [])];
+  if (indexes.length > 0) {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["dynamodb:Query"],
-        resources: [`${table.tableArn}/index/${STATUS_INDEX}`],
+        resources: indexes.map((index) => `${table.tableArn}/index/${index}`),
       }),
     );
   }

@@ -155,7 +155,7 @@ export class Runlog extends Construct {
       fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: deadLetterDestination(this.deadLetters) });
     }
     const api = make("api", control);
-    grantStore(api, this.table, { createsRuns: true, listByStatus: true });
+    grantStore(api, this.table, { createsRuns: true, listByStatus: true, listForks: true });
     grantExecutions(api, this.stateMachine);
     // The API cancels runs, and a cancel stops the execution holding the run.
     grantStopExecutions(api, this.stateMachine);

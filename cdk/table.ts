@@ -25,15 +25,17 @@ const keyOf = (schema: typeof layout.KeySchema, type: "HASH" | "RANGE") =>
 /**
  * The run log table, declared from the same layout every runlog store uses
  * (lib/adapters/dynamodb/table.ts), so the deployed table and the embedded
- * one cannot drift apart: events and heads by (runId, seq), heads by status.
+ * one cannot drift apart: events and heads by (runId, seq), heads by status,
+ * forks' heads by parent.
  */
 export class RunlogTable extends Construct {
   readonly table: Table;
 
   constructor(scope: Construct, id: string, props: RunlogTableProps = {}) {
     super(scope, id);
-    const index = layout.GlobalSecondaryIndexes?.find((gsi) => gsi.IndexName === STATUS_INDEX);
-    if (!index) throw new Error(`table layout: no index ${STATUS_INDEX}`);
+    const indexes = layout.GlobalSecondaryIndexes ?? [];
+    if (!indexes.some((gsi) => gsi.IndexName === STATUS_INDEX))
+      throw new Error(`table layout: no index ${STATUS_INDEX}`);
     this.table = new Table(this, "Table", {
       partitionKey: keyOf(layout.KeySchema, "HASH"),
       sortKey: keyOf(layout.KeySchema, "RANGE"),
@@ -43,12 +45,15 @@ export class RunlogTable extends Construct {
       timeToLiveAttribute: TTL_ATTRIBUTE,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
-    this.table.addGlobalSecondaryIndex({
-      indexName: STATUS_INDEX,
-      partitionKey: keyOf(index.KeySchema, "HASH"),
-      sortKey: keyOf(index.KeySchema, "RANGE"),
-      projectionType:
-        index.Projection?.ProjectionType === "ALL" ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
-    });
+    // CloudFormation adds one new index per update: a stack deployed before byParent existed gains it in one.
+    for (const index of indexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.IndexName ?? "",
+        partitionKey: keyOf(index.KeySchema, "HASH"),
+        sortKey: keyOf(index.KeySchema, "RANGE"),
+        projectionType:
+          index.Projection?.ProjectionType === "ALL" ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+      });
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { InvalidInputError } from "../core/errors.ts";
+import type { ListOptions } from "../ports/eventStore.ts";
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1_000;
@@ -60,4 +61,9 @@ export function decodePosition(cursor: string): ListPosition {
 export function newestFirst(a: ListPosition, b: ListPosition): number {
   if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
   return a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0;
+}
+
+/** What a listing reads, for its errors: "list failed forks of run r1". */
+export function describeListing({ status, parent }: ListOptions): string {
+  return `list ${status ? `${status} ` : ""}${parent === undefined ? "runs" : `forks of run ${parent}`}`;
 }

@@ -185,9 +185,10 @@ export class Runlog {
    * Runs by last update, a page at a time. A `running` head lags its log by design (appends do not
    * touch it), so each one shows its log's last seq and last activity, read from the tail (one
    * bounded read, never the log); one whose executor is gone shows the status its tail rests in.
-   * With `status`, only runs shown in it (a page may then hold fewer than `limit`).
+   * With `status`, only runs shown in it (a page may then hold fewer than `limit`); with `parent`,
+   * only the forks of that run.
    */
-  async list(options: Pick<ListOptions, "limit" | "cursor" | "status"> = {}): Promise<RunPage> {
+  async list(options: Pick<ListOptions, "limit" | "cursor" | "status" | "parent"> = {}): Promise<RunPage> {
     const page = await this.deps.store.listRuns(options);
     const runs: RunHead[] = [];
     for (const head of page.runs) runs.push(head.status === "running" ? await this.asLogShows(head) : head);

@@ -1,4 +1,5 @@
 import { userInfo } from "node:os";
+import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 import type { SweepReport } from "../steps/sweep.ts";
 import {
   type CommandContext,
@@ -34,6 +35,13 @@ const str = (values: Values, key: string) =>
   typeof values[key] === "string" ? (values[key] as string) : undefined;
 const optional = <K extends string>(key: K, value: string | undefined) =>
   value === undefined ? {} : { [key]: value };
+/** `ls --status`: one of the run statuses, or a usage error naming them. */
+function listedStatus(value: string | undefined): RunStatus | undefined {
+  if (value === undefined || (RUN_STATUSES as readonly string[]).includes(value)) return value as RunStatus;
+  throw new UsageError(
+    `ls --status: expected one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(value)}`,
+  );
+}
 const actor = (values: Values) => ({
   by: str(values, "by") ?? defaultActor(),
   ...optional("reason", str(values, "reason")),
@@ -113,10 +121,14 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     run: (context, _, [runId]) => showCommand(context, runId!),
   },
   ls: {
-    options: {},
+    options: { status: { type: "string" }, "forks-of": { type: "string" } },
     positionals: { min: 0, max: 0, names: "no arguments" },
     withoutRuns: (context) => printRuns(context, []),
-    run: (context) => listCommand(context),
+    run: (context, values) =>
+      listCommand(context, {
+        ...optional("status", listedStatus(str(values, "status"))),
+        ...optional("parent", str(values, "forks-of")),
+      }),
   },
   send: {
     options: INPUT_FILE,

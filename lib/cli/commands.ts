@@ -1,6 +1,6 @@
 import type { LocalRunlog } from "../api/local.ts";
 import { headView, outcomeView, resumePointLines, resumePointView, resumeView } from "../api/views.ts";
-import type { RunHead } from "../ports/eventStore.ts";
+import type { ListOptions, RunHead } from "../ports/eventStore.ts";
 import type { RunOutcome } from "../steps/finish.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
@@ -77,24 +77,33 @@ export async function showCommand({ local, io, json }: CommandContext, runId: st
   return EXIT.completed;
 }
 
-export async function listCommand(context: CommandContext): Promise<number> {
+/** `ls`: every run (or those in a status, or a run's forks), newest activity first. */
+export async function listCommand(
+  context: CommandContext,
+  filter: Pick<ListOptions, "status" | "parent"> = {},
+): Promise<number> {
   const runs = [];
   let cursor: string | undefined;
   do {
-    const page = await context.local.runlog.list(cursor === undefined ? {} : { cursor });
+    const page = await context.local.runlog.list({ ...filter, ...(cursor === undefined ? {} : { cursor }) });
     runs.push(...page.runs);
     cursor = page.cursor;
   } while (cursor !== undefined);
-  return printRuns(context, runs);
+  return printRuns(context, runs, filter);
 }
 
 /** `ls`'s output: one line a run, or one JSON object. */
-export function printRuns({ io, json, dataDir }: Omit<CommandContext, "local">, runs: RunHead[]): number {
+export function printRuns(
+  { io, json, dataDir }: Omit<CommandContext, "local">,
+  runs: RunHead[],
+  { status, parent }: Pick<ListOptions, "status" | "parent"> = {},
+): number {
   if (json) {
     io.json({ runs: runs.map(headView) });
     return EXIT.completed;
   }
-  if (runs.length === 0) io.out(`no runs in ${dataDir}`);
+  const which = `${status ? `${status} ` : ""}${parent === undefined ? "runs" : `forks of run ${parent}`}`;
+  if (runs.length === 0) io.out(`no ${which} in ${dataDir}`);
   for (const run of runs) {
     io.out(
       `${run.runId.padEnd(30)} ${run.status.padEnd(12)} ${run.agent.padEnd(10)} ${String(run.lastSeq).padStart(5)} events  ${run.updatedAt}`,

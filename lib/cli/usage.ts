@@ -55,7 +55,7 @@ Usage:
   runlog resume <runId> [--model SPEC] [--json]
   runlog resume-point <runId> [--json]
   runlog show <runId> [--json]
-  runlog ls [--json]
+  runlog ls [--status STATUS] [--forks-of RUNID] [--json]
   runlog send <runId> "message" | - | --input-file PATH [--json]
   runlog fork <runId> [--at SEQ] [--id ID] ["input" | - | --input-file PATH] [--json]
   runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--json]

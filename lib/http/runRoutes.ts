@@ -48,6 +48,8 @@ export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
           page = await runlog.list({
             ...optional("limit", query.limit),
             ...optional("cursor", query.cursor),
+            ...optional("status", query.status),
+            ...optional("parent", query.parent),
           });
         } catch (error) {
           // Every store refuses a cursor it did not issue (lib/adapters/paging.ts decodePosition): say it is the cursor.

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { EVENTS_MAX_LIMIT } from "../api/eventPage.ts";
 import { EVENTS_MAX_WAIT_SECONDS } from "../api/eventWait.ts";
 import { errorMessage } from "../core/errors.ts";
+import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 import { validateRunId } from "../steps/start.ts";
 
 /** Largest request body read at all; larger ones get a 413 before any parsing. */
@@ -70,6 +71,9 @@ const count = (min: number, max: number) =>
 export const ListQuery = z.strictObject({
   limit: count(1, 1000).optional(),
   cursor: z.string().min(1).max(4096).optional(),
+  status: z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]).optional(),
+  /** Only the forks of this run. */
+  parent: runId("parent").optional(),
 });
 
 /** GET /runs/{id}/events?after&limit&wait: `wait`, seconds to hold an empty answer for the next event. */

@@ -24,6 +24,12 @@ export interface AutoResumes {
   lastAt?: number;
 }
 
+/** Where a fork was taken: the run it copies and the last event of that run it holds. */
+export interface ForkPoint {
+  runId: string;
+  seq: number;
+}
+
 /**
  * The run-head: one small record per run for listing and leasing. Appends do
  * not touch it, so while a run executes its stored `lastSeq` lags the log;
@@ -42,6 +48,8 @@ export interface RunHead {
   leaseVersion: number;
   /** Absent on a run never resumed automatically (and on heads written before it existed). */
   autoResumes?: AutoResumes;
+  /** The run this one was forked from (its run_started's `parent`), so a run's forks can be listed. */
+  parent?: ForkPoint;
 }
 
 /** Which page of run-heads `listRuns` returns. */
@@ -52,6 +60,8 @@ export interface ListOptions {
   cursor?: string;
   /** Only runs in this status. */
   status?: RunStatus;
+  /** Only the runs forked from this run (its direct forks, not theirs). */
+  parent?: string;
 }
 
 export interface RunPage {
@@ -144,7 +154,10 @@ export interface EventStore {
    * already released): the caller decides what that means.
    */
   releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean>;
-  /** Heads by most recent update (newest first where the store can); `status` lists only runs in that status. */
+  /**
+   * Heads by most recent update, newest first (ties by run id); `status` lists only runs in that
+   * status, `parent` only the forks of that run. Expired runs are left out.
+   */
   listRuns(options?: ListOptions): Promise<RunPage>;
   /**
    * Make every item of the run (head, events, its share of big payloads) expire at `at`, or never

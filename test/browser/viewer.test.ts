@@ -161,7 +161,7 @@ describe("the run viewer in Chromium", () => {
     await page.close();
   });
 
-  it("forks a run at an event with new input, and lands on the fork", async () => {
+  it("forks a run at an event with new input, lands on the fork, and finds it listed on the parent", async () => {
     await start("parent", [{ text: "Sunny all afternoon." }], "Will it rain?");
     const page = await open("parent");
     await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
@@ -172,8 +172,16 @@ describe("the run viewer in Chromium", () => {
     await page.waitForURL((url) => /^\/runs\/(?!parent\/)[^/]+\/view$/.test(url.pathname), {
       timeout: 30_000,
     });
+    const forkId = decodeURIComponent(new URL(page.url()).pathname.split("/")[2]!);
     expect(await page.getByTestId("parent-run").textContent()).toContain("parent");
     await expect.poll(() => page.getByTestId("timeline").textContent()).toContain("And tomorrow?");
+    // The parent's page lists the fork, and its link leads back to it.
+    await page.getByTestId("parent-run").click();
+    await page.waitForURL((url) => url.pathname === "/runs/parent/view");
+    const forks = page.getByTestId("forks");
+    expect(await forks.textContent()).toContain(`${forkId} at event 1`);
+    await forks.getByRole("link", { name: forkId }).click();
+    await page.waitForURL((url) => url.pathname === `/runs/${encodeURIComponent(forkId)}/view`);
     await page.close();
   });
 

@@ -5,7 +5,7 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ACTIONS, STORE_ACTIONS } from "../../cdk/grants.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
-import { STATUS_INDEX, tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
+import { PARENT_INDEX, STATUS_INDEX, tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
 import { TASK_TIMEOUT_SECONDS } from "../../lib/workflow/definition.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesize } from "./synth.ts";
 
@@ -25,18 +25,20 @@ const functionProps = (handler: HandlerName) =>
 describe("the table", () => {
   it("has the layout every runlog store uses, billed on demand, with TTL and point-in-time recovery", () => {
     const layout = tableDefinition("x");
+    expect(layout.GlobalSecondaryIndexes!.map((index) => index.IndexName)).toEqual([
+      STATUS_INDEX,
+      PARENT_INDEX,
+    ]);
     s.template.resourceCountIs("AWS::DynamoDB::Table", 1);
     s.template.hasResourceProperties("AWS::DynamoDB::Table", {
       BillingMode: "PAY_PER_REQUEST",
       KeySchema: layout.KeySchema,
       AttributeDefinitions: Match.arrayWith(layout.AttributeDefinitions!),
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: STATUS_INDEX,
-          KeySchema: layout.GlobalSecondaryIndexes![0]!.KeySchema,
-          Projection: { ProjectionType: "ALL" },
-        },
-      ],
+      GlobalSecondaryIndexes: layout.GlobalSecondaryIndexes!.map(({ IndexName, KeySchema }) => ({
+        IndexName,
+        KeySchema,
+        Projection: { ProjectionType: "ALL" },
+      })),
       TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     });

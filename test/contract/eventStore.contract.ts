@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import { type ContractStore, runIdMaker } from "./fixtures.ts";
+import { forkContract } from "./forkContract.ts";
 import { headContract } from "./headContract.ts";
 import { logContract } from "./logContract.ts";
 import { pageContract } from "./pageContract.ts";
@@ -28,5 +29,6 @@ export function describeEventStoreContract(name: string, makeStore: () => Promis
     logContract(get, id);
     pageContract(get, id);
     headContract(get, id);
+    forkContract(get, id);
   });
 }

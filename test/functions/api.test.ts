@@ -98,6 +98,12 @@ describe("the api function", () => {
     expect((await request("POST", "/runs/api-1/resume", {})).status).toBe(200);
     expect((await request("POST", "/runs/api-1/approvals/call_x", { approved: true })).status).toBe(404);
     expect((await request("POST", "/runs/api-1/fork", { forkId: "api-1-fork" })).status).toBe(202);
+    expect((await request("GET", "/runs?parent=api-1")).body.runs).toMatchObject([
+      { runId: "api-1-fork", parent: { runId: "api-1" } },
+    ]);
+    const completed = (await request("GET", "/runs?status=completed")).body.runs as { runId: string }[];
+    expect(completed.map((run) => run.runId)).toContain("api-1");
+    expect(completed.map((run) => run.runId)).not.toContain("api-2");
     expect((await request("POST", "/runs/api-1/messages", { message: "And tomorrow?" })).status).toBe(202);
     expect((await request("POST", "/runs/api-2/cancel", { reason: "not needed" })).status).toBe(200);
     expect((await env.store().getHead("api-2"))?.status).toBe("cancelled");

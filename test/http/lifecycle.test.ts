@@ -117,6 +117,9 @@ describe("POST /runs/{id}/fork", () => {
     expect(await settled(t.app, "child")).toMatchObject({ status: "completed", output: "Forked answer" });
     expect((await events("child"))[0]).toMatchObject({ runId: "child", parent: { runId: "parent", seq: 2 } });
     expect(await events("parent")).toEqual(before);
+    const forks = await call(t.app, "GET", "/runs?parent=parent");
+    expect(forks.body.runs).toMatchObject([{ runId: "child", parent: { runId: "parent", seq: 2 } }]);
+    expect((await call(t.app, "GET", "/runs?parent=child")).body).toEqual({ runs: [] });
     const taken = await call(t.app, "POST", "/runs/parent/fork", { forkId: "approve" });
     expectError(taken, 409, "conflict");
     const outOfRange = await call(t.app, "POST", "/runs/parent/fork", { atSeq: 999 });

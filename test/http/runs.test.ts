@@ -103,6 +103,17 @@ describe("GET /runs", () => {
     const paged = await allRuns(1);
     expect(paged.map((run) => run.runId).sort()).toEqual(whole.map((run) => run.runId).sort());
   });
+
+  it("lists only the runs in a status with ?status", async () => {
+    const model = script(t.dir, "waits", [{ toolCalls: [EMAIL] }, { text: "Sent", stop: "stop" }]);
+    await start({ agent: "demo", input: "email Ana", runId: "waits-1", model });
+    expect(await settled(t.app, "waits-1")).toMatchObject({ status: "paused" });
+    const paused = await call(t.app, "GET", "/runs?status=paused");
+    expect(paused.body.runs).toMatchObject([{ runId: "waits-1", status: "paused" }]);
+    const completed = (await call(t.app, "GET", "/runs?status=completed")).body.runs as { runId: string }[];
+    expect(completed.map((run) => run.runId)).toContain("demo-1");
+    expect(completed.map((run) => run.runId)).not.toContain("waits-1");
+  });
 });
 
 describe("GET /runs/{id}/events", () => {

@@ -14,6 +14,7 @@ import type {
   RunHead,
   RunPage,
 } from "../../ports/eventStore.ts";
+import { newHead } from "../newHead.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { isConditionalFailure, toRunlogError, wasRetried } from "./errors.ts";
 import { expireRun } from "./expiry.ts";
@@ -100,16 +101,7 @@ export class DynamoEventStore implements EventStore {
       await getHead(this.ctx, runId); // a repeat after a crash between the two writes still leaves a head
       return { created: false };
     }
-    const head: RunHead = {
-      runId,
-      agent: first.agent,
-      status: lease ? "running" : "interrupted",
-      lastSeq: 1,
-      createdAt: first.at,
-      updatedAt: this.ctx.now().toISOString(),
-      leaseVersion: lease ? 1 : 0,
-      ...(lease ? { lease } : {}),
-    };
+    const head = newHead(first, lease, this.ctx.now().toISOString());
     const headWritten = await attemptConditional(this.ctx, `create the head of run ${runId}`, () =>
       this.ctx.client.send(
         new PutItemCommand({

@@ -2,6 +2,7 @@ import { GetItemCommand, QueryCommand, UpdateItemCommand } from "@aws-sdk/client
 import { NotFoundError, PermanentError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
+import { identityFrom } from "../newHead.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import {
   decodeHead,
@@ -52,8 +53,11 @@ async function repairHead(ctx: StoreContext, runId: string, last: number) {
   const now = ctx.now().toISOString();
   const firstItem = await getItem(ctx, runId, 1);
   const [first] = firstItem ? await decodeEventItems(ctx, runId, [firstItem]) : [];
-  const agent = first?.type === "run_started" ? first.agent : "unknown";
-  const createdAt = first?.at ?? now;
+  const { agent, createdAt, parent } = identityFrom(first, now);
+  // A fork's head also names its parent, which puts it back in the parent index.
+  const setParent = parent
+    ? ", parentRunId = if_not_exists(parentRunId, :parentRunId), parentSeq = if_not_exists(parentSeq, :parentSeq)"
+    : "";
   await attemptConditional(ctx, `repair the head of run ${runId}`, () =>
     ctx.client.send(
       new UpdateItemCommand({
@@ -62,7 +66,7 @@ async function repairHead(ctx: StoreContext, runId: string, last: number) {
         UpdateExpression:
           "SET lastSeq = :last, updatedAt = :now, #agent = if_not_exists(#agent, :agent), " +
           "createdAt = if_not_exists(createdAt, :createdAt), #status = if_not_exists(#status, :status), " +
-          "leaseVersion = if_not_exists(leaseVersion, :zero)",
+          `leaseVersion = if_not_exists(leaseVersion, :zero)${setParent}`,
         ConditionExpression: "attribute_not_exists(lastSeq) OR lastSeq <= :last",
         // `agent` and `status` are DynamoDB reserved words.
         ExpressionAttributeNames: { "#status": "status", "#agent": "agent" },
@@ -73,6 +77,7 @@ async function repairHead(ctx: StoreContext, runId: string, last: number) {
           ":createdAt": str(createdAt),
           ":status": str("interrupted"),
           ":zero": num(0),
+          ...(parent ? { ":parentRunId": str(parent.runId), ":parentSeq": num(parent.seq) } : {}),
         },
       }),
     ),

@@ -62,6 +62,11 @@ export function encodeHead(head: RunHead): Item {
     item.autoResumes = num(head.autoResumes.count);
     if (head.autoResumes.lastAt !== undefined) item.autoResumedAt = num(head.autoResumes.lastAt);
   }
+  // A fork's head is in the parent index (PARENT_INDEX) by `parentRunId`; other heads are not.
+  if (head.parent) {
+    item.parentRunId = str(head.parent.runId);
+    item.parentSeq = num(head.parent.seq);
+  }
   return item;
 }
 
@@ -99,5 +104,9 @@ export function decodeHead(item: Item): RunHead | undefined {
   if (owner !== undefined && until !== undefined) head.lease = { owner, until };
   const autoResumes = decodeAutoResumes(item);
   if (autoResumes) head.autoResumes = autoResumes;
+  const parentRunId = readString(item, "parentRunId");
+  const parentSeq = readNumber(item, "parentSeq");
+  if (parentRunId !== undefined && parentSeq !== undefined)
+    head.parent = { runId: parentRunId, seq: parentSeq };
   return head;
 }

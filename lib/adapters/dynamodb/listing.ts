@@ -1,21 +1,25 @@
 import { RUN_STATUSES } from "../../core/status.ts";
 import type { ListOptions, RunPage } from "../../ports/eventStore.ts";
-import { decodePosition, encodePosition, newestFirst, pageLimit } from "../paging.ts";
+import { decodePosition, describeListing, encodePosition, newestFirst, pageLimit } from "../paging.ts";
 import type { StoreContext } from "./context.ts";
-import { headsOfStatus } from "./statusHeads.ts";
+import { forksPartition, headsOf, statusPartition } from "./indexedHeads.ts";
 
 /**
  * A page of run-heads, newest update first across pages (ties by run id), as the SQLite store
- * lists them. Every read is a Query of the status index, never a Scan: without a status, each
- * status is queried for one page more than asked (in parallel) and the answers are merged, so
- * a page costs up to one Query per status and the order holds across pages.
+ * lists them. Every read is a Query of an index, never a Scan: a run's forks are one partition of
+ * the parent index (a status filters it); otherwise each status is queried for one page more than
+ * asked (in parallel) and the answers are merged, so a page costs up to one Query per status and
+ * the order holds across pages.
  */
 export async function listRuns(ctx: StoreContext, options: ListOptions = {}): Promise<RunPage> {
   const limit = pageLimit(options.limit);
   const after = options.cursor === undefined ? undefined : decodePosition(options.cursor);
-  const statuses = options.status === undefined ? RUN_STATUSES : [options.status];
-  // One more than the page: a head beyond it, in any status, means there is a next page.
-  const found = await Promise.all(statuses.map((status) => headsOfStatus(ctx, status, after, limit + 1)));
+  const partitions =
+    options.parent !== undefined
+      ? [forksPartition(options.parent, options.status, describeListing(options))]
+      : (options.status === undefined ? RUN_STATUSES : [options.status]).map(statusPartition);
+  // One more than the page: a head beyond it, in any partition, means there is a next page.
+  const found = await Promise.all(partitions.map((partition) => headsOf(ctx, partition, after, limit + 1)));
   const heads = found.flat().sort(newestFirst);
   const runs = heads.slice(0, limit);
   const last = runs.at(-1);

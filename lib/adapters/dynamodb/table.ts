@@ -3,6 +3,7 @@ import {
   type CreateTableCommandInput,
   DescribeTableCommand,
   type DynamoDBClient,
+  type GlobalSecondaryIndex,
   type TableDescription,
 } from "@aws-sdk/client-dynamodb";
 import { PermanentError, RetryableError } from "../../core/errors.ts";
@@ -14,6 +15,22 @@ export const DEFAULT_TABLE_NAME = "runlog";
 /** Sparse index over run-heads only (events carry no `status`), for listing and finding stale runs. */
 export const STATUS_INDEX = "byStatus";
 
+/** Sparse index over the heads of forks only (no other item has `parentRunId`), for listing a run's forks. */
+export const PARENT_INDEX = "byParent";
+
+/**
+ * The parent index as the table declares it. A table made before it existed lacks it: listing
+ * forks there names it (indexedHeads.ts); deploying runlog's table construct again adds it.
+ */
+const parentIndex: GlobalSecondaryIndex = {
+  IndexName: PARENT_INDEX,
+  KeySchema: [
+    { AttributeName: "parentRunId", KeyType: "HASH" },
+    { AttributeName: "updatedAt", KeyType: "RANGE" },
+  ],
+  Projection: { ProjectionType: "ALL" },
+};
+
 /** The one table layout every runlog store uses; cdk/ must declare the same keys and index. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
@@ -24,6 +41,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
       { AttributeName: "seq", AttributeType: "N" },
       { AttributeName: "status", AttributeType: "S" },
       { AttributeName: "updatedAt", AttributeType: "S" },
+      { AttributeName: "parentRunId", AttributeType: "S" },
     ],
     KeySchema: [
       { AttributeName: "runId", KeyType: "HASH" },
@@ -38,6 +56,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
         ],
         Projection: { ProjectionType: "ALL" },
       },
+      parentIndex,
     ],
   };
 }
@@ -45,6 +64,9 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
 const isActive = (table: TableDescription) =>
   table.TableStatus === "ACTIVE" &&
   (table.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === "ACTIVE");
+
+const hasIndex = (table: TableDescription, name: string) =>
+  (table.GlobalSecondaryIndexes ?? []).some((index) => index.IndexName === name);
 
 /** Refuse a table of another shape up front, rather than failing later on the first query. */
 function checkShape(table: TableDescription, tableName: string): void {
@@ -54,7 +76,7 @@ function checkShape(table: TableDescription, tableName: string): void {
       `table ${tableName} exists with key schema [${keys}], expected runId (HASH) and seq (RANGE)`,
     );
   }
-  if (!(table.GlobalSecondaryIndexes ?? []).some((index) => index.IndexName === STATUS_INDEX)) {
+  if (!hasIndex(table, STATUS_INDEX)) {
     throw new PermanentError(`table ${tableName} has no global secondary index ${STATUS_INDEX}`);
   }
 }
@@ -75,7 +97,7 @@ export async function checkTable(client: DynamoDBClient, tableName: string): Pro
   checkShape(table, tableName);
 }
 
-/** Create the table if it is missing and wait until it and its index are ACTIVE; safe to race. */
+/** Create the table if it is missing and wait until it and its indexes are ACTIVE; safe to race. */
 export async function ensureTable(
   client: DynamoDBClient,
   tableName: string,

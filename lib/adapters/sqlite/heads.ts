@@ -1,6 +1,7 @@
 import { NotFoundError, PermanentError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
+import { identityFrom } from "../newHead.ts";
 import type { SqliteConnection } from "./connection.ts";
 import { readEvent } from "./log.ts";
 import {
@@ -48,10 +49,9 @@ async function repairHead(db: SqliteConnection, runId: string, last: number): Pr
   db.attempt(`repair the head of run ${runId}`, () =>
     insertHead(db, {
       runId,
-      agent: first?.type === "run_started" ? first.agent : "unknown",
+      ...identityFrom(first, now),
       status: "interrupted",
       lastSeq: last,
-      createdAt: first?.at ?? now,
       updatedAt: now,
       leaseVersion: 0,
     }),

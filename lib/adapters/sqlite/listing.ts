@@ -1,12 +1,13 @@
 import type { ListOptions, RunHead, RunPage } from "../../ports/eventStore.ts";
-import { decodePosition, encodePosition, pageLimit } from "../paging.ts";
+import { decodePosition, describeListing, encodePosition, pageLimit } from "../paging.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { SqlValue } from "./nodeSqlite.ts";
 import { decodeHeadRow, expiredBy, HEAD_COLUMNS, nowSeconds } from "./rows.ts";
 
 /**
  * A page of run-heads, newest update first across pages, with or without a
- * status filter (an index serves each order). Expired runs are left out.
+ * status filter, of every run or only a run's forks (an index serves each
+ * order). Expired runs are left out.
  */
 export function listRuns(db: SqliteConnection, options: ListOptions = {}): RunPage {
   const limit = pageLimit(options.limit);
@@ -17,6 +18,10 @@ export function listRuns(db: SqliteConnection, options: ListOptions = {}): RunPa
     where.push("status = ?");
     params.push(options.status);
   }
+  if (options.parent !== undefined) {
+    where.push("parent_run_id = ?");
+    params.push(options.parent);
+  }
   if (after) {
     where.push("(updated_at, run_id) < (?, ?)");
     params.push(after.updatedAt, after.runId);
@@ -25,9 +30,7 @@ export function listRuns(db: SqliteConnection, options: ListOptions = {}): RunPa
   const sql =
     `SELECT ${HEAD_COLUMNS} FROM heads WHERE ${where.join(" AND ")} ` +
     "ORDER BY updated_at DESC, run_id DESC LIMIT ?";
-  const rows = db.attempt(options.status ? `list ${options.status} runs` : "list runs", () =>
-    db.statement(sql).all(...params, limit + 1),
-  );
+  const rows = db.attempt(describeListing(options), () => db.statement(sql).all(...params, limit + 1));
   const page = rows.slice(0, limit);
   const runs = page.map(decodeHeadRow).filter((head): head is RunHead => head !== undefined);
   const last = page.at(-1);

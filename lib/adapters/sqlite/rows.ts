@@ -8,7 +8,7 @@ export type Row = Record<string, SqlValue>;
 /** The columns of `heads` a RunHead is read from, in SELECT form. */
 export const HEAD_COLUMNS =
   "run_id, agent, status, last_seq, created_at, updated_at, lease_owner, lease_until, lease_version, " +
-  "auto_resumes, auto_resumed_at";
+  "auto_resumes, auto_resumed_at, parent_run_id, parent_seq";
 
 /** One `?` per column of HEAD_COLUMNS, for inserting a whole head. */
 export const HEAD_PLACEHOLDERS = HEAD_COLUMNS.split(",")
@@ -60,6 +60,10 @@ export function decodeHeadRow(row: Row): RunHead | undefined {
   if (owner !== undefined && until !== undefined) head.lease = { owner, until };
   const autoResumes = decodeAutoResumes(row);
   if (autoResumes) head.autoResumes = autoResumes;
+  const parentRunId = text(row.parent_run_id);
+  const parentSeq = int(row.parent_seq);
+  if (parentRunId !== undefined && parentSeq !== undefined)
+    head.parent = { runId: parentRunId, seq: parentSeq };
   return head;
 }
 
@@ -89,5 +93,7 @@ export function headValues(head: RunHead): SqlValue[] {
     head.lease?.until ?? null,
     head.leaseVersion,
     ...autoResumesValues(head.autoResumes),
+    head.parent?.runId ?? null,
+    head.parent?.seq ?? null,
   ];
 }

@@ -1,8 +1,13 @@
 import { PermanentError } from "../../core/errors.ts";
 import type { DatabaseSync } from "./nodeSqlite.ts";
+import { recordForkParents } from "./parents.ts";
 
 /** Bumped with every change to the tables below; stored in the file as `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+
+const BY_PARENT =
+  "CREATE INDEX heads_by_parent ON heads (parent_run_id, updated_at DESC, run_id DESC) " +
+  "WHERE parent_run_id IS NOT NULL;";
 
 /**
  * One row per event, primary key (run_id, seq): inserting a taken seq fails,
@@ -12,7 +17,8 @@ export const SCHEMA_VERSION = 2;
  * run in `heads`, for listing, leasing and expiry: a run's expiry lives on its
  * head alone, and reads hide the events of a run whose head has expired.
  * `auto_resumes` (NULL: never resumed automatically) and `auto_resumed_at`
- * keep the head's AutoResumes record.
+ * keep the head's AutoResumes record; a fork's `parent_run_id` and `parent_seq`
+ * say where it was forked, and `heads_by_parent` lists a run's forks.
  */
 const TABLES = `
 CREATE TABLE events (
@@ -36,20 +42,33 @@ CREATE TABLE heads (
   lease_version INTEGER NOT NULL DEFAULT 0,
   expires_at INTEGER,
   auto_resumes INTEGER,
-  auto_resumed_at INTEGER
+  auto_resumed_at INTEGER,
+  parent_run_id TEXT,
+  parent_seq INTEGER
 );
 CREATE INDEX heads_by_update ON heads (updated_at DESC, run_id DESC);
 CREATE INDEX heads_by_status ON heads (status, updated_at DESC, run_id DESC);
 CREATE INDEX heads_expiring ON heads (expires_at) WHERE expires_at IS NOT NULL;
+${BY_PARENT}
 `;
 
 /**
  * What turns a file of each older version into the next one, by the version it
  * starts from. Each step only adds, so a file is never rewritten wholesale.
  */
-const UPGRADES: Record<number, string> = {
+const UPGRADES: Record<number, (db: DatabaseSync) => void> = {
   // Version 2: the sweeper's automatic-resume record on each head.
-  1: "ALTER TABLE heads ADD COLUMN auto_resumes INTEGER; ALTER TABLE heads ADD COLUMN auto_resumed_at INTEGER;",
+  1: (db) =>
+    db.exec(
+      "ALTER TABLE heads ADD COLUMN auto_resumes INTEGER; ALTER TABLE heads ADD COLUMN auto_resumed_at INTEGER;",
+    ),
+  // Version 3: each fork's parent on its head, filled in for the forks already stored.
+  2: (db) => {
+    db.exec(
+      `ALTER TABLE heads ADD COLUMN parent_run_id TEXT; ALTER TABLE heads ADD COLUMN parent_seq INTEGER; ${BY_PARENT}`,
+    );
+    recordForkParents(db);
+  },
 };
 
 const versionOf = (db: DatabaseSync) => Number(db.prepare("PRAGMA user_version").get()?.user_version ?? 0);
@@ -69,7 +88,7 @@ export function migrate(db: DatabaseSync, file: string): void {
       db.exec(TABLES);
       db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     } else if (version < SCHEMA_VERSION) {
-      for (let from = version; from < SCHEMA_VERSION; from++) db.exec(upgradeFrom(from, file));
+      for (let from = version; from < SCHEMA_VERSION; from++) upgradeFrom(from, file)(db);
       db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     } else if (version !== SCHEMA_VERSION) {
       throw new PermanentError(
@@ -84,10 +103,10 @@ export function migrate(db: DatabaseSync, file: string): void {
   }
 }
 
-function upgradeFrom(version: number, file: string): string {
-  const sql = UPGRADES[version];
-  if (sql === undefined) {
+function upgradeFrom(version: number, file: string): (db: DatabaseSync) => void {
+  const upgrade = UPGRADES[version];
+  if (upgrade === undefined) {
     throw new PermanentError(`${file} holds runlog store schema version ${version}, which no runlog wrote`);
   }
-  return sql;
+  return upgrade;
 }

@@ -13,6 +13,7 @@ import type {
   RunHead,
   RunPage,
 } from "../../ports/eventStore.ts";
+import { newHead } from "../newHead.ts";
 import { type ConnectionOptions, SqliteConnection } from "./connection.ts";
 import { deleteExpired, deleteIfExpired, expireRun } from "./expiry.ts";
 import { getHead, insertHead, setStatus } from "./heads.ts";
@@ -64,16 +65,7 @@ export class SqliteEventStore implements EventStore {
     }
     checkPosition(runId, first.seq);
     const row = await encodeEventRow(runId, first);
-    const head: RunHead = {
-      runId,
-      agent: first.agent,
-      status: lease ? "running" : "interrupted",
-      lastSeq: 1,
-      createdAt: first.at,
-      updatedAt: this.db.now().toISOString(),
-      leaseVersion: lease ? 1 : 0,
-      ...(lease ? { lease } : {}),
-    };
+    const head = newHead(first, lease, this.db.now().toISOString());
     // Seq 1 and the head commit together: no crash leaves one without the other. A run removed by
     // retention (its expiry passed, its rows not deleted yet) is absent here as for reads: its rows
     // go first, in the same transaction, so the new run never meets one of them.

@@ -20,7 +20,7 @@ const seq = z
   .transform(Number)
   .pipe(z.number().max(Number.MAX_SAFE_INTEGER));
 
-/** `/?status&cursor&limit`: the list's query, an empty status meaning any. */
+/** `/?status&parent&cursor&limit`: the list's query, an empty status meaning any. */
 const RunsQuery = ListQuery.extend({
   status: z.union([z.enum(RUN_STATUSES as [string, ...string[]]), z.literal("")]).optional(),
 });
@@ -54,9 +54,10 @@ const asset = (text: string, type: string) => () =>
 export function viewerRoutes(runlog: Runlog, report: (error: unknown, c: Context) => void): Hono {
   const viewer = new Hono();
   viewer.get("/", async (c) => {
-    const { status, cursor, limit } = readQuery(c, RunsQuery);
+    const { status, parent, cursor, limit } = readQuery(c, RunsQuery);
     const query = {
       ...optional("status", status === "" ? undefined : (status as RunStatus | undefined)),
+      ...optional("parent", parent),
       ...optional("cursor", cursor),
       ...optional("limit", limit),
     };

@@ -1,6 +1,8 @@
 import type { EventsPage } from "../../api/eventPage.ts";
 import type { Runlog } from "../../api/runlog.ts";
+import { PermanentError } from "../../core/errors.ts";
 import type { RunEvent } from "../../core/events.ts";
+import type { RunPage } from "../../ports/eventStore.ts";
 import { RESPONSE_MAX_BYTES } from "../limits.ts";
 import { eventItem } from "./eventItem.ts";
 import { type Html, html, runHref, segment } from "./html.ts";
@@ -24,7 +26,33 @@ export function timelinePage(runlog: Runlog, runId: string, after: number): Prom
 export const timelineItems = (runId: string, events: EventsPage["events"]): Html =>
   html`${events.map((event) => eventItem(runId, event))}`;
 
-function about(runId: string, first: RunEvent): Html {
+/** Forks a run's page lists; a link leads to all of them when there are more. */
+export const FORKS_SHOWN = 10;
+
+/** The run's forks, newest activity first, each with where it was forked; or why they cannot be listed. */
+async function forks(runlog: Runlog, runId: string): Promise<Html> {
+  let page: RunPage;
+  try {
+    page = await runlog.list({ parent: runId, limit: FORKS_SHOWN });
+  } catch (error) {
+    // A deployed table from before the parent index says so (lib/adapters/dynamodb/indexedHeads.ts): the page still shows the run.
+    if (error instanceof PermanentError)
+      return html`<dd data-testid="forks">not listed: ${error.message}</dd>`;
+    throw error;
+  }
+  if (page.runs.length === 0) return html`<dd data-testid="forks">none</dd>`;
+  const items = page.runs.map(
+    (fork) =>
+      html`<li><a href="${runHref(fork.runId)}" data-testid="fork-link">${fork.runId}</a> at event ${fork.parent?.seq ?? "?"}, ${fork.status}</li>`,
+  );
+  const all =
+    page.cursor === undefined
+      ? null
+      : html`<a href="/?parent=${encodeURIComponent(runId)}" data-testid="all-forks">all forks</a>`;
+  return html`<dd data-testid="forks"><ul class="forks">${items}</ul>${all}</dd>`;
+}
+
+function about(runId: string, first: RunEvent, forkList: Html): Html {
   const started = first.type === "run_started" ? first : undefined;
   const parent = started?.parent
     ? html`<dt>Forked from</dt><dd><a href="${runHref(started.parent.runId)}#e${started.parent.seq}" data-testid="parent-run">${started.parent.runId}</a> at event ${started.parent.seq}</dd>`
@@ -34,7 +62,7 @@ function about(runId: string, first: RunEvent): Html {
 <dt>Model</dt><dd>${started?.model ?? "unknown"}</dd>
 <dt>Started</dt><dd><time datetime="${first.at}">${first.at}</time></dd>
 ${parent}
-<dt>Forks</dt><dd>not listed: the store keeps no index from a run to its forks (a fork links to its parent)</dd>
+<dt>Forks</dt>${forkList}
 <dt>JSON</dt><dd><a href="/runs/${segment(runId)}">status</a> · <a href="/runs/${segment(runId)}/events">events</a></dd>
 </dl>`;
 }
@@ -55,14 +83,14 @@ export async function runPage(runlog: Runlog, runId: string, after: number): Pro
   const first = await runlog.event(runId, 1);
   const { events, next } = await timelinePage(runlog, runId, after);
   const lastSeq = events.at(-1)?.seq ?? after;
-  const state = await runState(runlog, runId, lastSeq);
+  const [state, forkList] = await Promise.all([runState(runlog, runId, lastSeq), forks(runlog, runId)]);
   const live = next === undefined;
   return page(
     `Run ${runId}`,
     html`<main data-run-id="${runId}" data-last-seq="${lastSeq}" data-live="${live}">
 <nav aria-label="Breadcrumb"><a href="/">All runs</a></nav>
 <h1>Run <code>${runId}</code></h1>
-${about(runId, first)}
+${about(runId, first, forkList)}
 <section aria-labelledby="state-heading" class="state"><h2 id="state-heading">State</h2>
 <div id="run-state" data-testid="run-state">${state}</div>
 <div id="action-message" data-testid="action-message" aria-live="polite"></div>

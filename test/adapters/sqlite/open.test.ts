@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../../lib/adapters/sqlite/schema.ts";
 import { SqliteEventStore } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
 import { PermanentError, RetryableError } from "../../../lib/core/errors.ts";
 import { openRawSqlite } from "../../contract/sqliteRaw.ts";
@@ -75,12 +76,37 @@ describe("opening the store", () => {
     expect((await store.getHead("old"))?.autoResumes).toEqual({ count: 1, lastAt: 5 });
     await store.close();
     const check = openRawSqlite(file);
-    expect(Number(check.prepare("PRAGMA user_version").get()?.user_version)).toBe(2);
+    expect(Number(check.prepare("PRAGMA user_version").get()?.user_version)).toBe(SCHEMA_VERSION);
     check.close();
     // Opening it again (upgraded already) changes nothing.
     const again = new SqliteEventStore({ file });
     expect((await again.getHead("old"))?.autoResumes).toEqual({ count: 1, lastAt: 5 });
     await again.close();
+  });
+
+  it("opens a file of schema version 2 and records the parents of the forks it holds, compressed or not", async () => {
+    const file = tempStoreFile("schema-v2");
+    const raw = openRawSqlite(file);
+    raw.exec(readFileSync(new URL("./fixtures/schema-v2.sql", import.meta.url), "utf8"));
+    raw.close();
+    const store = new SqliteEventStore({ file });
+    const forks = await store.listRuns({ parent: "parent" });
+    // Newest update first; the fork whose seq 1 does not decode is left without a parent.
+    expect(forks.runs.map((head) => [head.runId, head.parent])).toEqual([
+      ["fork-big", { runId: "parent", seq: 3 }],
+      ["fork-small", { runId: "parent", seq: 2 }],
+    ]);
+    expect((await store.getHead("other"))?.parent).toBeUndefined();
+    expect((await store.read("parent")).map((e) => e.seq)).toEqual([1, 2, 3]);
+    await expect(store.read("fork-corrupt")).rejects.toThrow(/seq 1/);
+    // A fork made after the upgrade is listed beside them.
+    await store.createRun({ ...started("fork-new"), parent: { runId: "parent", seq: 1 } });
+    expect((await store.listRuns({ parent: "parent" })).runs.map((head) => head.runId)).toEqual([
+      "fork-new",
+      "fork-big",
+      "fork-small",
+    ]);
+    await store.close();
   });
 
   it("deletes the runs whose expiry has passed, and keeps the others", async () => {

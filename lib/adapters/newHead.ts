@@ -1,0 +1,36 @@
+import type { RunEvent, RunStarted } from "../core/events.ts";
+import type { Lease, RunHead } from "../ports/eventStore.ts";
+
+/**
+ * The head createRun writes beside seq 1, the same in every store: running under the creator's
+ * lease, or interrupted (for whoever resumes it) without one; a fork's head names its parent.
+ */
+export function newHead(first: RunStarted, lease: Lease | undefined, updatedAt: string): RunHead {
+  return {
+    runId: first.runId,
+    agent: first.agent,
+    status: lease ? "running" : "interrupted",
+    lastSeq: 1,
+    createdAt: first.at,
+    updatedAt,
+    leaseVersion: lease ? 1 : 0,
+    ...(lease ? { lease } : {}),
+    ...(first.parent ? { parent: { runId: first.parent.runId, seq: first.parent.seq } } : {}),
+  };
+}
+
+/**
+ * The identity a missing head is rebuilt with, from the run's seq 1 (when it is a run_started):
+ * the agent, the creation time and the fork point; `now` stands in for a lost seq 1's time.
+ */
+export function identityFrom(
+  first: RunEvent | undefined,
+  now: string,
+): Pick<RunHead, "agent" | "createdAt" | "parent"> {
+  const started = first?.type === "run_started" ? first : undefined;
+  return {
+    agent: started?.agent ?? "unknown",
+    createdAt: started?.at ?? now,
+    ...(started?.parent ? { parent: { runId: started.parent.runId, seq: started.parent.seq } } : {}),
+  };
+}

@@ -1,0 +1,45 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { RUN_STATUSES } from "../../lib/core/status.ts";
+import { cleanup, runlogJson, tempDataDir } from "../support/cli.ts";
+import { cli } from "./support.ts";
+
+const dir = tempDataDir("cli-list");
+afterAll(() => cleanup(dir));
+
+const ids = (json: unknown) => (json as { runs: { runId: string }[] }).runs.map((run) => run.runId);
+
+describe("runlog ls", () => {
+  it("lists a run's forks with --forks-of, and the runs in a status with --status", async () => {
+    expect((await runlogJson(dir, ["run", "--run-id", "origin", "Plan my afternoon"])).code).toBe(0);
+    for (const id of ["first-fork", "second-fork"]) {
+      expect((await runlogJson(dir, ["fork", "origin", "--at", "2", "--id", id])).code).toBe(0);
+    }
+    expect((await runlogJson(dir, ["fork", "first-fork", "--id", "grandchild"])).code).toBe(0);
+
+    const forks = await runlogJson(dir, ["ls", "--forks-of", "origin"]);
+    expect(ids(forks.json)).toEqual(["second-fork", "first-fork"]);
+    expect((forks.json as { runs: unknown[] }).runs[0]).toMatchObject({
+      parent: { runId: "origin", seq: 2 },
+    });
+    expect(ids((await runlogJson(dir, ["ls", "--forks-of", "first-fork"])).json)).toEqual(["grandchild"]);
+    expect(ids((await runlogJson(dir, ["ls", "--status", "completed"])).json).sort()).toEqual([
+      "first-fork",
+      "grandchild",
+      "origin",
+      "second-fork",
+    ]);
+
+    const none = await cli(["ls", "--forks-of", "grandchild"], { dir });
+    expect(none).toMatchObject({ code: 0, stdout: `no forks of run grandchild in ${dir}\n` });
+    const human = await cli(["ls", "--status", "paused"], { dir });
+    expect(human.stdout).toBe(`no paused runs in ${dir}\n`);
+  });
+
+  it("names the statuses when --status is not one", async () => {
+    const result = await cli(["ls", "--status", "sleeping"], { dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `runlog: ls --status: expected one of ${RUN_STATUSES.join(", ")}, got "sleeping"\n`,
+    );
+  });
+});
