@@ -24,7 +24,8 @@ export function describeEvent(event: RunEvent): string {
       return `tool ${event.name} started (${event.callId})`;
     case "tool_result": {
       const how = event.interrupted ? "answered as interrupted" : event.isError ? "failed" : "finished";
-      return `tool ${event.name} ${how}${took(event.ms)}: ${clip(event.content, 70)}`;
+      const again = event.rerun ? " (run again after an interruption)" : "";
+      return `tool ${event.name} ${how}${again}${took(event.ms)}: ${clip(event.content, 70)}`;
     }
     case "resumed":
       return event.input === undefined

@@ -111,6 +111,12 @@ export const ToolResultSchema = z.object({
   isError: z.boolean(),
   /** Set when runlog answered the call because its run was interrupted, not the tool. */
   interrupted: z.boolean().optional(),
+  /**
+   * Set when the tool ran again: the call had started before and has no result (its run was
+   * interrupted mid-call), and the tool is idempotent, so it was run once more, not answered as
+   * interrupted.
+   */
+  rerun: z.boolean().optional(),
   ms: z.number().min(0).optional(),
 });
 

@@ -8,6 +8,11 @@ export interface ToolOutcome {
   isError: boolean;
 }
 
+/** What running a tool came to, and whether that run repeats one that had started before (an idempotent tool's re-run). */
+export interface ToolRun extends ToolOutcome {
+  rerun?: boolean;
+}
+
 /** Find the tool a call names; undefined when the agent has no such tool. */
 export function findTool(agent: Agent, name: string): Tool<unknown> | undefined {
   return agent.tools.find((tool) => tool.name === name);

@@ -3,7 +3,7 @@ import type { ToolCall, ToolResult } from "../core/events.ts";
 import { isCleared } from "../core/log.ts";
 import { INTERRUPTED_TOOL_RESULT, rejectedToolResult } from "../core/messages.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
-import { findTool, parseArguments, runWithTimeout, type ToolOutcome } from "./executeTool.ts";
+import { findTool, parseArguments, runWithTimeout, type ToolRun } from "./executeTool.ts";
 import { stepDeadline } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
 import { awaitTurn } from "./toolTurns.ts";
@@ -24,7 +24,8 @@ export interface RunToolOutput {
 /**
  * The RunTool task, one per call. A call with a result is done; a call that
  * started and has no result may have had its effect, so it is answered as
- * interrupted (re-run only if the tool is idempotent); a call never started is
+ * interrupted (re-run only if the tool is idempotent, and its result then says
+ * `rerun`); a call never started is
  * run, with `tool_started` written first. A result is stored within the step's
  * time budget through store failures, and one that still could not be stored
  * is kept in this process for the step's retry (see unstoredWork.ts).
@@ -66,14 +67,14 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   const parsed = parseArguments(tool, call);
   if ("error" in parsed) return record(deps, input, call, parsed.error, deadline);
 
-  const claim = await writeNext<"run" | "interrupted" | ToolResult>(
+  const claim = await writeNext<"run" | "rerun" | "interrupted" | ToolResult>(
     deps,
     input.runId,
     input.generation,
     (_, f) => {
       const result = f.batch?.results.get(call.id);
       if (result) return { done: result };
-      if (f.batch?.started.has(call.id)) return { done: tool.idempotent ? "run" : "interrupted" };
+      if (f.batch?.started.has(call.id)) return { done: tool.idempotent ? "rerun" : "interrupted" };
       return { append: { type: "tool_started", callId: call.id, name: call.name }, result: () => "run" };
     },
   );
@@ -94,7 +95,8 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   );
   const ms = Math.max(0, deps.clock.now().getTime() - startedAt);
   deps.faults.reached("tool:after-run");
-  const result = await recordRun(deps, input, call, { value: outcome, ms }, deadline);
+  const value: ToolRun = claim === "rerun" ? { ...outcome, rerun: true } : outcome;
+  const result = await recordRun(deps, input, call, { value, ms }, deadline);
   deps.faults.reached("tool:after-append");
   return result;
 }
@@ -108,7 +110,7 @@ async function recordRun(
   deps: StepDeps,
   input: RunToolInput,
   call: ToolCall,
-  ran: Kept<ToolOutcome>,
+  ran: Kept<ToolRun>,
   deadline: number,
 ): Promise<RunToolOutput> {
   const kept = unstoredWork(deps.logs).toolOutcomes;
@@ -131,7 +133,7 @@ async function record(
   deps: StepDeps,
   input: RunToolInput,
   call: ToolCall,
-  outcome: ToolOutcome,
+  outcome: ToolRun,
   deadline: number,
   { interrupted = false, ms }: { interrupted?: boolean; ms?: number } = {},
 ): Promise<RunToolOutput> {
@@ -147,6 +149,7 @@ async function record(
           content: outcome.content,
           isError: outcome.isError,
           ...(interrupted ? { interrupted: true } : {}),
+          ...(outcome.rerun ? { rerun: true } : {}),
           ...(ms === undefined ? {} : { ms }),
         },
         result: () => ({ callId: call.id, isError: outcome.isError }),

@@ -1,5 +1,5 @@
 import type { ModelReply } from "../ports/model.ts";
-import type { ToolOutcome } from "./executeTool.ts";
+import type { ToolRun } from "./executeTool.ts";
 import type { LogCache } from "./logCache.ts";
 
 /** Pieces of unstored work one process keeps of each kind; past that, the oldest is forgotten. */
@@ -49,7 +49,7 @@ const key = (runId: string, generation: number, what: string) => `${runId}\u0000
  * which a resume started on a log it classified afresh, never records an older one's work.
  */
 export interface UnstoredWork {
-  toolOutcomes: KeptWork<ToolOutcome>;
+  toolOutcomes: KeptWork<ToolRun>;
   modelReplies: KeptWork<ModelReply>;
 }
 

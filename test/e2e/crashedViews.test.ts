@@ -69,7 +69,22 @@ describe("runlog resume-point", () => {
     // What resume then does: the call runs again and gets its real result.
     expect((await runlog(dir, ["resume", "waited"])).code).toBe(0);
     const results = (await events(dir, "waited")).filter((e) => e.type === "tool_result");
-    expect(results).toEqual([expect.objectContaining({ callId: "call_0_0", content: "waited 1 ms" })]);
+    expect(results).toEqual([
+      expect.objectContaining({ callId: "call_0_0", content: "waited 1 ms", rerun: true }),
+    ]);
     expect(results[0]).not.toHaveProperty("interrupted");
+    const shown = await runlog(dir, ["show", "waited"]);
+    expect(shown.stdout).toMatch(/tool wait finished \(run again after an interruption\)/);
+  });
+
+  it("marks no re-run on a tool call that ran once", async () => {
+    const model = script(dir, "wait-once", [
+      { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
+      { text: "ok" },
+    ]);
+    expect((await runlog(dir, ["run", "--run-id", "waited-once", "--model", model, "wait"])).code).toBe(0);
+    const results = (await events(dir, "waited-once")).filter((e) => e.type === "tool_result");
+    expect(results).toHaveLength(1);
+    expect(results[0]).not.toHaveProperty("rerun");
   });
 });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NewEvent } from "../../lib/core/events.ts";
+import { FORKS_SHOWN } from "../../lib/http/viewer/runPage.ts";
 import { script } from "../support/cli.ts";
 import { call, DONE, EMAIL, settled } from "./support.ts";
 import { BIG, crashedLog, HOSTILE, openViewer, wordyLog } from "./viewerSupport.ts";
@@ -6,7 +8,11 @@ import { BIG, crashedLog, HOSTILE, openViewer, wordyLog } from "./viewerSupport.
 /** The run viewer's pages (AppOptions.viewer), in process, over a real store in background mode. */
 let t: Awaited<ReturnType<typeof openViewer>>;
 beforeAll(async () => {
-  t = await openViewer("http-viewer", { crashed: crashedLog("crashed"), wordy: wordyLog("wordy") });
+  t = await openViewer("http-viewer", {
+    crashed: crashedLog("crashed"),
+    wordy: wordyLog("wordy"),
+    rerun: rerunLog("rerun"),
+  });
   await start("demo-run", { model: "scripted:demo" });
   await start("paused-run", { model: script(t.dir, "paused", [{ toolCalls: [EMAIL] }, DONE]) });
 });
@@ -26,6 +32,26 @@ async function start(runId: string, body: Record<string, unknown>) {
 async function get(path: string) {
   const response = await t.app.request(path);
   return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** A run whose `wait` call was cut off by a crash and run again on resume (the tool is idempotent). */
+function rerunLog(runId: string): NewEvent[] {
+  const call = { id: "call_w", name: "wait", arguments: '{"ms":1}' };
+  return [
+    { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "wait" },
+    { type: "model_response", text: "", toolCalls: [call], stop: "tool_calls" },
+    { type: "tool_started", callId: "call_w", name: "wait" },
+    { type: "resumed", generation: 2, kind: "recover_tools", description: "run wait again", by: "sweeper" },
+    {
+      type: "tool_result",
+      callId: "call_w",
+      name: "wait",
+      content: "waited 1 ms",
+      isError: false,
+      rerun: true,
+    },
+    { type: "model_response", text: "ok", toolCalls: [], stop: "stop" },
+  ];
 }
 
 /** The timeline entry of event `seq`, from its `<li>` to the next entry's. */
@@ -72,7 +98,7 @@ describe("the runs list at /", () => {
       path = next[1]!.replaceAll("&amp;", "&");
       expect(path).toMatch(/^\/\?limit=2&cursor=/);
     }
-    expect(seen.sort()).toEqual(["crashed", "demo-run", "paused-run", "wordy"]);
+    expect(seen.sort()).toEqual(["crashed", "demo-run", "paused-run", "rerun", "wordy"]);
   });
 
   it("filters by status, and says so when no run has it", async () => {
@@ -83,6 +109,30 @@ describe("the runs list at /", () => {
     const refused = await get("/?status=refused");
     expect(refused.text).toContain("No runs with status refused");
     expect((await get("/?status=sleeping")).status).toBe(400);
+  });
+});
+
+describe("a run's forks", () => {
+  it("are listed on its page, linked, with where each was forked; more than the page holds link to all", async () => {
+    expect((await get("/runs/demo-run/view")).text).toContain('<dd data-testid="forks">none</dd>');
+    const forkIds = Array.from({ length: FORKS_SHOWN + 1 }, (_, i) => `demo-fork-${i}`);
+    for (const forkId of forkIds) {
+      const fork = await call(t.app, "POST", "/runs/demo-run/fork", { atSeq: 2, forkId });
+      expect(fork.status).toBe(202);
+      await settled(t.app, forkId);
+    }
+    const page = await get("/runs/demo-run/view");
+    const links = [...page.text.matchAll(/href="\/runs\/([^/"]+)\/view" data-testid="fork-link"/g)];
+    expect(links).toHaveLength(FORKS_SHOWN);
+    expect(page.text).toContain(">demo-fork-10</a> at event 2, completed</li>");
+    expect(page.text).toContain('<a href="/?parent=demo-run" data-testid="all-forks">all forks</a>');
+
+    const all = await get("/?parent=demo-run");
+    expect(all.text).toContain('Forks of run <a href="/runs/demo-run/view"><code>demo-run</code></a>');
+    expect(all.text.match(/data-testid="run-row"/g)).toHaveLength(forkIds.length);
+    expect(all.text).toContain('<input type="hidden" name="parent" value="demo-run">');
+    expect((await get("/?parent=demo-fork-0")).text).toContain("No forks.");
+    expect((await get("/?parent=a%2Fb")).status).toBe(400);
   });
 });
 
@@ -164,6 +214,15 @@ describe("a run's timeline at /runs/{id}/view", () => {
     expect(answer).toContain('href="/runs/wordy/events/2"');
     // The output too is shown in part.
     expect(page.text).not.toContain("word ".repeat(401));
+  });
+
+  it("marks a tool call that was run again after an interruption, on its result", async () => {
+    const page = await get("/runs/rerun/view");
+    const result = entry(page.text, 5);
+    expect(result).toContain("Tool wait finished (re-run)");
+    expect(result).toContain('data-testid="rerun"');
+    expect(entry(page.text, 3)).not.toContain('data-testid="rerun"');
+    expect(testIds(page.text).filter((id) => id === "rerun")).toHaveLength(1);
   });
 
   it("answers 404 for an unknown run, as a page saying so", async () => {

@@ -29,7 +29,10 @@ ${event.toolCalls.length === 0 ? null : html`<ul class="calls" aria-label="tool 
 
 function toolResult(runId: string, event: EventOf<"tool_result">): Html {
   const how = event.interrupted ? "answered as interrupted" : event.isError ? "error" : "result";
-  return html`<p class="facts"><span data-testid="tool-outcome">${how}</span>${ms(event.ms)}<span>call ${callLink(event.callId)}</span></p>
+  const rerun = event.rerun
+    ? html`<span class="badge" data-testid="rerun">run again: the call had started before its run was interrupted</span>`
+    : null;
+  return html`<p class="facts"><span data-testid="tool-outcome">${how}</span>${rerun}${ms(event.ms)}<span>call ${callLink(event.callId)}</span></p>
 ${payload(runId, event, `${how} of ${event.name}`, event.content)}`;
 }
 
@@ -47,9 +50,8 @@ export function title(event: RunEvent): string {
     case "tool_started":
       return `Tool ${event.name} started`;
     case "tool_result":
-      return event.interrupted
-        ? `Tool ${event.name} interrupted`
-        : `Tool ${event.name} ${event.isError ? "failed" : "finished"}`;
+      if (event.interrupted) return `Tool ${event.name} interrupted`;
+      return `Tool ${event.name} ${event.isError ? "failed" : "finished"}${event.rerun ? " (re-run)" : ""}`;
     case "resumed":
       return `Resumed: generation ${event.generation}`;
     case "tool_decided":
