@@ -10,7 +10,8 @@
  *   GET /runs/{id}/events?after=SEQ&wait=20. Either way new entries are rendered by the server
  *   (GET /runs/{id}/view/events?after=SEQ), so there is one renderer of events;
  * - shows streamed model text (`delta`) until the stored response replaces it, and refreshes the
- *   state (status, resume point, actions) when GET /runs/{id} shows another status.
+ *   state (status, resume point, actions) when GET /runs/{id} shows another status, and says
+ *   the new status in a status region (read by screen readers).
  */
 export const VIEWER_SCRIPT = String.raw`"use strict";
 (function () {
@@ -22,6 +23,9 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
   var loading = null;
   var again = false;
 
+  var announcer = main ? statusAnnouncer() : null;
+  // Focusable by the script only (not a tab stop): where the focus goes after an action (onSubmit).
+  if (message) message.setAttribute("tabindex", "-1");
   document.addEventListener("submit", onSubmit);
   if (main && main.getAttribute("data-live") === "true") follow();
 
@@ -74,6 +78,7 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
     event.preventDefault();
     var action = form.getAttribute("data-action");
     var buttons = form.querySelectorAll("button");
+    var focusWasIn = form.contains(document.activeElement);
     buttons.forEach(function (button) { button.disabled = true; });
     show("pending", "Sending…");
     postJson(form.getAttribute("data-path"), bodyOf(form, event.submitter))
@@ -87,7 +92,12 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
         if (main) return refreshState(true).then(loadEvents);
       })
       .catch(function (error) { show("error", error.message); })
-      .finally(function () { buttons.forEach(function (button) { button.disabled = false; }); });
+      .finally(function () {
+        buttons.forEach(function (button) { button.disabled = false; });
+        // The focused button was disabled, or its form replaced with the state: the focus would be
+        // lost (back to the page's start); it goes to the message that says what happened.
+        if (focusWasIn && message && !form.contains(document.activeElement)) message.focus();
+      });
   }
 
   function get(path, accept) {
@@ -107,11 +117,36 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
     return get(base, "application/json")
       .then(function (response) { return response.json(); })
       .then(function (run) {
-        if (!always && run.status === shownStatus()) return;
+        var before = shownStatus();
+        if (!always && run.status === before) return;
         return get(base + "/view/state?last=" + Math.max(1, lastSeq), "text/html")
           .then(function (response) { return response.text(); })
-          .then(function (html) { document.getElementById("run-state").innerHTML = html; });
+          .then(function (html) {
+            document.getElementById("run-state").innerHTML = html;
+            var now = shownStatus();
+            if (now !== before) announce("The run is now " + now + ".");
+          });
       });
+  }
+
+  /**
+   * A status region outside the state, which is replaced whole: a live region must be on the page
+   * before its text changes for a screen reader to read the change. Shown to screen readers only.
+   */
+  function statusAnnouncer() {
+    var state = document.getElementById("run-state");
+    if (!state) return null;
+    var region = document.createElement("p");
+    region.id = "status-announcement";
+    region.className = "visually-hidden";
+    region.setAttribute("role", "status");
+    region.setAttribute("data-testid", "status-announcement");
+    state.after(region);
+    return region;
+  }
+
+  function announce(text) {
+    if (announcer) announcer.textContent = text;
   }
 
   function appendItems(html) {
