@@ -42,6 +42,7 @@ a.seq { color: var(--muted); }
 .facts { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: .25rem 0; color: var(--muted); }
 .facts strong { color: var(--fg); }
 ul.calls { padding-left: 1rem; }
+ul.forks { list-style: none; padding: 0; margin: 0; }
 .badge { background: #fff3c4; color: #4a3800; border: 1px solid #8a6d00; padding: 0 .3rem; font-size: .8rem; }
 .actions { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(min(18rem, 100%), 1fr)); }
 form.action { border: 1px solid var(--line); padding: .75rem; display: flex; flex-direction: column; gap: .35rem; }
