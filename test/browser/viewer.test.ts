@@ -161,6 +161,38 @@ describe("the run viewer in Chromium", () => {
     await page.close();
   });
 
+  it("keeps what was typed in a form when the run's status changes under it, and clears a form whose action succeeded", async () => {
+    await start("typing", [
+      { toolCalls: [{ name: "send_email", arguments: { to: "bo@example.com", subject: "Lunch" } }] },
+      { text: "Sent." },
+      { text: "Noted." },
+    ]);
+    const page = await open("typing");
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("paused");
+    const forkInput = page.getByTestId("fork").getByLabel("New input (optional)");
+    await forkInput.fill("half a thought");
+    // Someone else approves (another tab, a backend): the page's state is replaced as it completes.
+    const approved = await fetch(`${served.url}/runs/typing/approvals/call_0_0`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ approved: true, by: "elsewhere" }),
+    });
+    expect(approved.status).toBe(202);
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    expect(await forkInput.inputValue()).toBe("half a thought");
+    expect(await page.evaluate("document.activeElement.id")).toBe("fork-input");
+    // A message that was sent is not put back by the refresh that follows it.
+    const message = page.getByTestId("message").getByLabel("Message", { exact: true });
+    await message.fill("Thanks");
+    await page.getByTestId("message").getByRole("button", { name: "Send" }).click();
+    await expect
+      .poll(() => page.getByTestId("output").textContent(), { timeout: 30_000 })
+      .toContain("Noted.");
+    expect(await message.inputValue()).toBe("");
+    expect(await forkInput.inputValue()).toBe("half a thought");
+    await page.close();
+  });
+
   it("forks a run at an event with new input, lands on the fork, and finds it listed on the parent", async () => {
     await start("parent", [{ text: "Sunny all afternoon." }], "Will it rain?");
     const page = await open("parent");

@@ -10,8 +10,9 @@
  *   GET /runs/{id}/events?after=SEQ&wait=20. Either way new entries are rendered by the server
  *   (GET /runs/{id}/view/events?after=SEQ), so there is one renderer of events;
  * - shows streamed model text (`delta`) until the stored response replaces it, and refreshes the
- *   state (status, resume point, actions) when GET /runs/{id} shows another status, and says
- *   the new status in a status region (read by screen readers).
+ *   state (status, resume point, actions) when GET /runs/{id} shows another status, keeping
+ *   what was typed in its fields, and says the new status in a status region (read by screen
+ *   readers).
  */
 export const VIEWER_SCRIPT = String.raw`"use strict";
 (function () {
@@ -87,6 +88,8 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
           window.location.assign("/runs/" + encodeURIComponent(answer.runId) + "/view");
           return;
         }
+        // Done with what was typed in it: a refresh must not bring it back (see keepTyped).
+        form.reset();
         var outcome = answer.resumed === false ? "Nothing to resume (" + answer.reason + ")" : DONE[action];
         show("ok", outcome + ": run " + answer.runId + " is " + answer.status + ".");
         if (main) return refreshState(true).then(loadEvents);
@@ -122,11 +125,35 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
         return get(base + "/view/state?last=" + Math.max(1, lastSeq), "text/html")
           .then(function (response) { return response.text(); })
           .then(function (html) {
-            document.getElementById("run-state").innerHTML = html;
+            var state = document.getElementById("run-state");
+            var restore = keepTyped(state);
+            state.innerHTML = html;
+            restore();
             var now = shownStatus();
             if (now !== before) announce("The run is now " + now + ".");
           });
       });
+  }
+
+  /**
+   * What a person has typed in the state's fields (by id), and where the focus was: the state is
+   * replaced whole when the run's status changes, and a message half written must not vanish.
+   * Returns what puts it back into the fields of the new state that have the same ids.
+   */
+  function keepTyped(state) {
+    var typed = [];
+    state.querySelectorAll("input[id], textarea[id]").forEach(function (field) {
+      if (field.value !== field.defaultValue) typed.push({ id: field.id, value: field.value });
+    });
+    var focused = state.contains(document.activeElement) ? document.activeElement.id : "";
+    return function () {
+      typed.forEach(function (kept) {
+        var field = document.getElementById(kept.id);
+        if (field && state.contains(field)) field.value = kept.value;
+      });
+      var again = focused ? document.getElementById(focused) : null;
+      if (again && state.contains(again)) again.focus();
+    };
   }
 
   /**
