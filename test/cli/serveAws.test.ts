@@ -10,6 +10,7 @@ import { stamp } from "../../lib/core/events.ts";
 import { leaseMsFor } from "../../lib/workflow/timeouts.ts";
 import { cleanup, ROOT, spawnNode, tempDataDir, testEnv } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
+import { createTableWithoutParentIndex } from "../support/oldTable.ts";
 import { type Served, serve as serveWith } from "../support/serve.ts";
 import { type StepFunctionsStub, startStepFunctionsStub } from "../support/stepFunctionsStub.ts";
 
@@ -138,6 +139,27 @@ describe("runlog serve --table --state-machine", () => {
     served.child.kill("SIGTERM");
     const code = await new Promise((resolve) => served.child.on("exit", resolve));
     expect(code).toBe(0);
+  });
+});
+
+describe("runlog serve over a table made before the parent index", () => {
+  it("serves it, and a run's page says why its forks are not listed and what adds them", async () => {
+    await createTableWithoutParentIndex(client, "older-runs");
+    const store = new DynamoEventStore({ client, tableName: "older-runs" });
+    const first = stamp(
+      { type: "run_started", runId: "old-1", agent: "demo", model: "scripted:demo", input: "hi" },
+      1,
+      new Date(),
+    );
+    await store.createRun(first as never);
+    const served = await serve(["--table", "older-runs", "--state-machine", ARN]);
+    const page = await fetch(`${served.url}/runs/old-1/view`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(
+      '<dd data-testid="forks">not listed: list forks of run old-1: table older-runs has no index byParent',
+    );
+    expect((await fetch(`${served.url}/runs`)).status).toBe(200);
+    served.child.kill("SIGTERM");
   });
 });
 

@@ -1,11 +1,12 @@
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { checkTable, PARENT_INDEX, tableDefinition } from "../../../lib/adapters/dynamodb/table.ts";
+import { checkTable } from "../../../lib/adapters/dynamodb/table.ts";
 import { PermanentError } from "../../../lib/core/errors.ts";
 import { started } from "../../contract/fixtures.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
+import { createTableWithoutParentIndex } from "../../support/oldTable.ts";
 
 let server: InProcessDynalite;
 let client: DynamoDBClient;
@@ -19,30 +20,9 @@ afterAll(async () => {
   await server.stop();
 });
 
-/** A table as runlog made it before forks were indexed: the status index only. */
-async function tableWithoutParentIndex(tableName: string): Promise<void> {
-  const layout = tableDefinition(tableName);
-  await client.send(
-    new CreateTableCommand({
-      ...layout,
-      AttributeDefinitions: layout.AttributeDefinitions?.filter((a) => a.AttributeName !== "parentRunId"),
-      GlobalSecondaryIndexes: layout.GlobalSecondaryIndexes?.filter((i) => i.IndexName !== PARENT_INDEX),
-    }),
-  );
-  await ensureTableActive(tableName);
-}
-
-async function ensureTableActive(tableName: string): Promise<void> {
-  for (;;) {
-    const table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
-    if (table?.TableStatus === "ACTIVE") return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe("the parent index on a table made before it existed", () => {
   it("is named, with what to do, when forks are listed from a deployed table that lacks it", async () => {
-    await tableWithoutParentIndex("old-deployed");
+    await createTableWithoutParentIndex(client, "old-deployed");
     await checkTable(client, "old-deployed"); // still usable for everything else
     const store = new DynamoEventStore({ client, tableName: "old-deployed" });
     await store.createRun(started("p"));
