@@ -1,17 +1,9 @@
 import { type Classification, classifyFacts, type NotResumable } from "../core/classify.ts";
-import {
-  ConflictError,
-  LeaseHeldError,
-  NotFoundError,
-  RunCancelledError,
-  StaleError,
-} from "../core/errors.ts";
+import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../core/errors.ts";
 import { RESUMED_BY, type ResumeKind } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
-import type { RunHead } from "../ports/eventStore.ts";
-import { autoResumesAfter } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
-import { assertLeaseFree, giveBack, leaseFor } from "./lease.ts";
+import { claimGenerationLease, handBack } from "./generationLease.ts";
 import { nextAction } from "./nextAction.ts";
 import {
   completeGeneration,
@@ -159,7 +151,7 @@ async function openGeneration(
   if (head.lastSeq > seen && mayReplan) return "replan";
   const generation = facts.generation + 1;
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation, createdAt: head.createdAt });
-  await claim(deps, head, owner, request, lastWriteAt(tail));
+  await claimGenerationLease(deps, head, owner, request, lastWriteAt(tail));
   deps.faults.reached(request.from ? "handoff:after-claim" : "control:after-claim");
   // Holding the lease, stop a finished run's retention clock before anything is written to it
   // (a run comes to rest, and starts that clock, only while its executor holds the lease).
@@ -219,72 +211,6 @@ function opening(request: AdvanceRequest, generation: number, model: string | un
       result: () => now,
     };
   };
-}
-
-/**
- * Take the lease for the new generation's owner: from nobody, from a holder that is gone, or
- * (a handoff) from the execution handing over. The sweeper's automatic-resume record on the
- * head changes in the same write.
- */
-async function claim(
-  deps: ControlDeps,
-  head: RunHead,
-  owner: string,
-  request: AdvanceRequest,
-  lastWrite: number,
-): Promise<void> {
-  const holder = head.lease?.owner;
-  // Held by the very owner this request claims for: an earlier attempt of it (on AWS an owner names
-  // the generation's execution, which cannot have started before its `resumed` is written).
-  if (holder === owner) return;
-  if (request.from) {
-    if (holder !== undefined && holder !== request.from.owner) {
-      throw new StaleError(
-        `run ${request.runId} is held by ${holder}; generation ${request.from.generation} stops`,
-      );
-    }
-  } else {
-    await assertLeaseFree(deps, head);
-  }
-  const record = autoResumesAfter(head.autoResumes, request, deps.clock.now().getTime(), lastWrite);
-  try {
-    await deps.store.claimLease(request.runId, leaseFor(deps, owner), head.leaseVersion, record);
-  } catch (error) {
-    if (error instanceof ConflictError && !(error instanceof LeaseHeldError) && !request.from) {
-      throw new LeaseHeldError(`run ${request.runId} was claimed by another process first`, { cause: error });
-    }
-    throw error;
-  }
-}
-
-/**
- * Give back a lease this request took and will not use. A handoff gives it back to the
- * execution that handed over, whose Finish then lets the run rest; anyone else lets the run rest
- * now. A failure to give it back is reported with the error that made us give it back.
- */
-async function handBack(
-  deps: ControlDeps,
-  request: AdvanceRequest,
-  owner: string,
-  cause?: unknown,
-): Promise<void> {
-  try {
-    if (request.from) await returnLease(deps, request, owner);
-    else await giveBack(deps, request.runId, owner);
-  } catch (error) {
-    if (cause === undefined) throw error;
-    throw new AggregateError(
-      [cause, error],
-      `run ${request.runId}: could not give back the lease after a failure`,
-    );
-  }
-}
-
-/** Move the lease back from the next generation's owner to the handing-over execution's. */
-async function returnLease(deps: ControlDeps, request: AdvanceRequest, owner: string): Promise<void> {
-  const head = await deps.store.getHead(request.runId);
-  if (head?.lease?.owner !== owner || !request.from) return;
-  await deps.store.claimLease(request.runId, leaseFor(deps, request.from.owner), head.leaseVersion);
 }
 
 /**
