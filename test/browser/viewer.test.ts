@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanup, runlog, script, tempDataDir } from "../support/cli.ts";
 import { type Served, serve, stopServed } from "../support/serve.ts";
 import { launchChromium } from "./support/chromium.ts";
+import { startRun } from "./support/runs.ts";
 
 /**
  * The run viewer as a person uses it: `runlog serve` in a child process, its pages in Chromium.
@@ -26,15 +27,7 @@ afterAll(async () => {
 });
 
 /** Start a run of the demo agent through the JSON API, with the given scripted turns. */
-async function start(runId: string, turns: unknown[], input = "Plan my afternoon"): Promise<void> {
-  const model = script(dir, runId, turns);
-  const response = await fetch(`${served.url}/runs`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ agent: "demo", input, model, runId }),
-  });
-  expect(response.status, await response.clone().text()).toBe(202);
-}
+const start = (runId: string, turns: unknown[], input?: string) => startRun(served, dir, runId, turns, input);
 
 /** What the test keeps on a page: `loaded` stays true unless the page is reloaded; `streamed` is the longest streaming text shown. */
 interface Marks {
