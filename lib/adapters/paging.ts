@@ -1,4 +1,5 @@
 import { InvalidInputError } from "../core/errors.ts";
+import type { RunStatus } from "../core/status.ts";
 import type { ListOptions } from "../ports/eventStore.ts";
 
 const DEFAULT_LIMIT = 50;
@@ -63,7 +64,18 @@ export function newestFirst(a: ListPosition, b: ListPosition): number {
   return a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0;
 }
 
-/** What a listing reads, for its errors: "list failed forks of run r1". */
-export function describeListing({ status, parent }: ListOptions): string {
-  return `list ${status ? `${status} ` : ""}${parent === undefined ? "runs" : `forks of run ${parent}`}`;
+/** The statuses a listing keeps, undefined for all; InvalidInputError for an empty list. */
+export function listedStatuses({ status }: ListOptions): readonly RunStatus[] | undefined {
+  if (status === undefined) return undefined;
+  const statuses = typeof status === "string" ? [status] : status;
+  if (statuses.length === 0)
+    throw new InvalidInputError("status: expected a status or a list of at least one");
+  return statuses;
+}
+
+/** What a listing reads, for its errors: "list failed or running forks of run r1". */
+export function describeListing(options: ListOptions): string {
+  const statuses = listedStatuses(options);
+  const which = statuses === undefined ? "" : `${statuses.join(" or ")} `;
+  return `list ${which}${options.parent === undefined ? "runs" : `forks of run ${options.parent}`}`;
 }

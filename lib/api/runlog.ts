@@ -189,11 +189,19 @@ export class Runlog {
    * only the forks of that run.
    */
   async list(options: Pick<ListOptions, "limit" | "cursor" | "status" | "parent"> = {}): Promise<RunPage> {
-    const page = await this.deps.store.listRuns(options);
+    const wanted = options.status === undefined ? undefined : [options.status].flat();
+    // The store filters by the head's status, and a `running` head whose executor is gone shows
+    // the status its log rests in: a killed run is `interrupted` (or `completed`, …) to the reader.
+    // So `running` heads are read for any status asked for, and kept by the status they show.
+    const stored =
+      wanted === undefined || wanted.includes("running") ? wanted : [...wanted, "running" as const];
+    const page = await this.deps.store.listRuns({
+      ...options,
+      ...(stored === undefined ? {} : { status: stored }),
+    });
     const runs: RunHead[] = [];
     for (const head of page.runs) runs.push(head.status === "running" ? await this.asLogShows(head) : head);
-    // The store filters by the head's status; a `running` head whose executor is gone shows another.
-    const shown = options.status === undefined ? runs : runs.filter((run) => run.status === options.status);
+    const shown = wanted === undefined ? runs : runs.filter((run) => wanted.includes(run.status));
     return { ...page, runs: shown };
   }
 

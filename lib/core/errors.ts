@@ -55,6 +55,21 @@ export class IdTakenError extends ConflictError {
   }
 }
 
+/**
+ * The store lacks an index a query needs: a table made by an older runlog, before the index
+ * existed (DynamoDB's byParent). Everything else the store does still works.
+ */
+export class MissingIndexError extends PermanentError {
+  constructor(
+    readonly tableName: string,
+    readonly index: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** The run is being executed by a live holder; a second executor must not start. */
 export class LeaseHeldError extends ConflictError {}
 

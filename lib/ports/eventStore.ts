@@ -58,8 +58,8 @@ export interface ListOptions {
   limit?: number;
   /** Where the previous page ended (its `cursor`). */
   cursor?: string;
-  /** Only runs in this status. */
-  status?: RunStatus;
+  /** Only runs in this status, or in one of these (at least one). */
+  status?: RunStatus | readonly RunStatus[];
   /** Only the runs forked from this run (its direct forks, not theirs). */
   parent?: string;
 }

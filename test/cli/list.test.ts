@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { RUN_STATUSES } from "../../lib/core/status.ts";
-import { cleanup, runlogJson, tempDataDir } from "../support/cli.ts";
+import { cleanup, runlog, runlogJson, tempDataDir } from "../support/cli.ts";
 import { cli } from "./support.ts";
 
 const dir = tempDataDir("cli-list");
@@ -33,6 +33,15 @@ describe("runlog ls", () => {
     expect(none).toMatchObject({ code: 0, stdout: `no forks of run grandchild in ${dir}\n` });
     const human = await cli(["ls", "--status", "paused"], { dir });
     expect(human.stdout).toBe(`no paused runs in ${dir}\n`);
+  });
+
+  it("lists a killed run, whose head still says running, under the status its log rests in", async () => {
+    const killed = await runlog(dir, ["run", "--run-id", "killed", "Plan my afternoon"], {
+      RUNLOG_CRASH_AT: "tool:after-start",
+    });
+    expect(killed.code, killed.stderr).toBe(137);
+    expect(ids((await runlogJson(dir, ["ls", "--status", "interrupted"])).json)).toEqual(["killed"]);
+    expect(ids((await runlogJson(dir, ["ls", "--status", "running"])).json)).toEqual([]);
   });
 
   it("names the statuses when --status is not one", async () => {

@@ -220,6 +220,39 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       expect(times).toEqual([...times].sort().reverse());
     });
 
+    it("lists the runs in any of several statuses, newest first across pages; no status at all is invalid", async () => {
+      const { store } = get();
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await runWithEvents(`list-any-${i}`, 1)).runId);
+      for (const [runId, status] of [
+        [ids[0]!, "failed"],
+        [ids[2]!, "cancelled"],
+        [ids[3]!, "failed"],
+      ] as const) {
+        await store.setStatus(runId, status, 1);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const pages: RunHead[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.listRuns({
+          status: ["failed", "cancelled"],
+          limit: 2,
+          ...(cursor ? { cursor } : {}),
+        });
+        pages.push(page.runs);
+        cursor = page.cursor;
+      } while (cursor);
+      const listed = pages.flat();
+      expect(listed.every((head) => head.status === "failed" || head.status === "cancelled")).toBe(true);
+      expect(listed.map((head) => head.runId).filter((runId) => ids.includes(runId))).toEqual([
+        ids[3],
+        ids[2],
+        ids[0],
+      ]);
+      await expect(store.listRuns({ status: [] })).rejects.toBeInstanceOf(InvalidInputError);
+    });
+
     it.each([
       ["not base64url JSON", "not-a-cursor"],
       ["JSON that is no position", Buffer.from(JSON.stringify({ a: 1 })).toString("base64url")],

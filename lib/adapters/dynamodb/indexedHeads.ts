@@ -1,5 +1,5 @@
 import { QueryCommand } from "@aws-sdk/client-dynamodb";
-import { PermanentError } from "../../core/errors.ts";
+import { MissingIndexError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
 import { type ListPosition, newestFirst } from "../paging.ts";
@@ -8,36 +8,17 @@ import { toRunlogError } from "./errors.ts";
 import { decodeHead, type Item, isExpired, str } from "./items.ts";
 import { PARENT_INDEX, STATUS_INDEX } from "./table.ts";
 
-/** One partition of a heads index, sorted by updatedAt: the heads of one status, or one run's forks. */
+/** Each heads index's partition key: the heads of one status, or the forks of one run. */
+const PARTITION_KEY = { [STATUS_INDEX]: "status", [PARENT_INDEX]: "parentRunId" } as const;
+
+/** One partition of a heads index, sorted by updatedAt. */
 export interface HeadsPartition {
-  index: typeof STATUS_INDEX | typeof PARENT_INDEX;
-  /** The index's partition key and the value to read. */
-  attribute: "status" | "parentRunId";
+  index: keyof typeof PARTITION_KEY;
+  /** The partition key's value: a status, or the parent's run id. */
   value: string;
-  /** Only heads in this status (a filter, for the parent index). */
-  status?: RunStatus;
-  /** What is read, for errors: "list failed runs". */
-  what: string;
+  /** Only heads in one of these statuses (a filter, for the parent index). */
+  statuses?: readonly RunStatus[];
 }
-
-export const statusPartition = (status: RunStatus): HeadsPartition => ({
-  index: STATUS_INDEX,
-  attribute: "status",
-  value: status,
-  what: `list ${status} runs`,
-});
-
-export const forksPartition = (
-  parent: string,
-  status: RunStatus | undefined,
-  what: string,
-): HeadsPartition => ({
-  index: PARENT_INDEX,
-  attribute: "parentRunId",
-  value: parent,
-  ...(status === undefined ? {} : { status }),
-  what,
-});
 
 /**
  * At least `want` heads of a partition listed after `after` (newest first), or all there are,
@@ -48,19 +29,20 @@ export const forksPartition = (
 export async function headsOf(
   ctx: StoreContext,
   partition: HeadsPartition,
+  what: string,
   after: ListPosition | undefined,
   want: number,
 ): Promise<RunHead[]> {
   const heads: RunHead[] = [];
   let startKey: Item | undefined;
   do {
-    const out = await send(ctx, partition, query(ctx, partition, after, want, startKey));
+    const out = await send(ctx, partition, what, query(ctx, partition, after, want, startKey));
     const now = ctx.now();
     for (const item of out.Items ?? []) {
       // Expired runs are gone to readers, even while DynamoDB has not deleted them yet.
       const head = isExpired(item, now) ? undefined : decodeHead(item);
       if (head === undefined || (after !== undefined && newestFirst(head, after) <= 0)) continue;
-      if (partition.status !== undefined && head.status !== partition.status) continue;
+      if (partition.statuses !== undefined && !partition.statuses.includes(head.status)) continue;
       const last = heads[want - 1];
       if (last !== undefined && head.updatedAt !== last.updatedAt) return heads;
       heads.push(head);
@@ -82,7 +64,7 @@ function query(
     IndexName: partition.index,
     KeyConditionExpression: after === undefined ? "#key = :key" : "#key = :key AND updatedAt <= :after",
     // A name placeholder always: `status` is a DynamoDB reserved word.
-    ExpressionAttributeNames: { "#key": partition.attribute },
+    ExpressionAttributeNames: { "#key": PARTITION_KEY[partition.index] },
     ExpressionAttributeValues: {
       ":key": str(partition.value),
       ...(after === undefined ? {} : { ":after": str(after.updatedAt) }),
@@ -93,11 +75,11 @@ function query(
   });
 }
 
-async function send(ctx: StoreContext, partition: HeadsPartition, command: QueryCommand) {
+async function send(ctx: StoreContext, partition: HeadsPartition, what: string, command: QueryCommand) {
   try {
     return await ctx.client.send(command);
   } catch (error) {
-    throw missingIndex(ctx, partition, error) ?? toRunlogError(error, partition.what, ctx.tableName);
+    throw missingIndex(ctx, partition, what, error) ?? toRunlogError(error, what, ctx.tableName);
   }
 }
 
@@ -108,12 +90,15 @@ async function send(ctx: StoreContext, partition: HeadsPartition, command: Query
 function missingIndex(
   ctx: StoreContext,
   partition: HeadsPartition,
+  what: string,
   error: unknown,
-): PermanentError | undefined {
+): MissingIndexError | undefined {
   const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
   if (name !== "ValidationException" || !/specified index/i.test(String(message))) return undefined;
-  return new PermanentError(
-    `${partition.what}: table ${ctx.tableName} has no index ${partition.index} (it was made by an older ` +
+  return new MissingIndexError(
+    ctx.tableName,
+    partition.index,
+    `${what}: table ${ctx.tableName} has no index ${partition.index} (it was made by an older ` +
       "runlog); deploy runlog's table construct again (cdk deploy adds the index)",
     { cause: error },
   );

@@ -1,5 +1,5 @@
 import type { ListOptions, RunHead, RunPage } from "../../ports/eventStore.ts";
-import { decodePosition, describeListing, encodePosition, pageLimit } from "../paging.ts";
+import { decodePosition, describeListing, encodePosition, listedStatuses, pageLimit } from "../paging.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { SqlValue } from "./nodeSqlite.ts";
 import { decodeHeadRow, expiredBy, HEAD_COLUMNS, nowSeconds } from "./rows.ts";
@@ -14,9 +14,10 @@ export function listRuns(db: SqliteConnection, options: ListOptions = {}): RunPa
   const after = options.cursor === undefined ? undefined : decodePosition(options.cursor);
   const where = [`NOT ${expiredBy("?")}`];
   const params: SqlValue[] = [nowSeconds(db)];
-  if (options.status !== undefined) {
-    where.push("status = ?");
-    params.push(options.status);
+  const statuses = listedStatuses(options);
+  if (statuses !== undefined) {
+    where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+    params.push(...statuses);
   }
   if (options.parent !== undefined) {
     where.push("parent_run_id = ?");

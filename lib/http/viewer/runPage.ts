@@ -1,6 +1,6 @@
 import type { EventsPage } from "../../api/eventPage.ts";
 import type { Runlog } from "../../api/runlog.ts";
-import { PermanentError } from "../../core/errors.ts";
+import { MissingIndexError } from "../../core/errors.ts";
 import type { RunEvent } from "../../core/events.ts";
 import type { RunPage } from "../../ports/eventStore.ts";
 import { RESPONSE_MAX_BYTES } from "../limits.ts";
@@ -35,8 +35,8 @@ async function forks(runlog: Runlog, runId: string): Promise<Html> {
   try {
     page = await runlog.list({ parent: runId, limit: FORKS_SHOWN });
   } catch (error) {
-    // A deployed table from before the parent index says so (lib/adapters/dynamodb/indexedHeads.ts): the page still shows the run.
-    if (error instanceof PermanentError)
+    // A deployed table from before the parent index: the page still shows the run, and says why.
+    if (error instanceof MissingIndexError)
       return html`<dd data-testid="forks">not listed: ${error.message}</dd>`;
     throw error;
   }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { checkTable } from "../../../lib/adapters/dynamodb/table.ts";
-import { PermanentError } from "../../../lib/core/errors.ts";
+import { MissingIndexError } from "../../../lib/core/errors.ts";
 import { started } from "../../contract/fixtures.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
 import { createTableWithoutParentIndex } from "../../support/oldTable.ts";
@@ -29,7 +29,8 @@ describe("the parent index on a table made before it existed", () => {
     await store.createRun({ ...started("f"), parent: { runId: "p", seq: 1 } });
     expect((await store.listRuns({})).runs.map((head) => head.runId).sort()).toEqual(["f", "p"]);
     const failure = store.listRuns({ parent: "p" });
-    await expect(failure).rejects.toBeInstanceOf(PermanentError);
+    await expect(failure).rejects.toBeInstanceOf(MissingIndexError);
+    await expect(failure).rejects.toMatchObject({ tableName: "old-deployed", index: "byParent" });
     await expect(failure).rejects.toThrow(
       /table old-deployed has no index byParent \(it was made by an older runlog\); deploy runlog's table/,
     );
