@@ -227,7 +227,7 @@ describe("the run viewer in Chromium", () => {
     await page.close();
   });
 
-  it("says where a crashed run would resume, in words", async () => {
+  it("says where a crashed run would resume, in words, and resumes it", async () => {
     const model = script(dir, "crash", [
       { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
       { text: "ok" },
@@ -243,9 +243,10 @@ describe("the run viewer in Chromium", () => {
     // The same words `runlog resume-point` prints.
     for (const line of shown!.split("\n").filter((l) => l.trim() !== ""))
       expect(point.stdout).toContain(line.trim());
-    await expect(
-      page.getByTestId("resume").getByRole("button", { name: "Resume" }).isVisible(),
-    ).resolves.toBe(true);
+    // Resumed from the page, the cut-off call runs again and the run goes on to its answer.
+    await page.getByTestId("resume").getByRole("button", { name: "Resume" }).click();
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    await expect.poll(() => page.getByTestId("rerun").count()).toBe(1);
     await page.close();
   });
 });
