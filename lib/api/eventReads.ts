@@ -11,6 +11,21 @@ const wholeNumber = (name: string, value: number, min: number) => {
   return value;
 };
 
+/**
+ * NotFoundError when a read of the run's events after `afterSeq` found none and the run does not
+ * exist: a run has at least its first event, and a read past the end of one that exists is empty, not missing.
+ */
+export async function assertRunFound(
+  store: EventStore,
+  runId: string,
+  afterSeq: number,
+  found: number,
+): Promise<void> {
+  if (found === 0 && (afterSeq === 0 || !(await store.getHead(runId)))) {
+    throw new NotFoundError(`run ${runId} not found`);
+  }
+}
+
 /** A page of a run's log within `maxBytes` of JSON (see EventPageRequest); NotFoundError for an unknown run. */
 export async function readEventPage(
   store: EventStore,
@@ -23,10 +38,7 @@ export async function readEventPage(
   const maxBytes = wholeNumber("maxBytes", request.maxBytes, PAGE_MIN_BYTES);
   // Stored bytes are never more than JSON bytes, so the store's page holds at least what fits.
   const page = await store.readPage(runId, { afterSeq, limit, maxBytes });
-  // As events(): a page past the end of a run that exists is empty, not missing.
-  if (page.entries.length === 0 && (afterSeq === 0 || !(await store.getHead(runId)))) {
-    throw new NotFoundError(`run ${runId} not found`);
-  }
+  await assertRunFound(store, runId, afterSeq, page.entries.length);
   return fitPage(page.entries, page.more, request);
 }
 

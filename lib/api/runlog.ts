@@ -15,7 +15,7 @@ import { type StartRequest, startRun, validateRunId } from "../steps/start.ts";
 import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
 import { type LogView, readTail, viewFacts } from "../steps/writeNext.ts";
 import type { EventPageRequest, EventsPage } from "./eventPage.ts";
-import { readEventPage, readOneEvent } from "./eventReads.ts";
+import { assertRunFound, readEventPage, readOneEvent } from "./eventReads.ts";
 import { planResume, type ResumePlan } from "./resumePlan.ts";
 
 /** Who made a decision or a cancel, and why. */
@@ -143,9 +143,7 @@ export class Runlog {
    */
   async events(runId: string, afterSeq = 0): Promise<RunEvent[]> {
     const events = await this.deps.store.read(validateRunId(runId), afterSeq);
-    if (events.length === 0 && (afterSeq === 0 || !(await this.deps.store.getHead(runId)))) {
-      throw new NotFoundError(`run ${runId} not found`);
-    }
+    await assertRunFound(this.deps.store, runId, afterSeq, events.length);
     return events;
   }
 

@@ -2,20 +2,12 @@ import type { Context } from "hono";
 import { waitForPage } from "../api/eventWait.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import { invalidInput } from "./errors.ts";
+import { eventListing, jsonBytes, partHref } from "./eventListing.ts";
 import { eventPart, partCount } from "./eventParts.ts";
 import { RESPONSE_MAX_BYTES } from "./limits.ts";
 import { check, readQuery, runIdParam } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { EventQuery, EventsQuery, Seq } from "./schemas.ts";
-
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
-
-/** The answer's bytes besides its events: what they may take is RESPONSE_MAX_BYTES less this. */
-export const envelopeBytes = (runId: string) =>
-  jsonBytes({ runId, events: [], next: Number.MAX_SAFE_INTEGER });
-
-/** This request's path with `?part=N`: where part N of the event is read, under whatever prefix the app is mounted. */
-export const partHref = (path: string) => (part: number) => `${path}?part=${part}`;
 
 /**
  * A run's log, a page at a time, and one event whole or in parts. No answer is over
@@ -33,8 +25,7 @@ export function eventRoutes({ runlog }: RouteDeps, live?: LiveFeed): RouteTable 
           runlog.eventPage(runId, {
             ...optional("after", after),
             ...optional("limit", limit),
-            maxBytes: RESPONSE_MAX_BYTES - envelopeBytes(runId),
-            href: (seq) => partHref(`${c.req.path}/${seq}`)(0),
+            ...eventListing(runId, c.req.path),
           });
         const page = wait
           ? await waitForPage(read, {

@@ -5,8 +5,7 @@ import { followRun, type ListedEvent } from "../api/followRun.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import { canonicalJson, EventSchema, type RunEvent } from "../core/events.ts";
 import { HttpError } from "./errors.ts";
-import { envelopeBytes, partHref } from "./eventRoutes.ts";
-import { RESPONSE_MAX_BYTES } from "./limits.ts";
+import { eventListing } from "./eventListing.ts";
 import { check, readQuery, runIdParam } from "./request.ts";
 import type { RouteDeps, RouteTable } from "./routes.ts";
 import { LastEventId, LiveQuery } from "./schemas.ts";
@@ -33,11 +32,7 @@ export function liveRoutes(
         const { after: asked } = readQuery(c, LiveQuery);
         const resumedAt = c.req.header("last-event-id");
         const after = resumedAt === undefined ? (asked ?? 0) : check(LastEventId, resumedAt, "Last-Event-ID");
-        const eventsPath = c.req.path.replace(/\/live$/, "/events");
-        const listing = {
-          maxBytes: RESPONSE_MAX_BYTES - envelopeBytes(runId),
-          href: (seq: number) => partHref(`${eventsPath}/${seq}`)(0),
-        };
+        const listing = eventListing(runId, c.req.path.replace(/\/live$/, "/events"));
         // Before the stream starts, so an unknown run is a 404 like any other, not an empty stream.
         await runlog.eventPage(runId, { ...listing, after, limit: 1 });
         const source = {

@@ -1,9 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NewEvent } from "../../lib/core/events.ts";
+import { RESPONSE_MAX_BYTES } from "../../lib/http/limits.ts";
+import { FOLD_CHARS } from "../../lib/http/viewer/fold.ts";
 import { FORKS_SHOWN } from "../../lib/http/viewer/runPage.ts";
 import { script } from "../support/cli.ts";
 import { call, DONE, EMAIL, settled } from "./support.ts";
-import { BIG, crashedLog, HOSTILE, openViewer, wordyLog } from "./viewerSupport.ts";
+import {
+  BIG,
+  crashedLog,
+  edgeLog,
+  HOSTILE,
+  LONG_ARGUMENTS,
+  longApprovalLog,
+  openViewer,
+  wordyLog,
+} from "./viewerSupport.ts";
 
 /** The run viewer's pages (AppOptions.viewer), in process, over a real store in background mode. */
 let t: Awaited<ReturnType<typeof openViewer>>;
@@ -12,6 +23,8 @@ beforeAll(async () => {
     crashed: crashedLog("crashed"),
     wordy: wordyLog("wordy"),
     rerun: rerunLog("rerun"),
+    edge: edgeLog("edge"),
+    "long-args": longApprovalLog("long-args"),
   });
   await start("demo-run", { model: "scripted:demo" });
   await start("paused-run", { model: script(t.dir, "paused", [{ toolCalls: [EMAIL] }, DONE]) });
@@ -98,7 +111,7 @@ describe("the runs list at /", () => {
       path = next[1]!.replaceAll("&amp;", "&");
       expect(path).toMatch(/^\/\?limit=2&cursor=/);
     }
-    expect(seen.sort()).toEqual(["crashed", "demo-run", "paused-run", "rerun", "wordy"]);
+    expect(seen.sort()).toEqual(["crashed", "demo-run", "edge", "long-args", "paused-run", "rerun", "wordy"]);
   });
 
   it("filters by status, and says so when no run has it", async () => {
@@ -216,6 +229,34 @@ describe("a run's timeline at /runs/{id}/view", () => {
     expect(page.text).not.toContain("word ".repeat(401));
   });
 
+  it("links an event that only just fits one answer as GET /runs/{id}/events does: to its parts, a link that answers", async () => {
+    // Under RESPONSE_MAX_BYTES alone, over it as {runId, event}: the events page lists it truncated.
+    const bytes = Buffer.byteLength(JSON.stringify(await t.local.runlog.event("edge", 2)), "utf8");
+    expect(bytes).toBeLessThanOrEqual(RESPONSE_MAX_BYTES);
+    const listed = (await call(t.app, "GET", "/runs/edge/events")).body.events as Record<string, unknown>[];
+    expect(listed[1]).toMatchObject({ seq: 2, truncated: { href: "/runs/edge/events/2?part=0" } });
+    expect((await call(t.app, "GET", "/runs/edge/events/2")).status).toBe(400);
+
+    const answer = entry((await get("/runs/edge/view?after=1")).text, 2);
+    const links = [...answer.matchAll(/<a href="([^"]+)">The whole event as JSON<\/a>/g)].map((m) => m[1]);
+    expect(links).toEqual(["/runs/edge/events/2?part=0"]);
+    expect((await call(t.app, "GET", links[0]!)).status).toBe(200);
+  });
+
+  it("shows clipped arguments in the decide form with an ellipsis and a link to the call in the timeline", async () => {
+    const page = (await get("/runs/long-args/view")).text;
+    const form = page.slice(page.indexOf('data-testid="decide-call_long"'));
+    const decide = form.slice(0, form.indexOf("</form>"));
+    const shown = /<pre class="payload" aria-label="arguments">([^<]*)<\/pre>/.exec(decide)?.[1];
+    expect(LONG_ARGUMENTS.length).toBeGreaterThan(FOLD_CHARS);
+    expect(shown).toBe(`${LONG_ARGUMENTS.slice(0, FOLD_CHARS).replaceAll('"', "&quot;")}…`);
+    expect(decide).toContain('<a href="#call-call_long"><code>call_long</code></a>');
+    expect(page).toContain('<li id="call-call_long" data-testid="tool-call"');
+    // Arguments that fit are shown whole, with no link.
+    const short = (await get("/runs/paused-run/view")).text;
+    expect(short).not.toContain("arguments-clipped");
+  });
+
   it("marks a tool call that was run again after an interruption, on its result", async () => {
     const page = await get("/runs/rerun/view");
     const result = entry(page.text, 5);
@@ -253,6 +294,9 @@ describe("a run's timeline at /runs/{id}/view", () => {
     const style = await get("/_viewer/viewer.css");
     expect(style.headers.get("content-type")).toMatch(/^text\/css/);
     expect(style.text).toContain(":focus-visible");
+    // The README's "about 10 KB and 4 KB": nothing else the page loads.
+    expect(Buffer.byteLength(script.text)).toBeLessThan(11 * 1024);
+    expect(Buffer.byteLength(style.text)).toBeLessThan(5 * 1024);
   });
 });
 

@@ -1,7 +1,9 @@
 import { connectStore } from "../../lib/adapters/store.ts";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
-import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
+import { canonicalJson, type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import { type AppOptions, createApp } from "../../lib/http/app.ts";
+import { RESPONSE_MAX_BYTES } from "../../lib/http/limits.ts";
+import { FOLD_CHARS } from "../../lib/http/viewer/fold.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 
 /** Text that would run as a script if a page put it in unescaped. */
@@ -44,6 +46,31 @@ export function wordyLog(runId: string): NewEvent[] {
   return [
     { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "go on" },
     { type: "model_response", text: "word ".repeat(20_000), toolCalls: [], stop: "stop" },
+  ];
+}
+
+/**
+ * A completed run whose answer's event is 8 bytes under RESPONSE_MAX_BYTES of JSON: too big for a
+ * page ({runId, events, next} around it) and for GET /runs/{id}/events/{seq} ({runId, event}) whole.
+ */
+export function edgeLog(runId: string): NewEvent[] {
+  const answer = (text: string): NewEvent => ({ type: "model_response", text, toolCalls: [], stop: "stop" });
+  const bytes = (text: string) => Buffer.byteLength(canonicalJson(stamp(answer(text), 2, AT, 1)), "utf8");
+  return [
+    { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "go on" },
+    answer("w".repeat(RESPONSE_MAX_BYTES - 8 - bytes(""))),
+  ];
+}
+
+/** Arguments of a call waiting for approval: longer than the decide form shows. */
+export const LONG_ARGUMENTS = JSON.stringify({ to: "ana@example.com", body: "tea ".repeat(FOLD_CHARS) });
+
+/** A run paused on a call (call_long) whose arguments are LONG_ARGUMENTS. */
+export function longApprovalLog(runId: string): NewEvent[] {
+  const call = { id: "call_long", name: "send_email", arguments: LONG_ARGUMENTS };
+  return [
+    { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "write to Ana" },
+    { type: "model_response", text: "", toolCalls: [call], stop: "tool_calls", approvals: [call.id] },
   ];
 }
 

@@ -1,6 +1,8 @@
 import type { ResumePointAnswer } from "../../api/runlog.ts";
 import type { ToolCall } from "../../core/events.ts";
 import type { RunStatus } from "../../core/status.ts";
+import { callLink } from "./eventItem.ts";
+import { clipped } from "./fold.ts";
 import { type Html, html, segment } from "./html.ts";
 
 /** What the actions of a run depend on. */
@@ -26,13 +28,23 @@ const field = (id: string, name: string, label: string, control: "input" | "text
     ? html`<label for="${id}">${label}</label><textarea id="${id}" name="${name}" rows="2"${required ? html` required` : null}></textarea>`
     : html`<label for="${id}">${label}</label><input id="${id}" name="${name}" type="text" autocomplete="name">`;
 
+/** A call's arguments as the decide form shows them: when clipped, with a link to them whole in the timeline. */
+function callArguments(call: ToolCall): Html {
+  const shown = clipped(call.arguments);
+  const whole =
+    shown === call.arguments
+      ? null
+      : html`<p data-testid="arguments-clipped">Shortened here: read them whole from the call ${callLink(call.id)} in the timeline.</p>`;
+  return html`<pre class="payload" aria-label="arguments">${shown}</pre>${whole}`;
+}
+
 function decideForm(runId: string, call: ToolCall): Html {
   const id = `decide-${segment(call.id)}`;
   return form(
     "decide",
     `/runs/${segment(runId)}/approvals/${segment(call.id)}`,
     `Decide on ${call.name} (${call.id})`,
-    html`<p><strong>${call.name}</strong> <code>${call.id}</code></p><pre class="payload" aria-label="arguments">${call.arguments.slice(0, 2000)}</pre>
+    html`<p><strong>${call.name}</strong> <code>${call.id}</code></p>${callArguments(call)}
 ${field(`${id}-reason`, "reason", "Reason (optional)", "textarea")}
 ${field(`${id}-by`, "by", "Your name (optional)", "input")}
 <div class="buttons"><button type="submit" name="approved" value="true">Approve</button><button type="submit" name="approved" value="false">Reject</button></div>`,

@@ -1,14 +1,15 @@
 import type { TruncatedEvent } from "../../api/eventPage.ts";
 import type { EventOf, RunEvent, ToolCall } from "../../core/events.ts";
 import { assertNever } from "../../core/log.ts";
-import { payload } from "./fold.ts";
+import { clipped, PREVIEW_CHARS, payload } from "./fold.ts";
 import { type Html, html, runHref, segment } from "./html.ts";
 
 const ms = (value: number | undefined) =>
   value === undefined ? null : html`<span>${Math.round(value)} ms</span>`;
 
-/** A link to a call's entry in its model turn: tool events name calls by id. */
-const callLink = (callId: string) => html`<a href="#call-${segment(callId)}"><code>${callId}</code></a>`;
+/** A link to a call's entry in its model turn: tool events (and the decide form) name calls by id. */
+export const callLink = (callId: string) =>
+  html`<a href="#call-${segment(callId)}"><code>${callId}</code></a>`;
 
 function toolCall(runId: string, event: EventOf<"model_response">, call: ToolCall): Html {
   const needsApproval = event.approvals?.includes(call.id) === true;
@@ -100,7 +101,10 @@ const item = (seq: number, type: string, at: string, heading: string, inner: Htm
 ${inner}
 </li>`;
 
-/** An event too big for a page: the page lists its start, and links to the whole of it. */
+/**
+ * An event too big for a page: the page lists its start, and links to the whole of it. Its preview
+ * (EVENT_PREVIEW_BYTES of JSON, over 600 characters) is always clipped, so always ends in "…".
+ */
 function truncatedItem(entry: TruncatedEvent): Html {
   const link = entry.truncated.href
     ? html`<p><a href="${entry.truncated.href}">The whole event as JSON</a></p>`
@@ -111,7 +115,7 @@ function truncatedItem(entry: TruncatedEvent): Html {
     entry.at,
     `${entry.type} (too big to show here)`,
     html`<details class="folded" data-testid="folded">
-<summary>the start of its JSON, folded</summary><pre class="payload">${entry.truncated.preview.slice(0, 500)}…</pre>${link}</details>`,
+<summary>the start of its JSON, folded</summary><pre class="payload">${clipped(entry.truncated.preview, PREVIEW_CHARS)}</pre>${link}</details>`,
   );
 }
 

@@ -1,5 +1,4 @@
-import { canonicalJson, type RunEvent } from "../../core/events.ts";
-import { RESPONSE_MAX_BYTES } from "../limits.ts";
+import type { RunEvent } from "../../core/events.ts";
 import { type Html, html, segment } from "./html.ts";
 
 /** Longer text than this is folded: a preview and a link to the whole event, never the text itself. */
@@ -16,14 +15,15 @@ function preview(text: string, chars: number): string {
   return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
 }
 
+/** Text of at most `chars` UTF-16 units as it is, else its first `chars` (see preview) and "…". */
+export const clipped = (text: string, chars = FOLD_CHARS): string =>
+  text.length <= chars ? text : `${preview(text, chars)}…`;
+
 /**
- * Where the whole event is read: GET /runs/{id}/events/{seq}, or its first part when its JSON is
- * more than one answer holds (that route answers such an event only in parts).
+ * Where the whole event is read: GET /runs/{id}/events/{seq}. An event listed whole fits one
+ * answer of that route (a page lists it whole only within eventListing's budget, which is less).
  */
-export function eventHref(runId: string, event: RunEvent): string {
-  const path = `/runs/${segment(runId)}/events/${event.seq}`;
-  return Buffer.byteLength(canonicalJson(event), "utf8") > RESPONSE_MAX_BYTES ? `${path}?part=0` : path;
-}
+const eventHref = (runId: string, event: RunEvent) => `/runs/${segment(runId)}/events/${event.seq}`;
 
 /** A text of an event (a response, arguments, a tool result) as a block: whole when short, else folded. */
 export function payload(runId: string, event: RunEvent, label: string, text: string): Html {
@@ -31,7 +31,7 @@ export function payload(runId: string, event: RunEvent, label: string, text: str
   const size = kib(Buffer.byteLength(text, "utf8"));
   return html`<details class="folded" data-testid="folded">
 <summary>${label}: ${size}, folded (the first ${PREVIEW_CHARS} characters)</summary>
-<pre class="payload">${preview(text, PREVIEW_CHARS)}…</pre>
+<pre class="payload">${clipped(text, PREVIEW_CHARS)}</pre>
 <p><a href="${eventHref(runId, event)}">The whole event as JSON</a></p>
 </details>`;
 }

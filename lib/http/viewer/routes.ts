@@ -5,27 +5,23 @@ import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
 import { errorAnswer } from "../errors.ts";
 import { readQuery, runIdParam } from "../request.ts";
 import { optional } from "../routes.ts";
-import { ListQuery } from "../schemas.ts";
+import { ListQuery, LiveQuery, Seq } from "../schemas.ts";
 import type { Html } from "./html.ts";
-import { errorPage, PAGE_POLICY } from "./layout.ts";
+import { ASSETS, errorPage, PAGE_POLICY } from "./layout.ts";
 import { runPage, timelineItems, timelinePage } from "./runPage.ts";
 import { runState } from "./runState.ts";
 import { runsPage } from "./runsPage.ts";
 import { VIEWER_SCRIPT } from "./script.ts";
 import { VIEWER_STYLE } from "./style.ts";
 
-const seq = z
-  .string()
-  .regex(/^\d{1,16}$/, "must be a whole number")
-  .transform(Number)
-  .pipe(z.number().max(Number.MAX_SAFE_INTEGER));
-
 /** `/?status&parent&cursor&limit`: the list's query, an empty status meaning any. */
 const RunsQuery = ListQuery.extend({
   status: z.union([z.enum(RUN_STATUSES as [string, ...string[]]), z.literal("")]).optional(),
 });
-const AfterQuery = z.strictObject({ after: seq.optional() });
-const StateQuery = z.strictObject({ last: seq.optional() });
+/** `?after`: the timeline from the event after this seq (as GET /runs/{id}/live reads it). */
+const AfterQuery = LiveQuery;
+/** `?last`: the seq of the last event the page shows (the most a fork can be made at). */
+const StateQuery = z.strictObject({ last: Seq.optional() });
 
 const HTML_HEADERS = {
   "content-type": "text/html; charset=utf-8",
@@ -81,8 +77,8 @@ export function viewerRoutes(runlog: Runlog, report: (error: unknown, c: Context
     const runId = runIdParam(c);
     return answer(await runState(runlog, runId, readQuery(c, StateQuery).last ?? 1));
   });
-  viewer.get("/_viewer/viewer.js", asset(VIEWER_SCRIPT, "text/javascript"));
-  viewer.get("/_viewer/viewer.css", asset(VIEWER_STYLE, "text/css"));
+  viewer.get(`${ASSETS}/viewer.js`, asset(VIEWER_SCRIPT, "text/javascript"));
+  viewer.get(`${ASSETS}/viewer.css`, asset(VIEWER_STYLE, "text/css"));
   viewer.onError((error, c) => {
     const { status, body, internal } = errorAnswer(error);
     if (internal) report(error, c);

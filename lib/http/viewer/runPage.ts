@@ -3,7 +3,7 @@ import type { Runlog } from "../../api/runlog.ts";
 import { MissingIndexError } from "../../core/errors.ts";
 import type { RunEvent } from "../../core/events.ts";
 import type { RunPage } from "../../ports/eventStore.ts";
-import { RESPONSE_MAX_BYTES } from "../limits.ts";
+import { eventListing } from "../eventListing.ts";
 import { eventItem } from "./eventItem.ts";
 import { type Html, html, runHref, segment } from "./html.ts";
 import { page } from "./layout.ts";
@@ -17,8 +17,7 @@ export function timelinePage(runlog: Runlog, runId: string, after: number): Prom
   return runlog.eventPage(runId, {
     after,
     limit: TIMELINE_LIMIT,
-    maxBytes: RESPONSE_MAX_BYTES,
-    href: (seq) => `/runs/${segment(runId)}/events/${seq}?part=0`,
+    ...eventListing(runId, `/runs/${segment(runId)}/events`),
   });
 }
 

@@ -1,6 +1,7 @@
 import type { Runlog } from "../../api/runlog.ts";
 import { resumePointLines } from "../../api/views.ts";
 import { actions } from "./actions.ts";
+import { clipped } from "./fold.ts";
 import { type Html, html } from "./html.ts";
 
 /**
@@ -14,7 +15,7 @@ export async function runState(runlog: Runlog, runId: string, lastSeq: number): 
   const output =
     outcome.output === null
       ? null
-      : html`<h3>Output</h3><pre class="payload" data-testid="output">${outcome.output.slice(0, 2000)}${outcome.output.length > 2000 ? "…" : ""}</pre>`;
+      : html`<h3>Output</h3><pre class="payload" data-testid="output">${clipped(outcome.output)}</pre>`;
   return html`<p>Status: <strong data-testid="run-status" data-status="${outcome.status}">${outcome.status}</strong></p>
 ${output}
 <h3 id="resume-point-heading">Resume point</h3>

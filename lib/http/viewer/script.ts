@@ -266,21 +266,14 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
     return new Promise(function (resolve) { setTimeout(resolve, ms); });
   }
 
-  /** GET /runs/{id}/events?after&wait=20 until the page closes; plain polling where wait is refused. */
+  /** GET /runs/{id}/events?after&wait=20 until the page closes (the server holds it until an event comes). */
   async function longPoll() {
-    var wait = "&wait=20";
     setLive("Live: asking the server for new events.");
     for (;;) {
       try {
-        var response = await fetch(base + "/events?limit=1&after=" + lastSeq + wait, { headers: { accept: "application/json" } });
-        if (response.status === 400 && wait !== "") {
-          wait = "";
-          continue;
-        }
-        if (!response.ok) throw new Error("GET events answered " + response.status);
+        var response = await get(base + "/events?limit=1&after=" + lastSeq + "&wait=20", "application/json");
         var page = await response.json();
         if (page.events.length > 0) await loadEvents();
-        else if (wait === "") await sleep(2000);
       } catch (error) {
         setLive("Live: " + error.message + "; trying again.");
         await sleep(2000);
