@@ -1,10 +1,23 @@
 import { Runlog } from "../lib/api/runlog.ts";
 import { apiHandler } from "../lib/http/public.ts";
+import type { StepObserver } from "../lib/steps/deps.ts";
 import { awsDeps } from "./deps.ts";
 import { type LambdaContext, observed } from "./observability/invocation.ts";
 
 type ApiHandler = ReturnType<typeof apiHandler>;
 let serve: ApiHandler | undefined;
+
+/**
+ * The observer of the request being served: the app is built once per instance, and an instance
+ * serves one request at a time, so what the library appends (a resume's `resumed`, a lost seq
+ * race) is counted and logged as that request's, as every other function counts its own.
+ */
+let current: StepObserver | undefined;
+const requestObserver: StepObserver = {
+  appended: (runId, event) => current?.appended(runId, event),
+  lostRace: (runId, seq) => current?.lostRace?.(runId, seq),
+  gaveUp: (runId, resumes) => current?.gaveUp?.(runId, resumes),
+};
 
 /** What of an API Gateway (HTTP API v2) event names the request in the logs: never its body. */
 interface Request {
@@ -15,13 +28,19 @@ interface Request {
 /**
  * The HTTP API behind API Gateway: lib/http's app over the library API, built once per instance.
  * Each request is observed like a step (`step: "api"`, its route and run id in the logs and the
- * trace, `Steps` and `StepDuration` by outcome); errors are answered by the app as HTTP statuses.
+ * trace, `Steps` and `StepDuration` by outcome, and the events it appends counted like a step's:
+ * `Resumes`, `LostSeqRaces`); errors are answered by the app as HTTP statuses.
  */
 export const handler = async (...args: Parameters<ApiHandler>): Promise<Awaited<ReturnType<ApiHandler>>> => {
   const [event, context] = args as unknown as [Request, LambdaContext | undefined];
   return observed("api", context, async (invocation) => {
     invocation.identify({ route: event.routeKey, runId: event.pathParameters?.id });
-    serve ??= apiHandler(new Runlog((await awsDeps()).control()));
-    return serve(...args);
+    serve ??= apiHandler(new Runlog({ ...(await awsDeps()).control(), observer: requestObserver }));
+    current = invocation.observer;
+    try {
+      return await serve(...args);
+    } finally {
+      current = undefined;
+    }
   });
 };

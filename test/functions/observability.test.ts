@@ -1,7 +1,13 @@
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import {
+  DescribeExecutionCommand,
+  ExecutionDoesNotExist,
+  SFNClient,
+  StartExecutionCommand,
+} from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handler as api } from "../../functions/api.ts";
 import { handler as callModel } from "../../functions/callModel.ts";
 import { stepObserver } from "../../functions/observability/observer.ts";
 import { powertools } from "../../functions/observability/powertools.ts";
@@ -37,6 +43,7 @@ beforeAll(async () => {
   stopFake = close;
   secrets.on(GetSecretValueCommand).resolves({ SecretString: "sk-observed" });
   sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
+  sfn.on(DescribeExecutionCommand).rejects(new ExecutionDoesNotExist({ message: "none", $metadata: {} }));
 });
 afterAll(() => stopFake());
 
@@ -151,6 +158,43 @@ describe("a step's logs and metrics", () => {
     expect(metricLines(lines, METRICS.toolErrors.name)).toHaveLength(1);
     expect(metricLines(lines, METRICS.resumes.name)).toEqual([
       expect.objectContaining({ by: "event", kind: "run_tools", Resumes: 1 }),
+    ]);
+  });
+
+  it("the API counts the resumes it writes, by person, as the steps count theirs", async () => {
+    const first = stamp(
+      { type: "run_started", runId: "obs-api", agent: "demo", model: "scripted:demo", input: "x" },
+      1,
+      new Date(),
+    );
+    await env.store().createRun(first as RunStarted);
+    // A turn whose tool call never started: a resume opens generation 2 to run it.
+    const turn: NewEvent = {
+      type: "model_response",
+      text: "",
+      toolCalls: [{ id: "c1", name: "get_weather", arguments: '{"city":"Faro"}' }],
+      stop: "tool_calls",
+    };
+    await env.store().append("obs-api", stamp(turn, 2, new Date(), 1));
+    const rawPath = "/runs/obs-api/resume";
+    const { value, lines } = await outputOf(() =>
+      api(
+        {
+          version: "2.0",
+          routeKey: "$default",
+          rawPath,
+          rawQueryString: "",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+          isBase64Encoded: false,
+          requestContext: { http: { method: "POST", path: rawPath }, requestId: "r1" },
+        } as never,
+        {} as never,
+      ),
+    );
+    expect((value as { statusCode: number }).statusCode).toBe(202);
+    expect(metricLines(lines, METRICS.resumes.name)).toEqual([
+      expect.objectContaining({ by: "person", kind: "run_tools", Resumes: 1 }),
     ]);
   });
 
