@@ -94,24 +94,7 @@ export class RunlogDashboard extends Construct {
         }),
       ]),
     ];
-    this.dashboard = new Dashboard(this, "Dashboard", { widgets: rows(widgets) });
+    // One row: CloudWatch's Row wraps its widgets at the grid's 24 columns.
+    this.dashboard = new Dashboard(this, "Dashboard", { widgets: [widgets] });
   }
-}
-
-/** Widgets in rows of 24 columns, as CloudWatch lays them out. */
-function rows(widgets: IWidget[]): IWidget[][] {
-  const result: IWidget[][] = [];
-  let row: IWidget[] = [];
-  let width = 0;
-  for (const widget of widgets) {
-    if (width + widget.width > 24) {
-      result.push(row);
-      row = [];
-      width = 0;
-    }
-    row.push(widget);
-    width += widget.width;
-  }
-  if (row.length > 0) result.push(row);
-  return result;
 }

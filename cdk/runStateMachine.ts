@@ -4,7 +4,7 @@ import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { RUN_DEFINITION, TASKS, type TaskName } from "../lib/workflow/definition.ts";
+import { configuredDefinition, TASKS, type TaskName } from "../lib/workflow/definition.ts";
 import { EXECUTION_TIMEOUT_SECONDS } from "../lib/workflow/timeouts.ts";
 
 export interface RunStateMachineProps {
@@ -16,31 +16,6 @@ export interface RunStateMachineProps {
   logRetention?: RetentionDays;
   /** The RunTools Map's MaxConcurrency: how many tool calls of one response run at once. @default DEFAULT_MAX_TOOL_CALLS (10) */
   maxToolCalls?: number;
-}
-
-/** What a deployment may change in RUN_DEFINITION. */
-export interface DeployedDefinitionOptions {
-  /** The execution timeout: the definition's top-level TimeoutSeconds. @default EXECUTION_TIMEOUT_SECONDS (24 h) */
-  timeoutSeconds?: number;
-  /** A bound on the Map of tool calls (its MaxConcurrency). @default DEFAULT_MAX_TOOL_CALLS (10) */
-  maxToolCalls?: number;
-}
-
-/**
- * RUN_DEFINITION with this deployment's execution timeout, and the Map of tool calls bounded
- * when asked. The timeout must be in the definition itself: a definition given as a string
- * (DefinitionBody.fromString) makes CDK drop StateMachine's own `timeout` prop.
- */
-export function deployedDefinition(options: DeployedDefinitionOptions = {}): object {
-  const { States } = RUN_DEFINITION;
-  return {
-    ...RUN_DEFINITION,
-    TimeoutSeconds: options.timeoutSeconds ?? RUN_DEFINITION.TimeoutSeconds,
-    States:
-      options.maxToolCalls === undefined
-        ? States
-        : { ...States, RunTools: { ...States.RunTools, MaxConcurrency: options.maxToolCalls } },
-  };
 }
 
 /** The stack's name and this construct's path in it ("Default" ids left out, as in logical ids): unique per stack. */
@@ -74,9 +49,9 @@ export class RunStateMachine extends Construct {
       (Object.keys(TASKS) as TaskName[]).map((task) => [TASKS[task], props.tasks[task].functionArn]),
     );
     // Whole seconds (toSeconds throws on a fraction), as ASL's TimeoutSeconds is.
-    const definition = deployedDefinition({
+    const definition = configuredDefinition({
       timeoutSeconds: this.timeout.toSeconds(),
-      ...(props.maxToolCalls === undefined ? {} : { maxToolCalls: props.maxToolCalls }),
+      maxToolCalls: props.maxToolCalls,
     });
     this.stateMachine = new StateMachine(this, "StateMachine", {
       stateMachineType: StateMachineType.STANDARD,

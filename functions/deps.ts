@@ -5,6 +5,7 @@ import { SFNClient } from "@aws-sdk/client-sfn";
 import OpenAI from "openai";
 import { z } from "zod";
 import { agents } from "#agents";
+import { awsClientConfig } from "../lib/adapters/aws/clientConfig.ts";
 import { stateMachineControlDeps, tableStepDeps } from "../lib/adapters/aws/controlDeps.ts";
 import { modelResolver } from "../lib/adapters/models.ts";
 import { agentRegistry } from "../lib/agents/registry.ts";
@@ -14,7 +15,6 @@ import type { Ids } from "../lib/ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../lib/steps/deps.ts";
 import { RETENTION_VARIABLE, retentionMs } from "../lib/steps/retention.ts";
 import type { SweepOptions } from "../lib/steps/sweep.ts";
-import { AWS_REQUEST } from "../lib/workflow/timeouts.ts";
 import { modelClientOptions } from "./modelClient.ts";
 import { powertools } from "./observability/powertools.ts";
 import { ModelKey } from "./secret.ts";
@@ -89,12 +89,11 @@ function made<C extends AwsClient>(client: C): C {
 }
 
 /**
- * How long one AWS request may take: a hung connection fails fast and is retried (by the SDK,
- * then the state machine), instead of holding the step until its function times out.
+ * How long one AWS request may take, and how often the SDK tries it: a hung connection fails fast
+ * and is retried (by the SDK, then the state machine), instead of holding the step until its
+ * function times out.
  */
-const AWS_CLIENT = {
-  requestHandler: { connectionTimeout: AWS_REQUEST.connectMs, requestTimeout: AWS_REQUEST.requestMs },
-};
+const AWS_CLIENT = awsClientConfig();
 
 export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
   const parsed = EnvSchema.safeParse(env);
@@ -130,8 +129,7 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
         );
   await modelKey?.refresh();
   const steps = tableStepDeps({
-    // Few SDK retries: the state machine retries on top, with backoff.
-    client: made(new DynamoDBClient({ ...AWS_CLIENT, maxAttempts: 3 })),
+    client: made(new DynamoDBClient(AWS_CLIENT)),
     tableName: config.TABLE_NAME,
     agents: agentRegistry({ dataDir: config.RUNLOG_DATA_DIR }, agents),
     models: awsModels(modelKey?.current),
@@ -142,7 +140,7 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
   });
   let sfn: SFNClient | undefined;
   const controlFor = (stateMachineArn: string) => {
-    sfn ??= made(new SFNClient({ ...AWS_CLIENT, maxAttempts: 3 }));
+    sfn ??= made(new SFNClient(AWS_CLIENT));
     return stateMachineControlDeps(steps, { client: sfn, stateMachineArn, leaseMs: config.RUNLOG_LEASE_MS });
   };
   const stateMachineArn = config.STATE_MACHINE_ARN;

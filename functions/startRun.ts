@@ -8,7 +8,9 @@ const runIdOf = (event: { id: string; detail: { runId?: string | undefined } }) 
 
 /**
  * Starts a run from a `runlog.StartRun` EventBridge event (see cdk/ for the rule and the event's
- * shape). The same event delivered again while its run executes is answered `created: false`.
+ * shape). The same event delivered again is answered `created: false` by startRun itself; `answer`
+ * covers a redelivery that loses a race to open the run's next generation (its first execution
+ * ended without a step, and another redelivery or a resume claimed the run first).
  */
 export const handler = controlHandler(
   "startRun",

@@ -1,8 +1,6 @@
 import type { NextAction } from "../ports/runtime.ts";
 import { MODEL_CALL_MARGIN_MS, REPORT_MARGIN_MS, TASK_TIMEOUT_SECONDS } from "../workflow/timeouts.ts";
 
-export { STORE_RETRY_MS } from "../workflow/timeouts.ts";
-
 /**
  * Steps (model calls and tool calls) one execution does before it hands the
  * run over to a new execution, so no execution nears Step Functions' limit of

@@ -1,6 +1,6 @@
 import { ConflictError, RetryableError } from "../core/errors.ts";
+import { STORE_RETRY_MS } from "../workflow/timeouts.ts";
 import type { StepDeps } from "./deps.ts";
-import { STORE_RETRY_MS } from "./stepBudget.ts";
 
 /** The first wait after a failed store write, doubled after each further failure up to MAX_WAIT_MS. */
 const FIRST_WAIT_MS = 100;

@@ -167,9 +167,37 @@ export const RUN_DEFINITION = {
   },
 } as const;
 
-/** The definition with each task's Resource replaced, as Step Functions' DefinitionSubstitutions would. */
-export function renderDefinition(arns: Readonly<Record<TaskName, string>>): Record<string, unknown> {
-  let text = JSON.stringify(RUN_DEFINITION);
+/** What a deployment, or the local runtime, may change in RUN_DEFINITION. */
+export interface DefinitionOptions {
+  /** The execution timeout: the top-level TimeoutSeconds. @default EXECUTION_TIMEOUT_SECONDS (24 h) */
+  timeoutSeconds?: number | undefined;
+  /** How many tool calls of one response run at once: the RunTools Map's MaxConcurrency. @default DEFAULT_MAX_TOOL_CALLS (10) */
+  maxToolCalls?: number | undefined;
+}
+
+/**
+ * RUN_DEFINITION with `options` applied, its task placeholders left for DefinitionSubstitutions.
+ * The timeout must be in the definition itself: a definition given as a string
+ * (DefinitionBody.fromString) makes CDK drop StateMachine's own `timeout` prop.
+ */
+export function configuredDefinition(options: DefinitionOptions = {}): Record<string, unknown> {
+  const { States } = RUN_DEFINITION;
+  const { timeoutSeconds, maxToolCalls } = options;
+  return {
+    ...RUN_DEFINITION,
+    ...(timeoutSeconds === undefined ? {} : { TimeoutSeconds: timeoutSeconds }),
+    ...(maxToolCalls === undefined
+      ? {}
+      : { States: { ...States, RunTools: { ...States.RunTools, MaxConcurrency: maxToolCalls } } }),
+  };
+}
+
+/** The configured definition with each task's Resource replaced, as Step Functions' DefinitionSubstitutions would. */
+export function renderDefinition(
+  arns: Readonly<Record<TaskName, string>>,
+  options: DefinitionOptions = {},
+): Record<string, unknown> {
+  let text = JSON.stringify(configuredDefinition(options));
   for (const [task, placeholder] of Object.entries(TASKS)) {
     text = text.replaceAll(`\${${placeholder}}`, arns[task as TaskName]);
   }

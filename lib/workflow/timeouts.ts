@@ -63,6 +63,14 @@ export const MODEL_CALL_MARGIN_MS = STORE_RETRY_MS + REPORT_MARGIN_MS;
 /**
  * One request to DynamoDB, Step Functions or Secrets Manager from a function: connecting, and the
  * whole request. A store read of a big event's chunks is one request of at most 1 MB; anything
- * longer is a connection gone bad, retried by the SDK (3 attempts), well inside any step's time.
+ * longer is a connection gone bad, retried by the SDK (`attempts`, its own retries included),
+ * well inside any step's time. From outside AWS (the CLI or a local runtime reaching a deployment
+ * over someone's own network, or a DynamoDB-compatible server on this machine) the same request
+ * may cross a slower link, so it gets `outsideAwsRequestMs` (lib/adapters/aws/clientConfig.ts).
  */
-export const AWS_REQUEST = { connectMs: 3_000, requestMs: 10_000 } as const;
+export const AWS_REQUEST = {
+  attempts: 3,
+  connectMs: 3_000,
+  requestMs: 10_000,
+  outsideAwsRequestMs: 15_000,
+} as const;

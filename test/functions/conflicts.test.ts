@@ -49,6 +49,17 @@ describe("benign conflicts", () => {
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
   });
 
+  it("answers the loser of two StartRun redeliveries at once after its first execution ended: created false, reason running", async () => {
+    const event = busEvent("runlog.StartRun", { agent: "demo", input: "go" }, "dup-2");
+    expect(await startRun(event)).toEqual({ runId: "evt-dup-2", created: true });
+    // Generation 1's execution ended without a step: each redelivery opens generation 2, one wins.
+    sfn.on(DescribeExecutionCommand).resolves({ status: "FAILED" });
+    const twice = await Promise.all([startRun(event), startRun(event)]);
+    expect(twice).toContainEqual({ runId: "evt-dup-2", created: false, reason: "running" });
+    const resumedEvents = (await env.store().read("evt-dup-2")).filter((e) => e.type === "resumed");
+    expect(resumedEvents).toEqual([expect.objectContaining({ generation: 2 })]);
+  });
+
   it("answers a failure event of an old generation while a newer one executes", async () => {
     await start("cf-3");
     sfn.on(DescribeExecutionCommand).resolves({ status: "FAILED" });

@@ -5,9 +5,10 @@ import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { AgentRegistry } from "../../ports/tool.ts";
 import type { ControlDeps } from "../../steps/deps.ts";
-import { EXECUTION_TIMEOUT_SECONDS, leaseMsFor } from "../../workflow/timeouts.ts";
+import { AWS_REQUEST, EXECUTION_TIMEOUT_SECONDS, leaseMsFor } from "../../workflow/timeouts.ts";
 import { checkTable } from "../dynamodb/table.ts";
 import { toSfnError } from "../stepfunctions/index.ts";
+import { awsClientConfig } from "./clientConfig.ts";
 import { stateMachineControlDeps, tableStepDeps } from "./controlDeps.ts";
 import { isMissingCredentials } from "./errors.ts";
 
@@ -39,11 +40,8 @@ export class DeploymentError extends InvalidInputError {
   }
 }
 
-/** Few SDK retries and a request timeout, so an unreachable endpoint fails in seconds, not minutes. */
-const CLIENT = {
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 3_000, requestTimeout: 15_000, throwOnRequestTimeout: true },
-} as const;
+/** Reached from outside AWS (this machine's own network), so with the longer request timeout. */
+const CLIENT = awsClientConfig(AWS_REQUEST.outsideAwsRequestMs);
 
 const NO_CREDENTIALS =
   "no AWS credentials found: set AWS_PROFILE (after `aws sso login` or `aws configure`), " +

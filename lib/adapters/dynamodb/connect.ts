@@ -1,12 +1,14 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { InvalidInputError } from "../../core/errors.ts";
+import { AWS_REQUEST } from "../../workflow/timeouts.ts";
+import { awsClientConfig } from "../aws/clientConfig.ts";
 import { DynamoEventStore } from "./dynamoEventStore.ts";
 import { DEFAULT_TABLE_NAME, ensureTable } from "./table.ts";
 
 export interface ConnectOptions {
   /** @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** Give up on one HTTP request after this long (then the SDK retries, up to 3 attempts). @default 15000 */
+  /** Give up on one HTTP request after this long (then the SDK retries, up to 3 attempts). @default 15000 (AWS_REQUEST.outsideAwsRequestMs) */
   requestTimeoutMs?: number;
 }
 
@@ -19,16 +21,9 @@ export interface DynamoConnection {
 
 const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
 
-/** Few SDK retries (steps and Step Functions retry on top) and a timeout, so a hung endpoint fails as retryable. */
-const common = (options: ConnectOptions): DynamoDBClientConfig => ({
-  maxAttempts: 3,
-  requestHandler: {
-    connectionTimeout: 3_000,
-    requestTimeout: options.requestTimeoutMs ?? 15_000,
-    // Without this the SDK only logs a warning when requestTimeout passes.
-    throwOnRequestTimeout: true,
-  },
-});
+/** Reached from this machine, not from inside AWS: the longer request timeout unless told otherwise. */
+const common = (options: ConnectOptions): DynamoDBClientConfig =>
+  awsClientConfig(options.requestTimeoutMs ?? AWS_REQUEST.outsideAwsRequestMs);
 
 function envCredentials(env: NodeJS.ProcessEnv) {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = env;

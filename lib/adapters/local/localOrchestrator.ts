@@ -9,7 +9,7 @@ import { finish } from "../../steps/finish.ts";
 import { handOff } from "../../steps/handoff.ts";
 import { recordModelFailure } from "../../steps/recordModelFailure.ts";
 import { runTool } from "../../steps/runTool.ts";
-import { RUN_DEFINITION, renderDefinition, TASKS, type TaskName } from "../../workflow/definition.ts";
+import { renderDefinition, TASKS, type TaskName } from "../../workflow/definition.ts";
 import { toWorkflowError } from "../../workflow/errors.ts";
 import { watchForCancel } from "../cancelWatch.ts";
 import { countHistory } from "./historyCount.ts";
@@ -66,10 +66,7 @@ export class LocalOrchestrator implements Orchestrator {
     this.machine ??= import("aws-local-stepfunctions").then(
       ({ StateMachine }) =>
         new StateMachine(
-          {
-            ...renderDefinition(LOCAL_ARNS),
-            TimeoutSeconds: this.options.executionTimeoutSeconds ?? RUN_DEFINITION.TimeoutSeconds,
-          } as never,
+          renderDefinition(LOCAL_ARNS, { timeoutSeconds: this.options.executionTimeoutSeconds }) as never,
           { validationOptions: { noValidate: true } },
         ),
     );

@@ -23,12 +23,3 @@ export function noTextBeforeDeadline(spec: string, cause: unknown): ModelUnavail
     { cause },
   );
 }
-
-/** One signal for the SDK: aborted by a stop (a cancel) or by the step's deadline, whichever comes first. */
-export function stopOrDeadline(
-  signal: AbortSignal | undefined,
-  deadline: AbortSignal | undefined,
-): AbortSignal | undefined {
-  if (!signal || !deadline) return signal ?? deadline;
-  return AbortSignal.any([signal, deadline]);
-}

@@ -1,6 +1,7 @@
 import { InvalidInputError, ModelRejectedError, ModelUnavailableError } from "../../core/errors.ts";
 import type { ToolCall } from "../../core/events.ts";
 import type { Model, ModelReply, ModelRequest } from "../../ports/model.ts";
+import { stopOrDeadline } from "../abort.ts";
 import { DEMO_SCRIPT } from "./demo.ts";
 import type { Script, ScriptTurn } from "./script.ts";
 import { loadScript } from "./script.ts";
@@ -33,8 +34,7 @@ export class ScriptedModel implements Model {
       );
     }
     // A stop and the step's deadline both end the wait; no text has streamed, so it is unavailable.
-    const stops = [request.signal, request.deadline].filter((s): s is AbortSignal => s !== undefined);
-    const signal = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
+    const signal = stopOrDeadline(request.signal, request.deadline);
     await wait(turn.delayMs ?? 0, signal, `${this.spec}: turn ${index + 1}`);
     const reply = play(turn, index, `${this.spec}: turn ${index + 1}`);
     // Streamed as a provider would, so a live view of an offline run shows text arriving.
