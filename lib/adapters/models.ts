@@ -5,6 +5,21 @@ import { OPENAI_SPEC_PREFIX, parseOpenAISpec } from "./openai/spec.ts";
 import { createScriptedModel } from "./scripted/index.ts";
 
 /**
+ * Which kind of model a spec names (an `openai:` spec's model part checked too), without building
+ * it; InvalidInputError naming the kinds for any other spec.
+ */
+export function checkModelSpec(spec: string): "scripted" | "openai" {
+  if (spec.startsWith("scripted:")) return "scripted";
+  if (spec.startsWith(OPENAI_SPEC_PREFIX)) {
+    parseOpenAISpec(spec);
+    return "openai";
+  }
+  throw new InvalidInputError(
+    `unknown model ${JSON.stringify(spec)}: use scripted:FILE, scripted:demo or openai:MODEL (e.g. openai:gpt-4.1-mini)`,
+  );
+}
+
+/**
  * Resolves `scripted:FILE`, `scripted:demo` and `openai:MODEL` specs, building
  * each model once (a script is read when first named, so a bad one fails early).
  * `openai` options (a key, a shared client) apply to every `openai:` model.
@@ -14,15 +29,10 @@ export function modelResolver(options: { openai?: Omit<OpenAIModelOptions, "mode
   return (spec) => {
     const known = models.get(spec);
     if (known) return known;
-    let model: Model;
-    if (spec.startsWith("scripted:")) model = createScriptedModel(spec);
-    else if (spec.startsWith(OPENAI_SPEC_PREFIX))
-      model = lazyOpenAIModel({ ...options.openai, ...parseOpenAISpec(spec) });
-    else {
-      throw new InvalidInputError(
-        `unknown model ${JSON.stringify(spec)}: use scripted:FILE, scripted:demo or openai:MODEL (e.g. openai:gpt-4.1-mini)`,
-      );
-    }
+    const model =
+      checkModelSpec(spec) === "scripted"
+        ? createScriptedModel(spec)
+        : lazyOpenAIModel({ ...options.openai, ...parseOpenAISpec(spec) });
     models.set(spec, model);
     return model;
   };

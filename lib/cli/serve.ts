@@ -113,9 +113,11 @@ export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEn
   });
   const stop = signals(() => forced());
   try {
-    // The deployed API refuses script files; here the caller is the machine's own user, who gets the viewer too.
+    // Locally the caller is the machine's own user, whose script files the runs here read. Pointed
+    // at a deployment, the stack's CallModel would read them, where they are not: refused as the
+    // deployed API refuses them.
     const app = createApp(local.runlog, {
-      allowScriptFiles: true,
+      allowScriptFiles: deployment === undefined,
       viewer: true,
       ...(local.live === undefined ? {} : { live: local.live }),
     });

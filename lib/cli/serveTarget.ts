@@ -1,6 +1,6 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OPENAI_SPEC_PREFIX, parseOpenAISpec } from "../adapters/openai/spec.ts";
+import { checkModelSpec } from "../adapters/models.ts";
 import { stateMachineArnParts } from "../adapters/stepfunctions/executionName.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
@@ -77,12 +77,7 @@ export function deploymentOf(values: DeploymentValues): ServeDeployment | undefi
  */
 function namedModels(): ModelResolver {
   return (spec) => {
-    if (spec.startsWith(OPENAI_SPEC_PREFIX)) parseOpenAISpec(spec);
-    else if (!spec.startsWith("scripted:")) {
-      throw new InvalidInputError(
-        `unknown model ${JSON.stringify(spec)}: use scripted:FILE, scripted:demo or openai:MODEL (e.g. openai:gpt-4.1-mini)`,
-      );
-    }
+    checkModelSpec(spec);
     const refuse = () =>
       Promise.reject(
         new ModelRejectedError(`${spec}: runlog serve --table calls no model; the deployment does`),

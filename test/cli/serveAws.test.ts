@@ -116,6 +116,15 @@ describe("runlog serve --table --state-machine", () => {
       ].sort(),
     );
 
+    // A script file is on this machine, not where the stack's CallModel runs: refused, as the deployed API does.
+    const scripted = await post(`${served.url}/runs`, {
+      agent: "demo",
+      input: "hi",
+      model: "scripted:/tmp/s.json",
+    });
+    expect(scripted.status).toBe(400);
+    expect(scripted.body).toMatchObject({ error: { field: "model" } });
+
     const before = Date.now();
     const resumed = await post(`${served.url}/runs/stuck-1/resume`);
     const after = Date.now();
