@@ -127,8 +127,9 @@ export interface EventStore {
   read(runId: string, afterSeq?: number): Promise<RunEvent[]>;
   /**
    * A bounded page of the log: reads no more events than `limit` and no more bodies than
-   * `maxBytes` (plus, per summarized event, the few KB its preview needs). Empty for an unknown
-   * run. InvalidInputError for a bad request; CorruptEventError on a bad record.
+   * `maxBytes`, plus, per summarized event, the start of its body its preview needs (a few KB; on
+   * DynamoDB a big event's first stored chunk, up to 300 KB). Empty for an unknown run.
+   * InvalidInputError for a bad request; CorruptEventError on a bad record.
    */
   readPage(runId: string, request: PageRequest): Promise<EventPage>;
   /**

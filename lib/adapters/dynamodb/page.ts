@@ -6,16 +6,15 @@ import { checkPageRequest, pageCost, planPage, type StoredSize } from "../eventP
 import { readChunks } from "./blobs.ts";
 import { attempt, type StoreContext } from "./context.ts";
 import { type Item, isExpired, num, readNumber, readString, str } from "./items.ts";
-import { blobOf, decodeEventItems } from "./payloads.ts";
+import { blobOf, decodeEventItems, inlineBody } from "./payloads.ts";
 
 /** The size of an item's body as stored: its blob's bytes, or its inline body's. */
 function storedBytes(item: Item): number {
   const blob = blobOf(item);
   if (blob) return blob.bytes;
-  const body = item.body;
-  if (body && "S" in body && body.S !== undefined) return Buffer.byteLength(body.S, "utf8");
-  if (body && "B" in body && body.B !== undefined) return body.B.length;
-  return 0; // no body: decoding it says it is corrupt
+  const body = inlineBody(item);
+  if (body === undefined) return 0; // no body: decoding it says it is corrupt
+  return typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length;
 }
 
 const sizeOf = (item: Item): StoredSize => ({
@@ -64,22 +63,33 @@ export async function readPage(ctx: StoreContext, runId: string, request: PageRe
   const checked = checkPageRequest(runId, request);
   const items = await queryItems(ctx, runId, checked);
   const plan = planPage(items.map(sizeOf), checked);
-  const wholeItems = items.slice(0, plan.entries.length).filter((_, i) => plan.entries[i]!.whole);
-  // Chunks of the events held whole are fetched in one batch, as read() does.
-  const events = await decodeEventItems(ctx, runId, wholeItems);
+  const listed = items.slice(0, plan.entries.length);
+  const wholeItems = listed.filter((_, i) => plan.entries[i]!.whole);
+  const firstChunks = listed
+    .filter((_, i) => !plan.entries[i]!.whole)
+    .flatMap((item) => {
+      const blob = blobOf(item);
+      return blob ? [{ ...blob, chunks: 1 }] : [];
+    });
+  // The chunks of the events held whole (as read() fetches them) and the first chunk of each
+  // summarized event's blob, each in one batch, at once.
+  const [events, starts] = await Promise.all([
+    decodeEventItems(ctx, runId, wholeItems),
+    readChunks(ctx, firstChunks),
+  ]);
   // Fewer when the run's TTL passed since the query: the run is gone, as it is for read().
   if (events.length !== wholeItems.length) return { entries: [], more: false };
   const entries: PageEntry[] = [];
   let next = 0;
   for (const [i, entry] of plan.entries.entries()) {
     entries.push(
-      entry.whole ? { event: events[next++]! } : { summary: await summarize(ctx, runId, items[i]!) },
+      entry.whole ? { event: events[next++]! } : { summary: await summarize(runId, items[i]!, starts) },
     );
   }
   return { entries, more: plan.more };
 }
 
-async function summarize(ctx: StoreContext, runId: string, item: Item): Promise<EventSummary> {
+async function summarize(runId: string, item: Item, starts: Map<string, Buffer>): Promise<EventSummary> {
   const seq = readNumber(item, "seq") ?? Number.NaN;
   const encoding = readString(item, "enc") ?? "identity";
   // `type` is stored beside every body; without it the item was not written by this store.
@@ -90,27 +100,22 @@ async function summarize(ctx: StoreContext, runId: string, item: Item): Promise<
     type: readString(item, "type") as EventSummary["type"],
     at: readString(item, "at") ?? "",
     storedBytes: storedBytes(item),
-    preview: await previewOfBody(runId, seq, await storedStart(ctx, runId, seq, item), encoding),
+    preview: await previewOfBody(runId, seq, storedStart(runId, seq, item, starts), encoding),
   };
 }
 
-/** The first PREVIEW_SOURCE_BYTES of an item's stored body: its inline body, or its blob's first chunk. */
-async function storedStart(
-  ctx: StoreContext,
-  runId: string,
-  seq: number,
-  item: Item,
-): Promise<string | Buffer> {
+/** The first PREVIEW_SOURCE_BYTES of an item's stored body: its inline body, or its blob's first chunk (in `starts`). */
+function storedStart(runId: string, seq: number, item: Item, starts: Map<string, Buffer>): string | Buffer {
   const blob = blobOf(item);
   if (blob) {
-    const first = (await readChunks(ctx, [{ ...blob, chunks: 1 }])).get(`${blob.hash}/1`);
+    const first = starts.get(`${blob.hash}/1`);
     if (!first)
       throw new CorruptEventError(runId, seq, `chunk 1 of ${blob.chunks} of blob ${blob.hash} is missing`);
     return first.subarray(0, PREVIEW_SOURCE_BYTES);
   }
-  const body = item.body;
-  if (body && "S" in body && body.S !== undefined) return body.S.slice(0, PREVIEW_SOURCE_BYTES);
-  if (body && "B" in body && body.B !== undefined)
-    return Buffer.from(body.B).subarray(0, PREVIEW_SOURCE_BYTES);
-  throw new CorruptEventError(runId, seq, "the item has no body attribute");
+  const body = inlineBody(item);
+  if (body === undefined) throw new CorruptEventError(runId, seq, "the item has no body attribute");
+  return typeof body === "string"
+    ? body.slice(0, PREVIEW_SOURCE_BYTES)
+    : Buffer.from(body).subarray(0, PREVIEW_SOURCE_BYTES);
 }

@@ -46,6 +46,14 @@ export function blobOf(item: Item): BlobRef | undefined {
     : undefined;
 }
 
+/** An item's body stored in the item itself (text or bytes), undefined when it has none (a blob's, or a broken item). */
+export function inlineBody(item: Item): string | Uint8Array | undefined {
+  const body = item.body;
+  if (body && "S" in body && body.S !== undefined) return body.S;
+  if (body && "B" in body && body.B !== undefined) return body.B;
+  return undefined;
+}
+
 async function decodeOne(runId: string, item: Item, chunks: Map<string, Buffer>): Promise<RunEvent> {
   const seq = readNumber(item, "seq") ?? Number.NaN;
   const encoding = readString(item, "enc") ?? "identity";
@@ -55,10 +63,9 @@ async function decodeOne(runId: string, item: Item, chunks: Map<string, Buffer>)
     if (typeof data === "string") throw new CorruptEventError(runId, seq, data);
     return decodeEventBody(runId, seq, data, encoding);
   }
-  const body = item.body;
-  if (body && "S" in body && body.S !== undefined) return decodeEventBody(runId, seq, body.S, encoding);
-  if (body && "B" in body && body.B !== undefined) return decodeEventBody(runId, seq, body.B, encoding);
-  throw new CorruptEventError(runId, seq, "the item has no body attribute");
+  const body = inlineBody(item);
+  if (body === undefined) throw new CorruptEventError(runId, seq, "the item has no body attribute");
+  return decodeEventBody(runId, seq, body, encoding);
 }
 
 /**

@@ -148,6 +148,43 @@ describe("a big event's chunks", () => {
     });
   });
 
+  it("of several summarized events, are read as far as each first chunk in one batch", async () => {
+    const runId = id("page-first-chunks");
+    const calls = ["a", "b", "c"].map((c) => ({ id: `call_${c}`, name: "get_weather", arguments: "{}" }));
+    const at = new Date();
+    const events = [
+      { type: "run_started", runId, agent: "demo", model: "scripted:demo", input: "fetch them" },
+      { type: "model_response", text: "", toolCalls: calls, stop: "tool_calls" },
+      ...calls.map((call) => ({ type: "tool_started", callId: call.id, name: call.name })),
+      ...calls.map((call) => ({
+        type: "tool_result",
+        callId: call.id,
+        name: call.name,
+        content: randomBytes(MB).toString("base64"),
+        isError: false,
+      })),
+    ].map((event, i) => stamp(event as never, i + 1, at));
+    await write(events);
+    let batchReads = 0;
+    const counting = new Proxy(client, {
+      get: (target, property, receiver) =>
+        property === "send"
+          ? (command: { constructor: { name: string } }) => {
+              if (command.constructor.name === "BatchGetItemCommand") batchReads++;
+              return target.send(command as never);
+            }
+          : Reflect.get(target, property, receiver),
+    });
+    const page = await new DynamoEventStore({ client: counting, tableName }).readPage(runId, {
+      limit: 10,
+      maxBytes: 64 * 1024,
+    });
+    expect(page.entries.map((entry) => ("event" in entry ? entry.event.seq : -entry.summary.seq))).toEqual([
+      1, 2, 3, 4, 5, -6, -7, -8,
+    ]);
+    expect(batchReads).toBe(1);
+  });
+
   it("missing: read fails with CorruptEventError naming the run and seq", async () => {
     const runId = id("missing-chunk");
     await write(finishedRun(runId, randomBytes(MB).toString("base64")));
