@@ -45,11 +45,9 @@ export async function readReply(
     }, idleMs);
     timer.unref();
   };
-  // The SDK ends the iteration quietly on its own abort, as for a stall.
-  const cutOff = () => stream.controller.abort();
-  deadline?.addEventListener("abort", cutOff, { once: true });
+  // The deadline is in the signal the request was sent with (model.ts): its abort ends the
+  // iteration as a stall's does, and `deadline` only says why it ended.
   try {
-    if (deadline?.aborted) cutOff();
     watch();
     for await (const chunk of stream) {
       watch();
@@ -60,7 +58,6 @@ export async function readReply(
     failure = error;
   } finally {
     clearTimeout(timer);
-    deadline?.removeEventListener("abort", cutOff);
   }
 
   signal?.throwIfAborted();

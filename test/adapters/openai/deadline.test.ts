@@ -1,10 +1,5 @@
-import { once } from "node:events";
-import type { Stream } from "openai/core/streaming";
-import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { ReplyAssembler } from "../../../lib/adapters/openai/assemble.ts";
 import { createOpenAIModel } from "../../../lib/adapters/openai/index.ts";
-import { readReply } from "../../../lib/adapters/openai/read.ts";
 import { ModelUnavailableError } from "../../../lib/core/errors.ts";
 import type { ModelRequest } from "../../../lib/ports/model.ts";
 import { rateLimited, stalledStream, textReply, useFakeOpenAI } from "../../helpers/fakeOpenAI.ts";
@@ -28,28 +23,6 @@ const request = (deadline: AbortSignal): ModelRequest => ({
 const model = () =>
   createOpenAIModel({ model: "gpt-test", apiKey: "sk-test", baseURL: openai.baseURL, timeoutMs: 600_000 });
 
-/**
- * A streamed response as the SDK gives it: `parts` of text, then nothing until it is aborted.
- * `waiting` is called once the client asks for more after the last part: the deadline comes then.
- */
-function hangingStream(parts: string[], waiting: () => void): Stream<ChatCompletionChunk> {
-  const controller = new AbortController();
-  const chunk = (content: string): ChatCompletionChunk => ({
-    id: "chatcmpl-deadline",
-    object: "chat.completion.chunk",
-    created: 1,
-    model: "gpt-test",
-    choices: [{ index: 0, delta: { content }, finish_reason: null }],
-  });
-  async function* chunks() {
-    for (const part of parts) yield chunk(part);
-    waiting();
-    // The SDK ends its iteration quietly when its controller aborts.
-    if (!controller.signal.aborted) await once(controller.signal, "abort");
-  }
-  return { controller, [Symbol.asyncIterator]: chunks } as unknown as Stream<ChatCompletionChunk>;
-}
-
 async function failureOf(call: Promise<unknown>): Promise<unknown> {
   try {
     await call;
@@ -62,12 +35,14 @@ async function failureOf(call: Promise<unknown>): Promise<unknown> {
 describe("OpenAI model: the step's deadline", () => {
   it("cuts off a response still streaming, and keeps its text as an interrupted reply", async () => {
     const deadline = new AbortController();
-    const stream = hangingStream(["Once upon", " a time"], () => deadline.abort());
-    const reply = await readReply(stream, new ReplyAssembler((i) => `call_${i}`), {
-      spec: "openai:gpt-test",
-      idleMs: 600_000,
-      deadline: deadline.signal,
-    });
+    openai.fake.enqueue(stalledStream(["Once upon", " a time"]));
+    // The deadline comes once the client has the text, while the stream hangs.
+    let seen = "";
+    const onText = (text: string) => {
+      seen += text;
+      if (seen === "Once upon a time") deadline.abort();
+    };
+    const reply = await model().call({ ...request(deadline.signal), onText });
     expect(reply).toMatchObject({ text: "Once upon a time", toolCalls: [], stop: "interrupted" });
   });
 
