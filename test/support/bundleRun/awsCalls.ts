@@ -1,16 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { AwsCall as IamCall } from "../iam/awsCalls.ts";
 
 /**
- * One AWS API call a function made, as IAM would judge it: who (`fn`, the handler name its
- * process signs with as access key id), the IAM action (`dynamodb:Query`) and the resource
- * ARN it acts on. An IAM policy evaluator checks these against each function's role.
+ * One AWS API call a bundle made: `fn` is the handler name its process signs with as access key
+ * id (see signer), checked against the roles once the test knows it names a handler.
  */
-export interface AwsCall {
-  fn: string;
-  action: string;
-  resource: string;
-}
+export type AwsCall = IamCall<string>;
 
 /** Every AWS call of a test, in the order the fake endpoints answered them. */
 export class AwsCallLog {
@@ -18,11 +14,6 @@ export class AwsCallLog {
 
   record(call: AwsCall): void {
     this.calls.push(call);
-  }
-
-  /** The distinct calls, as `fn action resource` lines, sorted: what a reader checks a role against. */
-  distinct(): string[] {
-    return [...new Set(this.calls.map((c) => `${c.fn} ${c.action} ${c.resource}`))].sort();
   }
 }
 

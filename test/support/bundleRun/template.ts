@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import type { HandlerName } from "../../../cdk/runlogFunction.ts";
 import { bundleFile, type Synthesized } from "../../cdk/synth.ts";
+import { ACCOUNT, REGION } from "../iam/awsCalls.ts";
 
 /** What a resource's `Ref` or `Fn::GetAtt <id>.Arn` stands for once it exists locally. */
 export interface LocalResource {
@@ -9,8 +10,8 @@ export interface LocalResource {
 }
 
 /** The account and region the test synthesizes for (test/cdk/synth.ts). */
-export const ACCOUNT = "123456789012";
-export const REGION = "us-east-1";
+export { ACCOUNT, REGION };
+
 const PSEUDO: Record<string, string> = {
   "AWS::AccountId": ACCOUNT,
   "AWS::Region": REGION,

@@ -1,8 +1,11 @@
 import type { HandlerName } from "../../../cdk/runlogFunction.ts";
 
-/** One AWS API call a function made, as IAM authorizes it: the action and one resource's ARN. */
-export interface AwsCall {
-  fn: HandlerName;
+/**
+ * One AWS API call a function made, as IAM authorizes it: who made it (a handler, or whatever a
+ * process signed with until it is known to be one), the action and one resource's ARN.
+ */
+export interface AwsCall<F extends string = HandlerName> {
+  fn: F;
   action: string;
   resource: string;
 }
@@ -38,11 +41,7 @@ function dynamodbResources(operation: string, input: Input): string[] {
     case "BatchGetItem":
     case "BatchWriteItem":
       return Object.keys((input.RequestItems ?? {}) as Input).map(tableArn);
-    case "TransactGetItems":
-    case "TransactWriteItems":
-      return ((input.TransactItems ?? []) as Record<string, { TableName?: string }>[]).flatMap((item) =>
-        Object.values(item).map((op) => tableArn(op.TableName)),
-      );
+    // runlog sends no transactions: one would name no TableName, map to UNMAPPED and be reported.
     default: {
       if (input.TableName === undefined) return [UNMAPPED];
       const table = tableArn(input.TableName);
@@ -61,7 +60,12 @@ function statesResources(input: Input): string[] {
  * The IAM view of one SDK command: its action (service prefix and operation) on each resource
  * its input names. A command this does not know maps to UNMAPPED, which the evaluator reports.
  */
-export function callsOf(fn: HandlerName, serviceId: string, commandName: string, input: Input): AwsCall[] {
+export function callsOf<F extends string>(
+  fn: F,
+  serviceId: string,
+  commandName: string,
+  input: Input,
+): AwsCall<F>[] {
   const prefix = PREFIXES[serviceId] ?? `unknown-service(${serviceId})`;
   const operation = commandName.replace(/Command$/, "");
   const resources =

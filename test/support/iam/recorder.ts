@@ -48,11 +48,6 @@ export function recordCalls(client: AwsClient): void {
   Object.defineProperty(client, "send", { value: own, configurable: true, writable: true });
 }
 
-/** The calls recorded so far in this test file. */
-export function recordedCalls(): readonly AwsCall[] {
-  return recorded;
-}
-
 /**
  * Record the AWS calls of the functions this test file runs, and write them to
  * `$RUNLOG_AWS_CALLS_DIR/<label>.json` at the end when that is set (test/reliability/permissions.test.ts).
