@@ -1,10 +1,9 @@
 import type { z } from "zod";
 import { watchForCancel } from "../lib/adapters/cancelWatch.ts";
-import { InvalidInputError } from "../lib/core/errors.ts";
+import { type BenignReason, benignReason, InvalidInputError } from "../lib/core/errors.ts";
 import type { Ids } from "../lib/ports/runtime.ts";
 import type { ControlDeps, StepDeps, StepInput } from "../lib/steps/deps.ts";
 import { toWorkflowError } from "../lib/workflow/errors.ts";
-import { type BenignReason, benignReason } from "./benign.ts";
 import { type AwsDeps, awsDeps } from "./deps.ts";
 import { type LambdaContext, observed } from "./observability/invocation.ts";
 
@@ -32,7 +31,7 @@ export interface HandlerSpec<S extends z.ZodType, D extends StepDeps, O> {
   run: (deps: D, input: z.output<S>) => Promise<O>;
   /** The run an input is about. @default its runId, generation and callId */
   keys?: (input: z.output<S>) => RunKeys;
-  /** The answer to a benign conflict (functions/benign.ts); without it every error is thrown. */
+  /** The answer to a benign conflict (benignReason, lib/core/errors.ts); without it every error is thrown. */
   answer?: (input: z.output<S>, reason: BenignReason, error: unknown) => O;
 }
 

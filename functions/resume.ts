@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { errorMessage } from "../lib/core/errors.ts";
+import { resumeResultView } from "../lib/api/views.ts";
+import type { BenignReason } from "../lib/core/errors.ts";
 import { RESUMED_BY } from "../lib/core/events.ts";
-import { type ResumeResult, resumeRun } from "../lib/steps/resume.ts";
-import { recoverRun } from "../lib/steps/sweep.ts";
-import type { BenignReason } from "./benign.ts";
+import { resumeRun } from "../lib/steps/resume.ts";
+import { recoverRun, type SweepOutcome } from "../lib/steps/sweep.ts";
 import { AWS_SWEEP } from "./deps.ts";
 import { controlHandler } from "./handler.ts";
 import { defined, ExecutionEndedDetail, eventBridge, ResumeRunDetail } from "./schemas.ts";
@@ -14,27 +14,24 @@ const Schema = z.union([
 ]);
 type ResumeEvent = z.output<typeof Schema>;
 
-/** What a resume answers, as the HTTP API's resume does (lib/api/views.ts `resumeView`). */
-export type ResumeAnswer =
-  | { runId: string; resumed: true; generation: number; kind: string }
-  | { runId: string; resumed: false; reason: string };
-
 const runIdOf = (event: ResumeEvent) =>
   event["detail-type"] === "runlog.ResumeRun" ? event.detail.runId : event.detail.input.runId;
 
-function answerOf(result: ResumeResult): ResumeAnswer {
-  const { runId } = result;
-  return result.resumed
-    ? { runId, resumed: true, generation: result.generation, kind: result.kind }
-    : { runId, resumed: false, reason: result.classification.reason };
-}
+/**
+ * What the function answers: what a resume did, how a recovery went (a sweep skips a run someone
+ * else moved on, so recovery does not throw for it), or why a ResumeRun found nothing to do.
+ */
+type ResumeAnswer =
+  | ReturnType<typeof resumeResultView>
+  | SweepOutcome
+  | { runId: string; resumed: false; reason: BenignReason };
 
 /** A run being executed, cancelled or moved on by someone else: answered, never sent to the DLQ. */
-function benignAnswer(event: ResumeEvent, reason: BenignReason, error: unknown) {
-  const runId = runIdOf(event);
-  if (event["detail-type"] === "runlog.ResumeRun") return { runId, resumed: false as const, reason };
-  return { runId, resumed: false as const, why: errorMessage(error) };
-}
+const benignAnswer = (event: ResumeEvent, reason: BenignReason): ResumeAnswer => ({
+  runId: runIdOf(event),
+  resumed: false,
+  reason,
+});
 
 /**
  * Resumes runs: after an execution failed, timed out or was aborted (under the
@@ -44,10 +41,12 @@ function benignAnswer(event: ResumeEvent, reason: BenignReason, error: unknown) 
 export const handler = controlHandler(
   "resume",
   Schema,
-  async (deps, event) => {
+  async (deps, event): Promise<ResumeAnswer> => {
     if (event["detail-type"] === "runlog.ResumeRun") {
       const { runId, model, input } = event.detail;
-      return answerOf(await resumeRun(deps, { runId, by: RESUMED_BY.event, ...defined({ model, input }) }));
+      return resumeResultView(
+        await resumeRun(deps, { runId, by: RESUMED_BY.event, ...defined({ model, input }) }),
+      );
     }
     return recoverRun(deps, event.detail.input.runId, AWS_SWEEP);
   },

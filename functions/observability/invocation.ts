@@ -17,7 +17,7 @@ export interface Invocation {
   identify(keys: Record<string, string | number | undefined>): void;
 }
 
-/** How an invocation ended: its answer, or a benign conflict answered (see functions/benign.ts). */
+/** How an invocation ended: its answer, or a benign conflict answered (see benignReason in lib/core/errors.ts). */
 export type Outcome = "ok" | "answered" | ErrorCategory;
 
 /** Expected in a distributed loop (a retry, a race, a newer generation): a warning, not an error. */

@@ -15,14 +15,14 @@ export function outcomeView({ runId, status, output }: RunOutcome): RunOutcome {
  * it did not, so a caller that arrived after another resumer finished can tell it resumed nothing.
  */
 export function resumeView(outcome: RunOutcome & { resume: ResumeResult }): Record<string, unknown> {
-  const { resume } = outcome;
-  return {
-    ...outcomeView(outcome),
-    resumed: resume.resumed,
-    ...(resume.resumed
-      ? { generation: resume.generation, kind: resume.kind }
-      : { reason: resume.classification.reason }),
-  };
+  return { ...outcomeView(outcome), ...resumeResultView(outcome.resume) };
+}
+
+/** What a resume did, without the run's outcome: what the resume function answers a ResumeRun event. */
+export function resumeResultView(resume: ResumeResult) {
+  return resume.resumed
+    ? { runId: resume.runId, resumed: true as const, generation: resume.generation, kind: resume.kind }
+    : { runId: resume.runId, resumed: false as const, reason: resume.classification.reason };
 }
 
 /** A run-head without its lease: who holds a run is an internal of the executors. */

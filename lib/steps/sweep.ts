@@ -1,5 +1,11 @@
 import { classifyFacts } from "../core/classify.ts";
-import { ConflictError, CorruptEventError, errorMessage, LeaseHeldError } from "../core/errors.ts";
+import {
+  benignReason,
+  ConflictError,
+  CorruptEventError,
+  errorMessage,
+  LeaseHeldError,
+} from "../core/errors.ts";
 import { RESUMED_BY, type ResumeKind } from "../core/events.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
@@ -157,7 +163,10 @@ async function consider(
   return resumeAs(deps, runId, skip);
 }
 
-/** Resume as the sweeper; a resumer that got there first is a reason to skip, not a failure. */
+/**
+ * Resume as the sweeper; a resumer that got there first, a cancel or a newer generation met on
+ * the way is a reason to skip, not a failure (benignReason, as the AWS functions answer them).
+ */
 async function resumeAs(
   deps: ControlDeps,
   runId: string,
@@ -168,8 +177,8 @@ async function resumeAs(
     if (result.resumed) return { runId, resumed: true, generation: result.generation, kind: result.kind };
     return skip(`not resumable: ${result.classification.reason}`);
   } catch (error) {
-    // Another resumer (a person, a failure event, a parallel sweep) got there first.
-    if (error instanceof LeaseHeldError) return skip(error.message);
+    // Another resumer (a person, a failure event, a parallel sweep) got there first, or a cancel.
+    if (benignReason(error) !== undefined) return skip(errorMessage(error));
     throw error;
   }
 }

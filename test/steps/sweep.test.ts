@@ -195,6 +195,28 @@ describe("recoverRun", () => {
     expect(outcome).toEqual({ runId: "failed-now", resumed: true, generation: 1, kind: "call_model" });
   });
 
+  it("skips a run cancelled while it was being resumed, as the functions answer it, not as a failure", async () => {
+    await leftBehind("cancel-race", deadOwner(), [failedAgain], later());
+    // A person cancels just as the sweeper writes its `resumed`: the cancel takes that seq.
+    const cancelling = Object.create(store) as EventStore;
+    cancelling.append = async (runId, event) => {
+      if (event.type === "resumed") {
+        const cancel: NewEvent = { type: "cancelled", by: "ana", reason: "not needed" };
+        await store.append(runId, stamp(cancel, event.seq, later()));
+      }
+      return store.append(runId, event);
+    };
+    const outcome = await recoverRun(
+      { ...deps, store: cancelling, logs: new LogCache(cancelling) },
+      "cancel-race",
+    );
+    expect(outcome).toMatchObject({
+      runId: "cancel-race",
+      resumed: false,
+      why: expect.stringContaining("cancelled by ana"),
+    });
+  });
+
   it("says so for a run that does not exist", async () => {
     expect(await recoverRun(deps, "nobody")).toEqual({ runId: "nobody", resumed: false, why: "no such run" });
   });
