@@ -12,6 +12,7 @@ export {
   EVENTS_MAX_LIMIT,
   type EventPageRequest,
   type EventsPage,
+  PAGE_MIN_BYTES,
   type TruncatedEvent,
 } from "./api/eventPage.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
