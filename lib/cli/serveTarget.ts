@@ -5,7 +5,7 @@ import { stateMachineArnParts } from "../adapters/stepfunctions/executionName.ts
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import { Runlog } from "../api/runlog.ts";
-import { errorMessage, InvalidInputError, ModelRejectedError } from "../core/errors.ts";
+import { errorMessage, ModelRejectedError } from "../core/errors.ts";
 import type { ModelResolver } from "../ports/model.ts";
 import { UsageError } from "./usage.ts";
 

@@ -1,11 +1,5 @@
 import { classifyFacts } from "../core/classify.ts";
-import {
-  benignReason,
-  ConflictError,
-  CorruptEventError,
-  errorMessage,
-  LeaseHeldError,
-} from "../core/errors.ts";
+import { benignReason, ConflictError, CorruptEventError, errorMessage } from "../core/errors.ts";
 import { RESUMED_BY, type ResumeKind } from "../core/events.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";

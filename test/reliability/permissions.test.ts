@@ -6,7 +6,7 @@ import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import { DEFAULT_TABLE_NAME } from "../../lib/adapters/dynamodb/table.ts";
 import { HANDLERS, type Synthesized, synthesize } from "../cdk/synth.ts";
 import type { AwsCall } from "../support/iam/awsCalls.ts";
-import { deniedCalls, distinct, unusedGrants } from "../support/iam/evaluate.ts";
+import { deniedCalls, unusedGrants } from "../support/iam/evaluate.ts";
 import { recordHandlerTests } from "../support/iam/handlerCalls.ts";
 import { functionPolicies, type RolePolicy, type TemplateJson } from "../support/iam/template.ts";
 
