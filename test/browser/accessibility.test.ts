@@ -226,6 +226,14 @@ describe("the run viewer's accessibility in Chromium", () => {
     await page.keyboard.type("Bo asked for it");
     await tabTo("Tab", (f) => f.text === "Reject");
     await tabTo("Shift+Tab", (f) => f.text === "Approve");
+    // What had the focus when the outcome was shown: the state is refreshed after it, and a live
+    // refresh may replace the form sooner, so the focus must move with the outcome, not after.
+    await page.evaluate(`(() => {
+      const message = document.getElementById("action-message");
+      new MutationObserver(() => {
+        if (message.getAttribute("data-outcome") === "ok") window.focusAtOutcome ??= document.activeElement.id;
+      }).observe(message, { attributes: true, childList: true });
+    })()`);
     await page.keyboard.press("Enter");
     await expect
       .poll(() => page.getByTestId("run-status").getAttribute("data-status"), { timeout: 30_000 })
@@ -233,9 +241,13 @@ describe("the run viewer's accessibility in Chromium", () => {
     const decision = page.locator('[data-testid="event"][data-type="tool_decided"]');
     await expect.poll(() => decision.textContent()).toContain("Bo asked for it");
     expect(await decision.textContent()).toContain("Approved");
-    // The approve form is gone with the wait: the focus is on the message that says what happened, not lost.
+    // The approve form is gone with the wait: the focus is on the message that says what happened,
+    // not lost. The run may end (live) before the answer to the POST is shown: wait for the focus.
+    await expect
+      .poll(() => page.evaluate("window.focusAtOutcome"), { timeout: 30_000 })
+      .toBe("action-message");
+    await expect.poll(async () => (await focused()).id).toBe("action-message");
     const after = await focused();
-    expect(after.id).toBe("action-message");
     expect(after.marked).toBe(true);
     expect(after.text).toContain("Decision recorded");
     await page.close();

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanup, runlog, script, tempDataDir } from "../support/cli.ts";
 import { type Served, serve, stopServed } from "../support/serve.ts";
@@ -82,9 +82,10 @@ describe("the run viewer in Chromium", () => {
     const first = await events(page).count();
     await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
     // run_started, model_response, tool_started, tool_result, model_response at least, all added live.
-    expect(await events(page).count()).toBeGreaterThan(first);
+    // The status can show before the last events (it is asked for apart from them): wait for those.
+    await expect.poll(() => events(page).count()).toBeGreaterThan(first);
     await expect.poll(() => page.locator('[data-testid="event"][data-type="tool_result"]').count()).toBe(1);
-    expect(await page.getByTestId("output").textContent()).toContain("tea by the river");
+    await expect.poll(() => page.getByTestId("output").textContent()).toContain("tea by the river");
     // Pushed by the server, the model's text shown as it streamed, before the stored response.
     expect(await page.getByTestId("live-status").textContent()).toContain("pushed by the server");
     expect((await marks(page)).streamed).toMatch(/^Your afternoon/);
@@ -100,7 +101,7 @@ describe("the run viewer in Chromium", () => {
     const page = await open("polled", { noPush: true });
     await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
     expect(await page.getByTestId("live-status").textContent()).toContain("asking the server");
-    expect(await page.locator('[data-testid="event"][data-type="tool_result"]').count()).toBe(1);
+    await expect.poll(() => page.locator('[data-testid="event"][data-type="tool_result"]').count()).toBe(1);
     expect(await stillLoaded(page)).toBe(true);
     await page.close();
   });
@@ -149,7 +150,7 @@ describe("the run viewer in Chromium", () => {
     await expect
       .poll(() => page.getByTestId("output").textContent(), { timeout: 30_000 })
       .toContain("Tomorrow looks sunny too.");
-    expect(await page.getByTestId("timeline").textContent()).toContain("And tomorrow?");
+    await expect.poll(() => page.getByTestId("timeline").textContent()).toContain("And tomorrow?");
     expect(await stillLoaded(page)).toBe(true);
     await page.close();
   });
@@ -183,6 +184,54 @@ describe("the run viewer in Chromium", () => {
       .toContain("Noted.");
     expect(await message.inputValue()).toBe("");
     expect(await forkInput.inputValue()).toBe("half a thought");
+    await page.close();
+  });
+
+  it("clears a sent message even when a live refresh carried it into a new form while the send was awaited", async () => {
+    await start("carried", [
+      { toolCalls: [{ name: "send_email", arguments: { to: "bo@example.com", subject: "Dinner" } }] },
+      { text: "Sent." },
+      { text: "You are welcome." },
+    ]);
+    const page = await browser.newPage();
+    // The page learns of new events only when the test lets it: no push, and a long-poll held.
+    await page.route(/\/live\?/, (route) => route.fulfill({ status: 404, body: "{}" }));
+    const polls: Route[] = [];
+    await page.route(/\/events\?.*wait=/, (route) => void polls.push(route));
+    const sends: Route[] = [];
+    await page.route(/\/messages$/, (route) => void sends.push(route));
+    await page.goto(`${served.url}/runs/carried/view`);
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("paused");
+    const message = page.getByTestId("message").getByLabel("Message", { exact: true });
+    await message.fill("Thanks");
+    await page.getByTestId("message").getByRole("button", { name: "Send" }).click();
+    await expect.poll(() => sends.length).toBe(1);
+    // While the send is awaited, someone else approves and the run completes; then the page hears of it.
+    const approved = await fetch(`${served.url}/runs/carried/approvals/call_0_0`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ approved: true }),
+    });
+    expect(approved.status).toBe(202);
+    const statusNow = async () =>
+      ((await (await fetch(`${served.url}/runs/carried`)).json()) as { status: string }).status;
+    await expect.poll(statusNow, { timeout: 30_000 }).toBe("completed");
+    await expect.poll(() => polls.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    await polls.shift()!.continue();
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    // Not sent yet: what was typed is carried into the completed run's form.
+    expect(await message.inputValue()).toBe("Thanks");
+    // What the message field holds when the outcome is shown (the state is refreshed right after).
+    await page.evaluate(`(() => {
+      const shown = document.getElementById("action-message");
+      new MutationObserver(() => {
+        if (shown.getAttribute("data-outcome") === "ok") window.typedAtOutcome ??= document.getElementById("message-text").value;
+      }).observe(shown, { attributes: true, childList: true });
+    })()`);
+    await sends.shift()!.continue();
+    await expect.poll(() => page.getByTestId("action-message").textContent()).toContain("Message sent");
+    expect(await page.evaluate("window.typedAtOutcome")).toBe("");
+    await page.unrouteAll({ behavior: "ignoreErrors" });
     await page.close();
   });
 

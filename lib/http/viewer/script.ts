@@ -88,18 +88,25 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
           window.location.assign("/runs/" + encodeURIComponent(answer.runId) + "/view");
           return;
         }
-        // Done with what was typed in it: a refresh must not bring it back (see keepTyped).
+        // Done with what was typed in it: a refresh must not bring it back (see keepTyped). A live
+        // refresh while the answer was awaited may have put it into a new copy of the form already.
         form.reset();
+        var now = document.querySelector('form[data-path="' + CSS.escape(form.getAttribute("data-path")) + '"]');
+        if (now) now.reset();
         var outcome = answer.resumed === false ? "Nothing to resume (" + answer.reason + ")" : DONE[action];
         show("ok", outcome + ": run " + answer.runId + " is " + answer.status + ".");
+        // The form is about to be replaced with the state: the focus goes now to what happened.
+        if (focusWasIn && message) message.focus();
         if (main) return refreshState(true).then(loadEvents);
       })
-      .catch(function (error) { show("error", error.message); })
+      .catch(function (error) {
+        show("error", error.message);
+        // The focused button was disabled, or a live refresh replaced its form while the answer
+        // was awaited: the focus would be lost (back to the page's start).
+        if (focusWasIn && message && !form.contains(document.activeElement)) message.focus();
+      })
       .finally(function () {
         buttons.forEach(function (button) { button.disabled = false; });
-        // The focused button was disabled, or its form replaced with the state: the focus would be
-        // lost (back to the page's start); it goes to the message that says what happened.
-        if (focusWasIn && message && !form.contains(document.activeElement)) message.focus();
       });
   }
 
