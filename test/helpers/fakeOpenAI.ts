@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach } from "vitest";
 
 /**
@@ -307,6 +308,27 @@ export function useFakeOpenAI(): { readonly fake: FakeOpenAI; readonly baseURL: 
     },
     get baseURL() {
       return server!.baseURL;
+    },
+  };
+}
+
+/**
+ * A fetch for an OpenAI client whose `waitForAnswers(n)` resolves once the client has received
+ * `n` responses (their headers), and a moment more: a test can act while the SDK waits out a
+ * Retry-After after a 429, rather than while the request is still on its way.
+ */
+export function watchedFetch(): { fetch: typeof fetch; waitForAnswers(n: number): Promise<void> } {
+  let answers = 0;
+  return {
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      answers += 1;
+      return response;
+    },
+    async waitForAnswers(n) {
+      while (answers < n) await sleep(5);
+      // From the answer to the SDK's wait is promise callbacks only: one timer turn is past them.
+      await sleep(20);
     },
   };
 }

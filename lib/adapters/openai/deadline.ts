@@ -1,18 +1,19 @@
 import { ModelUnavailableError } from "../../core/errors.ts";
 
 /**
- * `pending`, or its end as soon as `deadline` aborts, rejected with the deadline's reason. The
- * SDK is given the deadline as its signal too, which ends a request under way, but not the wait
- * a Retry-After header asks for between two attempts (openai 6 waits as long as it says): this
- * does. A later settling of `pending` is still handled (its request was aborted), and ignored.
+ * `pending`, or its end as soon as `stop` aborts (a cancel or the step's deadline: see
+ * stopOrDeadline), rejected with its reason. The SDK is given the same signal, which ends a
+ * request under way, but not the wait a Retry-After header asks for between two attempts (openai
+ * 6 waits as long as it says): this does. A later settling of `pending` is still handled (its
+ * request was aborted), and ignored.
  */
-export function beforeDeadline<T>(pending: Promise<T>, deadline: AbortSignal | undefined): Promise<T> {
-  if (!deadline) return pending;
+export function beforeAbort<T>(pending: Promise<T>, stop: AbortSignal | undefined): Promise<T> {
+  if (!stop) return pending;
   return new Promise<T>((resolve, reject) => {
-    const reached = () => reject(deadline.reason);
-    deadline.addEventListener("abort", reached, { once: true });
-    pending.then(resolve, reject).finally(() => deadline.removeEventListener("abort", reached));
-    if (deadline.aborted) reached();
+    const reached = () => reject(stop.reason);
+    stop.addEventListener("abort", reached, { once: true });
+    pending.then(resolve, reject).finally(() => stop.removeEventListener("abort", reached));
+    if (stop.aborted) reached();
   });
 }
 

@@ -6,7 +6,7 @@ import type { Model, ModelReply, ModelRequest } from "../../ports/model.ts";
 import { MODEL_CLIENT } from "../../workflow/timeouts.ts";
 import { stopOrDeadline } from "../abort.ts";
 import { ReplyAssembler } from "./assemble.ts";
-import { beforeDeadline, noTextBeforeDeadline } from "./deadline.ts";
+import { beforeAbort, noTextBeforeDeadline } from "./deadline.ts";
 import { isContextLengthError, toModelError } from "./errors.ts";
 import { contextFull, readReply } from "./read.ts";
 import { toChatRequest } from "./request.ts";
@@ -52,7 +52,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
         ...perRequest,
         ...(abort && { signal: abort }),
       });
-      stream = await beforeDeadline(created, deadline);
+      stream = await beforeAbort(created, abort);
     } catch (error) {
       signal?.throwIfAborted();
       if (deadline?.aborted) throw noTextBeforeDeadline(spec, error);

@@ -1,8 +1,15 @@
+import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { createOpenAIModel } from "../../../lib/adapters/openai/index.ts";
 import { ModelUnavailableError } from "../../../lib/core/errors.ts";
 import type { ModelRequest } from "../../../lib/ports/model.ts";
-import { rateLimited, stalledStream, textReply, useFakeOpenAI } from "../../helpers/fakeOpenAI.ts";
+import {
+  rateLimited,
+  stalledStream,
+  textReply,
+  useFakeOpenAI,
+  watchedFetch,
+} from "../../helpers/fakeOpenAI.ts";
 
 /**
  * Issue 14: a model call still under way when its step's deadline comes ends at once, keeping
@@ -57,9 +64,16 @@ describe("OpenAI model: the step's deadline", () => {
   it("ends the SDK's wait for a Retry-After longer than the step has", async () => {
     const deadline = new AbortController();
     openai.fake.enqueue(rateLimited("3600"));
-    const call = model().call(request(deadline.signal));
+    const watched = watchedFetch();
+    const client = new OpenAI({
+      apiKey: "sk-test",
+      baseURL: openai.baseURL,
+      fetch: watched.fetch,
+      timeout: 600_000,
+    });
+    const call = createOpenAIModel({ model: "gpt-test", client }).call(request(deadline.signal));
     // The deadline comes once the 429 has been answered, while the SDK waits out its hour.
-    while (openai.fake.requestCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await watched.waitForAnswers(1);
     deadline.abort();
     const error = await failureOf(call);
     expect(error).toBeInstanceOf(ModelUnavailableError);

@@ -14,6 +14,7 @@ import {
   textReply,
   unauthorized,
   useFakeOpenAI,
+  watchedFetch,
 } from "../../helpers/fakeOpenAI.ts";
 
 const openai = useFakeOpenAI();
@@ -157,5 +158,28 @@ describe("OpenAI model: the caller's abort", () => {
     openai.fake.enqueue(stalledStream(["Partial "]));
     const error = await failure(model({ client }).call({ ...request, signal: controller.signal }));
     expect(error).toBe(reason);
+  });
+
+  it("ends the SDK's wait for a Retry-After at once when the run is cancelled during it", async () => {
+    const controller = new AbortController();
+    const reason = new Error("cancelled during the wait");
+    openai.fake.enqueue(rateLimited("3600"));
+    const watched = watchedFetch();
+    const client = new OpenAI({
+      apiKey: "sk-test",
+      baseURL: openai.baseURL,
+      fetch: watched.fetch,
+      timeout: 600_000,
+    });
+    // A deadline that never comes here: only the cancel can end the hour the SDK would wait.
+    const call = model({ client }).call({
+      ...request,
+      signal: controller.signal,
+      deadline: new AbortController().signal,
+    });
+    await watched.waitForAnswers(1);
+    controller.abort(reason);
+    expect(await failure(call)).toBe(reason);
+    expect(openai.fake.requestCount).toBe(1);
   });
 });
