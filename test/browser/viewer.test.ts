@@ -187,7 +187,7 @@ describe("the run viewer in Chromium", () => {
     await page.close();
   });
 
-  it("clears a sent message even when a live refresh carried it into a new form while the send was awaited", async () => {
+  it("clears a sent message, and keeps it from being sent twice, when a live refresh carried it into a new form while the send was awaited", async () => {
     await start("carried", [
       { toolCalls: [{ name: "send_email", arguments: { to: "bo@example.com", subject: "Dinner" } }] },
       { text: "Sent." },
@@ -219,8 +219,9 @@ describe("the run viewer in Chromium", () => {
     await expect.poll(() => polls.length, { timeout: 30_000 }).toBeGreaterThan(0);
     await polls.shift()!.continue();
     await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
-    // Not sent yet: what was typed is carried into the completed run's form.
+    // Not sent yet: what was typed is carried into the completed run's form, which cannot send it twice.
     expect(await message.inputValue()).toBe("Thanks");
+    expect(await page.getByTestId("message").getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
     // What the message field holds when the outcome is shown (the state is refreshed right after).
     await page.evaluate(`(() => {
       const shown = document.getElementById("action-message");

@@ -73,16 +73,33 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
 
   var DONE = { decide: "Decision recorded", resume: "Resumed", message: "Message sent", cancel: "Cancelled" };
 
+  // The data-path of each form whose action is awaited: a refresh of the state that re-renders
+  // such a form keeps its buttons disabled (see keepTyped), so the action is not sent twice.
+  var sending = {};
+
+  /** The form on the page now that posts to path: a refresh of the state may have replaced the one submitted. */
+  function formAt(path) {
+    return document.querySelector('form[data-path="' + CSS.escape(path) + '"]');
+  }
+
+  function setSending(path, on) {
+    if (on) sending[path] = true;
+    else delete sending[path];
+    var form = formAt(path);
+    if (form) form.querySelectorAll("button").forEach(function (button) { button.disabled = on; });
+  }
+
   function onSubmit(event) {
     var form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-action")) return;
     event.preventDefault();
     var action = form.getAttribute("data-action");
-    var buttons = form.querySelectorAll("button");
+    var path = form.getAttribute("data-path");
     var focusWasIn = form.contains(document.activeElement);
-    buttons.forEach(function (button) { button.disabled = true; });
+    var body = bodyOf(form, event.submitter);
+    setSending(path, true);
     show("pending", "Sending…");
-    postJson(form.getAttribute("data-path"), bodyOf(form, event.submitter))
+    postJson(path, body)
       .then(function (answer) {
         if (action === "fork") {
           window.location.assign("/runs/" + encodeURIComponent(answer.runId) + "/view");
@@ -91,7 +108,7 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
         // Done with what was typed in it: a refresh must not bring it back (see keepTyped). A live
         // refresh while the answer was awaited may have put it into a new copy of the form already.
         form.reset();
-        var now = document.querySelector('form[data-path="' + CSS.escape(form.getAttribute("data-path")) + '"]');
+        var now = formAt(path);
         if (now) now.reset();
         var outcome = answer.resumed === false ? "Nothing to resume (" + answer.reason + ")" : DONE[action];
         show("ok", outcome + ": run " + answer.runId + " is " + answer.status + ".");
@@ -105,9 +122,7 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
         // was awaited: the focus would be lost (back to the page's start).
         if (focusWasIn && message && !form.contains(document.activeElement)) message.focus();
       })
-      .finally(function () {
-        buttons.forEach(function (button) { button.disabled = false; });
-      });
+      .finally(function () { setSending(path, false); });
   }
 
   function get(path, accept) {
@@ -145,7 +160,8 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
   /**
    * What a person has typed in the state's fields (by id), and where the focus was: the state is
    * replaced whole when the run's status changes, and a message half written must not vanish.
-   * Returns what puts it back into the fields of the new state that have the same ids.
+   * Returns what puts it back into the fields of the new state that have the same ids, and keeps
+   * the buttons of a form whose action is awaited disabled.
    */
   function keepTyped(state) {
     var typed = [];
@@ -160,6 +176,7 @@ export const VIEWER_SCRIPT = String.raw`"use strict";
       });
       var again = focused ? document.getElementById(focused) : null;
       if (again && state.contains(again)) again.focus();
+      Object.keys(sending).forEach(function (path) { setSending(path, true); });
     };
   }
 
