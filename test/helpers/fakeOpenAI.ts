@@ -65,7 +65,8 @@ export interface FakeOpenAI {
   start(): Promise<{ baseURL: string; close: () => Promise<void> }>;
 }
 
-export function createFakeOpenAI(): FakeOpenAI {
+/** `apiKey`: the one key it accepts (any, when not given); a request with another gets OpenAI's 401. */
+export function createFakeOpenAI({ apiKey }: { apiKey?: string } = {}): FakeOpenAI {
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
 
@@ -75,6 +76,9 @@ export function createFakeOpenAI(): FakeOpenAI {
     requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body });
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
       return sendJSON(res, 404, errorBody(`fake OpenAI: no route ${req.method} ${req.url}`, null));
+    }
+    if (apiKey !== undefined && req.headers.authorization !== `Bearer ${apiKey}`) {
+      return sendJSON(res, 401, errorBody("Incorrect API key provided", "invalid_api_key"));
     }
     const reply = queue.shift();
     if (!reply) {

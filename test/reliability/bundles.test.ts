@@ -8,9 +8,9 @@ import type { RunEvent } from "../../lib/core/events.ts";
 import { EFFECTS_FILE } from "../cdk/fixtures/bundleAgents.ts";
 import { HANDLERS, synthesizeConstruct } from "../cdk/synth.ts";
 import { busEvent } from "../functions/support.ts";
+import { type FakeReply, textReply, toolCallsReply } from "../helpers/fakeOpenAI.ts";
 import { answerOf, CALLER_ARN, httpApiEvent } from "../support/bundleRun/apiEvent.ts";
 import { type BundleStack, startBundleStack } from "../support/bundleRun/bundleStack.ts";
-import type { ScriptedReply } from "../support/bundleRun/modelServer.ts";
 import type { AwsCall } from "../support/iam/awsCalls.ts";
 import { deniedCalls } from "../support/iam/evaluate.ts";
 import { functionPolicies, type TemplateJson } from "../support/iam/template.ts";
@@ -29,17 +29,16 @@ const RUN_ID = `evt-${START_EVENT_ID}`;
 const WEATHER = ["call_w_lisbon", "call_w_porto", "call_w_faro"];
 
 const FINAL = "All done: weather checked, team mailed, web-1 may need a look.";
-const SCRIPT: ScriptedReply[] = [
-  {
-    toolCalls: ["Lisbon", "Porto", "Faro"].map((city, i) => ({
-      id: WEATHER[i]!,
-      name: "get_weather",
-      arguments: { city },
-    })),
-  },
-  { toolCalls: [{ id: "call_mail", name: "send_email", arguments: { to: "team@example.com" } }] },
-  { toolCalls: [{ id: "call_restart", name: "restart_server", arguments: { host: "web-1" } }] },
-  { text: FINAL },
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  name,
+  arguments: JSON.stringify(args),
+});
+const SCRIPT: FakeReply[] = [
+  toolCallsReply(["Lisbon", "Porto", "Faro"].map((city, i) => call(WEATHER[i]!, "get_weather", { city }))),
+  toolCallsReply([call("call_mail", "send_email", { to: "team@example.com" })]),
+  toolCallsReply([call("call_restart", "restart_server", { host: "web-1" })]),
+  textReply([FINAL]),
 ];
 
 let stack: BundleStack;
@@ -129,7 +128,7 @@ describe("a run through the bundled functions", () => {
     // The log: every call answered once, the approved one run once, the dead one answered as
     // interrupted (never run again), and each tool's side effect happened once.
     const { events } = (await api("GET", `/runs/${RUN_ID}/events`)).body as { events: RunEvent[] };
-    const calls = SCRIPT.flatMap((reply) => ("toolCalls" in reply ? reply.toolCalls.map((c) => c.id) : []));
+    const calls = [...WEATHER, "call_mail", "call_restart"];
     const results = events.filter((e) => e.type === "tool_result");
     const started = events.filter((e) => e.type === "tool_started");
     for (const id of calls) {
@@ -162,7 +161,10 @@ describe("a run through the bundled functions", () => {
 
     // The model saw each answer once, the dead call's as interrupted, through the key in the secret.
     expect(stack.model.requests).toHaveLength(SCRIPT.length);
-    const lastMessages = stack.model.requests.at(-1)!.messages;
+    const lastMessages = stack.model.requests.at(-1)!.body.messages as {
+      role: string;
+      tool_call_id?: string;
+    }[];
     // Parallel results are in the order they were stored, which is the order the tools finished.
     const answers = lastMessages.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
     expect(answers.toSorted()).toEqual(calls.toSorted());

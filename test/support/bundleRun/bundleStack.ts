@@ -1,5 +1,6 @@
 import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Synthesized } from "../../cdk/synth.ts";
+import { createFakeOpenAI, type FakeReply } from "../../helpers/fakeOpenAI.ts";
 import { startDynalite } from "../dynalite.ts";
 import { AwsCallLog, stopServer } from "./awsCalls.ts";
 import { startDynamoProxy } from "./dynamoProxy.ts";
@@ -7,7 +8,6 @@ import { defaultBusRules, EventBus } from "./eventBus.ts";
 import { startFakeSecrets } from "./fakeSecrets.ts";
 import { startFakeStepFunctions } from "./fakeStepFunctions.ts";
 import { LambdaHost } from "./lambdaHost.ts";
-import { type ScriptedReply, startModelServer } from "./modelServer.ts";
 import {
   ACCOUNT,
   deployedDefinition,
@@ -26,7 +26,7 @@ export interface BundleStackOptions {
   /** The model key the stack's secret holds, and the only one the model server accepts. */
   apiKey: string;
   /** The model server's replies, one per request. */
-  script: readonly ScriptedReply[];
+  script: readonly FakeReply[];
   /** RUNLOG_DATA_DIR of every instance (Lambda's /tmp/runlog), where the fixture's tools leave their effects. */
   dataDir: string;
 }
@@ -96,7 +96,8 @@ export async function startBundleStack(options: BundleStackOptions) {
     Object.fromEntries(local.secretArns.map((arn) => [arn, options.apiKey])),
     calls,
   );
-  const model = await startModelServer(options.apiKey, options.script);
+  const model = createFakeOpenAI({ apiKey: options.apiKey }).enqueue(...options.script);
+  const modelServer = await model.start();
 
   let bus: EventBus | undefined;
   let host: LambdaHost | undefined;
@@ -134,7 +135,7 @@ export async function startBundleStack(options: BundleStackOptions) {
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_SFN: sfn.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_BASE_URL: modelServer.baseURL,
     RUNLOG_DATA_DIR: options.dataDir,
   }));
   bus = new EventBus(defaultBusRules(s, local.resources), (arn, event) => host!.invoke(arn, event));
@@ -163,7 +164,10 @@ export async function startBundleStack(options: BundleStackOptions) {
     async stop(): Promise<void> {
       for (const execution of sfn.running()) execution.stop("Test.Stopped", "the test ended");
       await lambdas.stop();
-      await Promise.all([dynamo, secrets, model, sfn].map(({ server }) => stopServer(server)));
+      await Promise.all([
+        ...[dynamo, secrets, sfn].map(({ server }) => stopServer(server)),
+        modelServer.close(),
+      ]);
       await dynalite.stop();
     },
   };
