@@ -15,6 +15,7 @@ import { Runlog } from "../../cdk/runlog.ts";
 import { FUNCTIONS_DIR, type HandlerName } from "../../cdk/runlogFunction.ts";
 import { METRICS, METRICS_NAMESPACE } from "../../lib/adapters/aws/metrics.ts";
 import { RUN_DEFINITION } from "../../lib/workflow/definition.ts";
+import { synthesizedMachine } from "./machine.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesizeConstruct } from "./synth.ts";
 
 const REPO = join(import.meta.dirname, "..", "..");
@@ -56,28 +57,24 @@ describe("the construct in a user's stack", () => {
         STEPS.includes(handler) ? 7 : undefined,
       );
     }
-    const [machine] = Object.values(s.template.findResources("AWS::StepFunctions::StateMachine"));
-    const definition = JSON.parse(machine!.Properties.DefinitionString);
-    expect(definition.States.RunTools.MaxConcurrency).toBe(3);
+    const machine = synthesizedMachine(s);
+    const { definition } = machine;
+    expect(definition.States.RunTools!.MaxConcurrency).toBe(3);
     // The one difference from lib/workflow's definition (which bounds them at 10), which still validates.
     expect(RUN_DEFINITION.States.RunTools.MaxConcurrency).toBe(10);
-    definition.States.RunTools.MaxConcurrency = RUN_DEFINITION.States.RunTools.MaxConcurrency;
+    definition.States.RunTools!.MaxConcurrency = RUN_DEFINITION.States.RunTools.MaxConcurrency;
     expect(definition).toEqual(JSON.parse(JSON.stringify(RUN_DEFINITION)));
-    const text = machine!.Properties.DefinitionString as string;
-    const bounded = JSON.parse(
-      text.replace(/\$\{(\w+)\}/g, "arn:aws:lambda:us-east-1:123456789012:function:$1"),
-    );
-    expect(() => new StateMachine(bounded, { validationOptions: { checkArn: false } })).not.toThrow();
+    const bounded = machine.filled((id) => `arn:aws:lambda:us-east-1:123456789012:function:${id}`);
+    expect(
+      () => new StateMachine(bounded as never, { validationOptions: { checkArn: false } }),
+    ).not.toThrow();
   });
 
   it("leaves concurrency to the account without the prop", () => {
     const s = synthesizeConstruct({ agentsModule: AGENTS });
     for (const handler of HANDLERS)
       expect(functionProps(s, handler).ReservedConcurrentExecutions).toBeUndefined();
-    const [machine] = Object.values(s.template.findResources("AWS::StepFunctions::StateMachine"));
-    expect(JSON.parse(machine!.Properties.DefinitionString)).toEqual(
-      JSON.parse(JSON.stringify(RUN_DEFINITION)),
-    );
+    expect(synthesizedMachine(s).definition).toEqual(JSON.parse(JSON.stringify(RUN_DEFINITION)));
   });
 
   it("alarms on dead letters, failed and timed-out executions, sweep give-ups, and each function's errors and throttles", () => {

@@ -25,6 +25,7 @@ import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { RUN_DEFINITION, renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
 import { LAMBDA_TRANSIENT, TASK_TIMED_OUT, toWorkflowError } from "../../lib/workflow/errors.ts";
 import { busEvent, STATE_MACHINE_ARN, useFunctionEnvironment } from "../functions/support.ts";
+import { allStates, type Machine, synthesizedMachine } from "./machine.ts";
 import { type Synthesized, synthesize } from "./synth.ts";
 
 const HANDLERS: Record<HandlerName, (event: unknown) => Promise<unknown>> = {
@@ -38,44 +39,19 @@ const HANDLERS: Record<HandlerName, (event: unknown) => Promise<unknown>> = {
   sweeper,
   api: (event) => api(event as never, {} as never),
 };
-type State = {
-  Type: string;
-  Resource?: string;
-  Retry?: { ErrorEquals: string[] }[];
-  Catch?: { ErrorEquals: string[] }[];
-  ItemProcessor?: { States: Record<string, State> };
-};
-
 const env = useFunctionEnvironment("cdk-definition", { STATE_MACHINE_ARN });
 const sfn = mockClient(SFNClient);
 let s: Synthesized;
 /** The template's definition with each substitution filled by the ARN of the function it names. */
-let deployed: { States: Record<string, State> };
+let deployed: Machine;
 let arnToHandler: Map<string, HandlerName>;
 
 const fakeArn = (logicalId: string) => `arn:aws:lambda:us-east-1:123456789012:function:${logicalId}`;
-const allStates = (states: Record<string, State>): [string, State][] =>
-  Object.entries(states).flatMap(([name, state]) => [
-    [name, state] as [string, State],
-    ...(state.ItemProcessor ? allStates(state.ItemProcessor.States) : []),
-  ]);
-
 beforeAll(() => {
   s = synthesize();
-  const [machine] = Object.values(s.template.findResources("AWS::StepFunctions::StateMachine"));
-  const props = machine!.Properties as {
-    DefinitionString: string;
-    DefinitionSubstitutions: Record<string, { "Fn::GetAtt": [string, string] }>;
-  };
-  let text = props.DefinitionString;
-  arnToHandler = new Map();
   const byId = new Map(Object.entries(s.functionIds).map(([handler, id]) => [id, handler as HandlerName]));
-  for (const [placeholder, value] of Object.entries(props.DefinitionSubstitutions)) {
-    const id = value["Fn::GetAtt"][0];
-    text = text.replaceAll(`\${${placeholder}}`, fakeArn(id));
-    arnToHandler.set(fakeArn(id), byId.get(id)!);
-  }
-  deployed = JSON.parse(text);
+  arnToHandler = new Map([...byId].map(([id, handler]) => [fakeArn(id), handler]));
+  deployed = synthesizedMachine(s).filled(fakeArn);
 });
 beforeEach(() => {
   sfn.reset();
@@ -84,10 +60,7 @@ beforeEach(() => {
 
 describe("the deployed definition", () => {
   it("is lib/workflow's RUN_DEFINITION, placeholders and all", () => {
-    const [machine] = Object.values(s.template.findResources("AWS::StepFunctions::StateMachine"));
-    expect(JSON.parse(machine!.Properties.DefinitionString)).toEqual(
-      JSON.parse(JSON.stringify(RUN_DEFINITION)),
-    );
+    expect(synthesizedMachine(s).definition).toEqual(JSON.parse(JSON.stringify(RUN_DEFINITION)));
   });
 
   it("substitutes each task with its own function", () => {

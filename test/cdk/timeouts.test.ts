@@ -9,6 +9,7 @@ import {
   MODEL_CLIENT,
   TASK_TIMEOUT_SECONDS,
 } from "../../lib/workflow/timeouts.ts";
+import { allStates, synthesizedMachine } from "./machine.ts";
 import { HANDLERS, type Synthesized, synthesize, synthesizeConstruct } from "./synth.ts";
 
 /**
@@ -19,31 +20,6 @@ import { HANDLERS, type Synthesized, synthesize, synthesizeConstruct } from "./s
 const AGENTS = join(import.meta.dirname, "fixtures", "agents.ts");
 /** API Gateway's most an HTTP API waits for a Lambda integration (TimeoutInMillis' maximum and default). */
 const API_GATEWAY_MAX_MS = 30_000;
-
-type TaskState = { Type: string; Resource?: string; TimeoutSeconds?: number; ItemProcessor?: Machine };
-type Machine = { TimeoutSeconds?: number; States: Record<string, TaskState> };
-
-function definitionOf(s: Synthesized): { machine: Machine; functionOf: Map<string, string> } {
-  const [resource] = Object.values(s.template.findResources("AWS::StepFunctions::StateMachine"));
-  const props = resource!.Properties as {
-    DefinitionString: string;
-    DefinitionSubstitutions: Record<string, { "Fn::GetAtt": [string, string] }>;
-  };
-  // Each task's `${Placeholder}` Resource names the function whose logical id fills it.
-  const functionOf = new Map(
-    Object.entries(props.DefinitionSubstitutions).map(([placeholder, value]) => [
-      `\${${placeholder}}`,
-      value["Fn::GetAtt"][0],
-    ]),
-  );
-  return { machine: JSON.parse(props.DefinitionString) as Machine, functionOf };
-}
-
-const tasksOf = (states: Record<string, TaskState>): [string, TaskState][] =>
-  Object.entries(states).flatMap(([name, state]) => [
-    ...(state.Type === "Task" ? [[name, state] as [string, TaskState]] : []),
-    ...(state.ItemProcessor ? tasksOf(state.ItemProcessor.States) : []),
-  ]);
 
 function functionProps(s: Synthesized, handler: HandlerName) {
   const resource = s.template.findResources("AWS::Lambda::Function")[s.functionIds[handler]]!;
@@ -58,8 +34,8 @@ const twoHours = synthesizeConstruct({ agentsModule: AGENTS, executionTimeout: D
 
 describe("the deployed timeouts", () => {
   it("give every Task state at least its function's timeout, so the function's own ending is what Step Functions sees", () => {
-    const { machine, functionOf } = definitionOf(stack);
-    const tasks = tasksOf(machine.States);
+    const { definition, functionOf } = synthesizedMachine(stack);
+    const tasks = allStates(definition.States).filter(([, state]) => state.Type === "Task");
     expect(tasks.map(([name]) => name).sort()).toEqual(Object.keys(TASK_TIMEOUT_SECONDS).sort());
     for (const [name, task] of tasks) {
       const fn = timeoutOfId(stack, functionOf.get(task.Resource!)!);
@@ -78,7 +54,7 @@ describe("the deployed timeouts", () => {
     { stack: "the default", s: () => stack, seconds: 24 * 3_600 },
     { stack: "executionTimeout: 2 hours", s: () => twoHours, seconds: 2 * 3_600 },
   ])("bound each execution by the definition's TimeoutSeconds ($stack)", ({ s, seconds }) => {
-    expect(definitionOf(s()).machine.TimeoutSeconds).toBe(seconds);
+    expect(synthesizedMachine(s()).definition.TimeoutSeconds).toBe(seconds);
   });
 
   it.each([
@@ -88,7 +64,7 @@ describe("the deployed timeouts", () => {
     "give every function one lease that outlasts the execution and the start that claimed it ($stack)",
     ({ s }) => {
       const synthesized = s();
-      const executionMs = definitionOf(synthesized).machine.TimeoutSeconds! * 1_000;
+      const executionMs = synthesizedMachine(synthesized).definition.TimeoutSeconds! * 1_000;
       const leases = new Set(
         HANDLERS.map((h) => functionProps(synthesized, h).Environment.Variables.RUNLOG_LEASE_MS),
       );

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { type State, synthesizedMachine } from "./machine.ts";
 import { synthesize } from "./synth.ts";
 
 /**
@@ -8,14 +9,6 @@ import { synthesize } from "./synth.ts";
  * takes. Counted here on the deployed definition, as Step Functions bills them: every state
  * entered, the Map and each of its iterations' states included.
  */
-interface State {
-  Type: string;
-  Next?: string;
-  End?: boolean;
-  Choices?: { StringEquals?: string; Next: string }[];
-  ItemProcessor?: { StartAt: string; States: Record<string, State> };
-}
-
 /** The states one turn enters, from CallModel answering `tools` with `calls` calls until the next CallModel. */
 function turnStates(states: Record<string, State>, calls: number): string[] {
   const entered: string[] = [];
@@ -52,9 +45,7 @@ const rows = section
 const dollars = (cell: string) => Number(/\$([0-9.]+)/.exec(cell)![1]);
 
 describe("the README's cost of a turn", () => {
-  const { template } = synthesize();
-  const [machine] = Object.values(template.findResources("AWS::StepFunctions::StateMachine"));
-  const states = JSON.parse(machine!.Properties.DefinitionString).States as Record<string, State>;
+  const states = synthesizedMachine(synthesize()).definition.States;
 
   it("counts the state transitions the deployed definition takes", () => {
     const entered = turnStates(states, 1);
