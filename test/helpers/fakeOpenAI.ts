@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import OpenAI from "openai";
 import { afterEach, beforeEach } from "vitest";
 
 /**
@@ -317,18 +318,20 @@ export function useFakeOpenAI(): { readonly fake: FakeOpenAI; readonly baseURL: 
 }
 
 /**
- * A fetch for an OpenAI client whose `waitForAnswers(n)` resolves once the client has received
- * `n` responses (their headers), and a moment more: a test can act while the SDK waits out a
- * Retry-After after a 429, rather than while the request is still on its way.
+ * An OpenAI client of the fake at `baseURL` (requests allowed 10 minutes, so only a test's abort
+ * ends one) whose `waitForAnswers(n)` resolves once it has received `n` responses (their
+ * headers), and a moment more: a test can act while the SDK waits out a Retry-After after a 429,
+ * rather than while the request is still on its way.
  */
-export function watchedFetch(): { fetch: typeof fetch; waitForAnswers(n: number): Promise<void> } {
+export function watchedClient(baseURL: string): { client: OpenAI; waitForAnswers(n: number): Promise<void> } {
   let answers = 0;
+  const counted: typeof fetch = async (url, init) => {
+    const response = await fetch(url, init);
+    answers += 1;
+    return response;
+  };
   return {
-    fetch: async (url, init) => {
-      const response = await fetch(url, init);
-      answers += 1;
-      return response;
-    },
+    client: new OpenAI({ apiKey: "sk-test", baseURL, fetch: counted, timeout: 600_000 }),
     async waitForAnswers(n) {
       while (answers < n) await sleep(5);
       // From the answer to the SDK's wait is promise callbacks only: one timer turn is past them.

@@ -1,4 +1,3 @@
-import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { createOpenAIModel } from "../../../lib/adapters/openai/index.ts";
 import { ModelUnavailableError } from "../../../lib/core/errors.ts";
@@ -8,7 +7,7 @@ import {
   stalledStream,
   textReply,
   useFakeOpenAI,
-  watchedFetch,
+  watchedClient,
 } from "../../helpers/fakeOpenAI.ts";
 
 /**
@@ -64,16 +63,10 @@ describe("OpenAI model: the step's deadline", () => {
   it("ends the SDK's wait for a Retry-After longer than the step has", async () => {
     const deadline = new AbortController();
     openai.fake.enqueue(rateLimited("3600"));
-    const watched = watchedFetch();
-    const client = new OpenAI({
-      apiKey: "sk-test",
-      baseURL: openai.baseURL,
-      fetch: watched.fetch,
-      timeout: 600_000,
-    });
+    const { client, waitForAnswers } = watchedClient(openai.baseURL);
     const call = createOpenAIModel({ model: "gpt-test", client }).call(request(deadline.signal));
     // The deadline comes once the 429 has been answered, while the SDK waits out its hour.
-    await watched.waitForAnswers(1);
+    await waitForAnswers(1);
     deadline.abort();
     const error = await failureOf(call);
     expect(error).toBeInstanceOf(ModelUnavailableError);

@@ -14,7 +14,7 @@ import {
   textReply,
   unauthorized,
   useFakeOpenAI,
-  watchedFetch,
+  watchedClient,
 } from "../../helpers/fakeOpenAI.ts";
 
 const openai = useFakeOpenAI();
@@ -164,20 +164,14 @@ describe("OpenAI model: the caller's abort", () => {
     const controller = new AbortController();
     const reason = new Error("cancelled during the wait");
     openai.fake.enqueue(rateLimited("3600"));
-    const watched = watchedFetch();
-    const client = new OpenAI({
-      apiKey: "sk-test",
-      baseURL: openai.baseURL,
-      fetch: watched.fetch,
-      timeout: 600_000,
-    });
+    const { client, waitForAnswers } = watchedClient(openai.baseURL);
     // A deadline that never comes here: only the cancel can end the hour the SDK would wait.
     const call = model({ client }).call({
       ...request,
       signal: controller.signal,
       deadline: new AbortController().signal,
     });
-    await watched.waitForAnswers(1);
+    await waitForAnswers(1);
     controller.abort(reason);
     expect(await failure(call)).toBe(reason);
     expect(openai.fake.requestCount).toBe(1);
