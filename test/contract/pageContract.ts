@@ -107,7 +107,7 @@ export function pageContract(get: () => ContractStore, id: (label: string) => st
       expect(whole).toEqual(all.filter((event) => event.seq % 3 !== 0 || event.seq === 1));
     });
 
-    it("refuses a bad request naming the field, and names the seq of a corrupt event", async () => {
+    it("refuses a bad request naming the field, and names the seq of a corrupt event, whole or summarized", async () => {
       const s = get();
       const runId = id("page-bad");
       await s.store.createRun(started(runId));
@@ -126,6 +126,13 @@ export function pageContract(get: () => ContractStore, id: (label: string) => st
       const error = await s.store.readPage(runId, { limit: 5, maxBytes: 1024 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CorruptEventError);
       expect(error).toMatchObject({ seq: 2 });
+      // Summarized (over the page's maxBytes), it is still named, from the start of its body alone.
+      await s.raw.putEventBody(runId, 3, `[${"1,".repeat(600)}1]`);
+      const summarized = await s.store
+        .readPage(runId, { afterSeq: 2, limit: 1, maxBytes: 64 })
+        .catch((e: unknown) => e);
+      expect(summarized).toBeInstanceOf(CorruptEventError);
+      expect(summarized).toMatchObject({ seq: 3, message: expect.stringContaining('it starts "[1,1,') });
     });
   });
 }

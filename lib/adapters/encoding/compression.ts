@@ -62,18 +62,33 @@ async function unpack(data: Buffer): Promise<Buffer> {
   return decompress(data, { maxOutputLength: MAX_EVENT_BYTES + 1 });
 }
 
-/** The JSON text of stored bytes; CorruptEventError (naming the seq) when they do not unpack. */
-export async function decodeBody(
+/**
+ * What a body stored with `encoding` reads as: `plain` for identity, `unpacked` for Brotli. An
+ * unknown encoding, or a Brotli body that does not unpack, is CorruptEventError naming the seq.
+ */
+export async function byEncoding<T>(
   runId: string,
   seq: number,
-  data: Buffer,
   encoding: string,
-): Promise<string> {
-  if (encoding === "identity") return data.toString("utf8");
+  plain: () => T,
+  unpacked: () => Promise<T>,
+): Promise<T> {
+  if (encoding === "identity") return plain();
   if (encoding !== "br") throw new CorruptEventError(runId, seq, `unknown body encoding ${encoding}`);
   try {
-    return (await unpack(data)).toString("utf8");
+    return await unpacked();
   } catch (error) {
     throw new CorruptEventError(runId, seq, `the compressed body does not unpack (${errorMessage(error)})`);
   }
+}
+
+/** The JSON text of stored bytes; CorruptEventError (naming the seq) when they do not unpack. */
+export function decodeBody(runId: string, seq: number, data: Buffer, encoding: string): Promise<string> {
+  return byEncoding(
+    runId,
+    seq,
+    encoding,
+    () => data.toString("utf8"),
+    async () => (await unpack(data)).toString("utf8"),
+  );
 }

@@ -1,6 +1,7 @@
 import { constants, createBrotliDecompress } from "node:zlib";
-import { CorruptEventError, errorMessage } from "../../core/errors.ts";
+import { CorruptEventError } from "../../core/errors.ts";
 import { EVENT_PREVIEW_BYTES } from "../../ports/eventStore.ts";
+import { byEncoding } from "./compression.ts";
 
 /**
  * Stored bytes a preview is unpacked from: at Brotli's fast level the first 2 KB of JSON come from
@@ -8,10 +9,13 @@ import { EVENT_PREVIEW_BYTES } from "../../ports/eventStore.ts";
  */
 export const PREVIEW_SOURCE_BYTES = 16 * 1024;
 
-/** The first `maxBytes` bytes of UTF-8 text as a string, cut before a character split at the end. */
-export function utf8Prefix(bytes: Uint8Array, maxBytes = EVENT_PREVIEW_BYTES): string {
+/**
+ * The first `maxBytes` bytes of UTF-8 text as a string, cut before a character split at the end.
+ * Bytes that are not UTF-8 become U+FFFD, or with `fatal` throw a TypeError.
+ */
+export function utf8Prefix(bytes: Uint8Array, maxBytes = EVENT_PREVIEW_BYTES, fatal = false): string {
   // `stream: true` holds back an incomplete last character instead of turning it into U+FFFD.
-  return new TextDecoder("utf-8").decode(bytes.subarray(0, maxBytes), { stream: true });
+  return new TextDecoder("utf-8", { fatal }).decode(bytes.subarray(0, maxBytes), { stream: true });
 }
 
 /**
@@ -41,7 +45,9 @@ function unpackStart(data: Buffer, maxBytes: number): Promise<Buffer> {
 
 /**
  * The start of an event's JSON from the start of its stored body (PREVIEW_SOURCE_BYTES of it are
- * enough), encoded as the store says. CorruptEventError (naming the seq) when it does not unpack.
+ * enough), encoded as the store says. CorruptEventError (naming the seq) when it does not unpack,
+ * or does not start as an event's JSON does: Brotli has no checksum, and damaged bytes can unpack
+ * into noise without an error, which reading the whole body would catch as JSON that does not parse.
  */
 export async function previewOfBody(
   runId: string,
@@ -49,16 +55,30 @@ export async function previewOfBody(
   start: string | Uint8Array,
   encoding: string,
 ): Promise<string> {
-  if (typeof start === "string") {
-    if (encoding !== "identity")
-      throw new CorruptEventError(runId, seq, `a ${encoding} body is stored as text`);
-    return utf8Prefix(Buffer.from(start, "utf8"));
-  }
-  if (encoding === "identity") return utf8Prefix(start);
-  if (encoding !== "br") throw new CorruptEventError(runId, seq, `unknown body encoding ${encoding}`);
+  if (typeof start === "string" && encoding !== "identity")
+    throw new CorruptEventError(runId, seq, `a ${encoding} body is stored as text`);
+  const bytes = typeof start === "string" ? Buffer.from(start, "utf8") : start;
+  const head = await byEncoding(
+    runId,
+    seq,
+    encoding,
+    () => bytes,
+    () => unpackStart(Buffer.from(bytes), EVENT_PREVIEW_BYTES),
+  );
+  const text = jsonStart(head);
+  if (typeof text === "string") return text;
+  const what = encoding === "br" ? "the compressed body does not unpack into JSON" : "body is not valid JSON";
+  throw new CorruptEventError(runId, seq, `${what} (${text.problem})`);
+}
+
+/** The preview of the first bytes of an event's JSON, or what is wrong with them. */
+function jsonStart(head: Uint8Array): string | { problem: string } {
+  let text: string;
   try {
-    return utf8Prefix(await unpackStart(Buffer.from(start), EVENT_PREVIEW_BYTES));
-  } catch (error) {
-    throw new CorruptEventError(runId, seq, `the compressed body does not unpack (${errorMessage(error)})`);
+    text = utf8Prefix(head, EVENT_PREVIEW_BYTES, true);
+  } catch {
+    return { problem: "its first bytes are not UTF-8" };
   }
+  // Every stored body is one JSON object.
+  return text.startsWith("{") ? text : { problem: `it starts ${JSON.stringify(text.slice(0, 16))}` };
 }

@@ -63,6 +63,14 @@ describe("a corrupted row", () => {
       expect((await store.read(runId, 3)).map((e) => e.seq)).toEqual([4, 5]);
       expect((await store.readBack(runId, (e) => e.seq === 4)).map((e) => e.seq)).toEqual([4, 5]);
       await expect(store.readBack(runId, () => false)).rejects.toMatchObject({ runId, seq: 3 });
+      // A page that lists it as a summary (too big for the page) reads only its start: the same error.
+      const summarized = store.readPage(runId, { afterSeq: 2, limit: 1, maxBytes: 1 });
+      await expect(summarized).rejects.toBeInstanceOf(CorruptEventError);
+      await expect(summarized).rejects.toMatchObject({
+        runId,
+        seq: 3,
+        message: expect.stringMatching(detail),
+      });
     },
   );
 });
