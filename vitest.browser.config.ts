@@ -15,5 +15,7 @@ export default defineConfig({
     pool: "forks",
     globalSetup: ["test/support/build.ts"],
     maxWorkers: 1,
+    // What a page shows arrives after requests and rendering: on a busy machine, past the default 1 s.
+    expect: { poll: { timeout: 15_000 } },
   },
 });
