@@ -3,6 +3,7 @@ import {
   ConflictError,
   InvalidInputError,
   LeaseHeldError,
+  MissingIndexError,
   NotFoundError,
   RetryableError,
   RunlogError,
@@ -49,7 +50,8 @@ const answer = (status: ContentfulStatusCode, code: string, message: string, int
 /**
  * Map anything a route throws to a status by the error's kind, never by its
  * message: bad input 400, unknown run 404, someone else's write or lease 409,
- * transient 503 (safe to retry), and 500 only for failures of ours.
+ * transient 503 (safe to retry), 501 for what this deployment lacks (an index an older
+ * table was made without), and 500 only for failures of ours.
  */
 export function errorAnswer(error: unknown): ErrorAnswer {
   if (error instanceof HttpError) {
@@ -65,6 +67,9 @@ export function errorAnswer(error: unknown): ErrorAnswer {
   if (error instanceof ConflictError || error instanceof StaleError)
     return answer(409, "conflict", error.message);
   if (error instanceof RetryableError) return answer(503, "unavailable", error.message, true);
+  // The deployment lacks what the route needs (a table made before an index): not a failure of
+  // the request, nor one a retry fixes; the message names the index and what adds it.
+  if (error instanceof MissingIndexError) return answer(501, "index_missing", error.message, true);
   // runlog's own errors say what failed in words meant for users; anything else may hold internals.
   const message = error instanceof RunlogError ? error.message : "internal error";
   return answer(500, "internal", message, true);

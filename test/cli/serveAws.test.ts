@@ -168,6 +168,15 @@ describe("runlog serve over a table made before the parent index", () => {
       '<dd data-testid="forks">not listed: list forks of run old-1: table older-runs has no index byParent',
     );
     expect((await fetch(`${served.url}/runs`)).status).toBe(200);
+    // The JSON route says the same, as what this deployment lacks (501), not as a failure of ours.
+    const forks = await fetch(`${served.url}/runs?parent=old-1`);
+    expect(forks.status).toBe(501);
+    expect(await forks.json()).toMatchObject({
+      error: { code: "index_missing", message: expect.stringContaining("has no index byParent") },
+    });
+    const forksPage = await fetch(`${served.url}/?parent=old-1`);
+    expect(forksPage.status).toBe(501);
+    expect(await forksPage.text()).toContain("has no index byParent");
     served.child.kill("SIGTERM");
   });
 });

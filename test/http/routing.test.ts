@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   InvalidInputError,
   LeaseHeldError,
+  MissingIndexError,
   ModelUnavailableError,
   PermanentError,
 } from "../../lib/core/errors.ts";
@@ -67,6 +68,12 @@ describe("errorAnswer", () => {
     [new LeaseHeldError("held"), 409, "run_in_progress", "held"],
     [new ModelUnavailableError("slow down"), 503, "unavailable", "slow down"],
     [new PermanentError("table missing"), 500, "internal", "table missing"],
+    [
+      new MissingIndexError("runs", "byParent", "no index byParent"),
+      501,
+      "index_missing",
+      "no index byParent",
+    ],
     [new TypeError("x is undefined at secret.ts:12"), 500, "internal", "internal error"],
   ])("%s -> %i %s", (error, status, code, message) => {
     expect(errorAnswer(error)).toMatchObject({ status, body: { error: { code, message } } });
