@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { cleanup, runlog, script, tempDataDir } from "../support/cli.ts";
+import { cleanup, killedMidWait, runlog, tempDataDir } from "../support/cli.ts";
 import { type Served, serve, stopServed } from "../support/serve.ts";
 import { launchChromium } from "./support/chromium.ts";
 import { startRun } from "./support/runs.ts";
@@ -58,24 +58,10 @@ beforeAll(async () => {
     { toolCalls: [{ name: "write_note", arguments: { text: UNBROKEN.slice(0, 450) } }] },
     { text: `Here it is: ${UNBROKEN}` },
   ]);
-  const model = script(dir, "a11y-crash", [
-    { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
-    { text: "ok" },
-  ]);
-  const killed = await runlog(dir, ["run", "--run-id", "a11y-crashed", "--model", model, "wait"], {
-    RUNLOG_CRASH_AT: "tool:after-start",
-  });
-  expect(killed.code, killed.stderr).toBe(137);
+  await killedMidWait(dir, "a11y-crashed");
   // A run whose cut-off call ran again on resume (its result is marked), and a fork of the long
   // run (listed on its page).
-  const rerun = script(dir, "a11y-rerun", [
-    { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
-    { text: "ok" },
-  ]);
-  const cut = await runlog(dir, ["run", "--run-id", "a11y-rerun", "--model", rerun, "wait"], {
-    RUNLOG_CRASH_AT: "tool:after-start",
-  });
-  expect(cut.code, cut.stderr).toBe(137);
+  await killedMidWait(dir, "a11y-rerun");
   expect((await runlog(dir, ["resume", "a11y-rerun"])).code).toBe(0);
   await settled(LONG_ID, "completed");
   const fork = await runlog(dir, ["fork", LONG_ID, "--id", "a11y-fork"]);

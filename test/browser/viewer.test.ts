@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, runlog, script, tempDataDir } from "../support/cli.ts";
+import { cleanup, killedMidWait, runlog, tempDataDir } from "../support/cli.ts";
 import { type Served, serve, stopServed } from "../support/serve.ts";
 import { launchChromium } from "./support/chromium.ts";
 import { startRun } from "./support/runs.ts";
@@ -278,14 +278,7 @@ describe("the run viewer in Chromium", () => {
   });
 
   it("says where a crashed run would resume, in words, and resumes it", async () => {
-    const model = script(dir, "crash", [
-      { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
-      { text: "ok" },
-    ]);
-    const killed = await runlog(dir, ["run", "--run-id", "crashed", "--model", model, "wait"], {
-      RUNLOG_CRASH_AT: "tool:after-start",
-    });
-    expect(killed.code, killed.stderr).toBe(137);
+    await killedMidWait(dir, "crashed");
     const point = await runlog(dir, ["resume-point", "crashed"]);
     const page = await open("crashed");
     const shown = await page.getByTestId("resume-point").textContent();

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanup, events, runlog, runlogJson, script, tempDataDir } from "../support/cli.ts";
+import { cleanup, events, killedMidWait, runlog, runlogJson, script, tempDataDir } from "../support/cli.ts";
 
 /** What `ls` and `resume-point` say about a run whose process was killed. */
 const dir = tempDataDir("crashed-views");
@@ -49,15 +49,7 @@ describe("runlog ls", () => {
 
 describe("runlog resume-point", () => {
   it("lists a call of an idempotent tool killed while it ran as one resume runs again", async () => {
-    const model = script(dir, "wait", [
-      { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
-      { text: "ok" },
-    ]);
-    const killed = await runlog(dir, ["run", "--run-id", "waited", "--model", model, "wait"], {
-      RUNLOG_CRASH_AT: "tool:after-start",
-    });
-    expect(killed.code, killed.stderr).toBe(137);
-
+    await killedMidWait(dir, "waited");
     const { json: point } = await runlogJson<Point>(dir, ["resume-point", "waited"]);
     expect(point).toMatchObject({ resumable: true, kind: "recover_tools", interruptedToolCalls: [] });
     expect(point.rerunToolCalls.map((call) => call.name)).toEqual(["wait"]);

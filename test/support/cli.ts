@@ -130,6 +130,22 @@ export function script(dir: string, name: string, turns: unknown[]): string {
   return `scripted:${path}`;
 }
 
+/**
+ * A run `runId` of the demo's idempotent `wait` tool, killed (exit 137) while its one call runs:
+ * its log rests with the call started and unanswered, which a resume runs again.
+ */
+export async function killedMidWait(dir: string, runId: string): Promise<void> {
+  const model = script(dir, `${runId}-model`, [
+    { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
+    { text: "ok" },
+  ]);
+  const killed = await runlog(dir, ["run", "--run-id", runId, "--model", model, "wait"], {
+    RUNLOG_CRASH_AT: "tool:after-start",
+  });
+  if (killed.code !== 137)
+    throw new Error(`run ${runId} was to be killed mid-call, but exited ${killed.code}: ${killed.stderr}`);
+}
+
 /** The lines of notes.txt (the demo's side effect). */
 export function notes(dir: string): string[] {
   try {
