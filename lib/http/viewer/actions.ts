@@ -18,7 +18,7 @@ const NO_MESSAGES = new Set<RunStatus>(["running", "cancelled", "malformed", "em
 /** Statuses cancel takes: a run that goes on, or that waits (lib/steps/cancel.ts). */
 const CANCELLABLE = new Set<RunStatus>(["running", "paused", "interrupted", "failed"]);
 
-/** A form the viewer's script submits as JSON to `path` (see script.ts); `data-action` names it. */
+/** A form the viewer's script submits as JSON to `path` (see script/actions.ts); `data-action` names it. */
 const form = (action: string, path: string, label: string, inner: Html, testId = action) =>
   html`<form class="action" data-action="${action}" data-path="${path}" aria-label="${label}" data-testid="${testId}">${inner}</form>`;
 

@@ -11,7 +11,7 @@ import { ASSETS, errorPage, PAGE_POLICY } from "./layout.ts";
 import { runPage, timelineItems, timelinePage } from "./runPage.ts";
 import { runState } from "./runState.ts";
 import { runsPage } from "./runsPage.ts";
-import { VIEWER_SCRIPT } from "./script.ts";
+import { VIEWER_SCRIPT } from "./script/index.ts";
 import { VIEWER_STYLE } from "./style.ts";
 
 /** `/?status&parent&cursor&limit`: the list's query, an empty status meaning any. */

@@ -76,7 +76,7 @@ ${next === undefined ? null : html`<a href="${runHref(runId)}?after=${next}" rel
 
 /**
  * `/runs/{id}/view`: the run's timeline from event `after` + 1, a page of it, with its state and
- * actions. Live updates (script.ts) are on only when the page reaches the log's end.
+ * actions. Live updates (script/live.ts) are on only when the page reaches the log's end.
  */
 export async function runPage(runlog: Runlog, runId: string, after: number): Promise<Html> {
   const first = await runlog.event(runId, 1);
