@@ -1,10 +1,10 @@
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanup, killedMidWait, runlog, tempDataDir } from "../support/cli.ts";
 import { type Served, serve, stopServed } from "../support/serve.ts";
 import { launchChromium } from "./support/chromium.ts";
-import { startRun } from "./support/runs.ts";
+import { settled as settledRun, startRun } from "./support/runs.ts";
 
 /**
  * The run viewer audited in Chromium: axe-core's WCAG 2.1 A/AA and best-practice rules on every
@@ -33,16 +33,8 @@ let browser: Browser;
 /** Start a run of the demo agent through the JSON API, with the given scripted turns. */
 const start = (runId: string, turns: unknown[], input?: string) => startRun(served, dir, runId, turns, input);
 
-/** GET /runs/{id} until the run has `status` (in beforeAll, where expect.poll is not allowed). */
-async function settled(runId: string, status: string): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      const run = (await (await fetch(`${served.url}/runs/${runId}`)).json()) as { status: string };
-      if (run.status !== status) throw new Error(`run ${runId} is ${run.status}, not ${status}`);
-    },
-    { timeout: 30_000, interval: 100 },
-  );
-}
+/** Until the run has `status` (vi.waitFor: in beforeAll, where expect.poll is not allowed). */
+const settled = (runId: string, status: string) => settledRun(served, runId, status);
 
 const approval = (to: string) => [
   { toolCalls: [{ name: "send_email", arguments: { to, subject: "Tea at 5" } }] },

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanup, killedMidWait, runlog, tempDataDir } from "../support/cli.ts";
 import { type Served, serve, stopServed } from "../support/serve.ts";
 import { launchChromium } from "./support/chromium.ts";
-import { startRun } from "./support/runs.ts";
+import { approveElsewhere, settled, startRun } from "./support/runs.ts";
 
 /**
  * The run viewer as a person uses it: `runlog serve` in a child process, its pages in Chromium.
@@ -166,12 +166,7 @@ describe("the run viewer in Chromium", () => {
     const forkInput = page.getByTestId("fork").getByLabel("New input (optional)");
     await forkInput.fill("half a thought");
     // Someone else approves (another tab, a backend): the page's state is replaced as it completes.
-    const approved = await fetch(`${served.url}/runs/typing/approvals/call_0_0`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ approved: true, by: "elsewhere" }),
-    });
-    expect(approved.status).toBe(202);
+    await approveElsewhere(served, "typing", "call_0_0");
     await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
     expect(await forkInput.inputValue()).toBe("half a thought");
     expect(await page.evaluate("document.activeElement.id")).toBe("fork-input");
@@ -207,15 +202,8 @@ describe("the run viewer in Chromium", () => {
     await page.getByTestId("message").getByRole("button", { name: "Send" }).click();
     await expect.poll(() => sends.length).toBe(1);
     // While the send is awaited, someone else approves and the run completes; then the page hears of it.
-    const approved = await fetch(`${served.url}/runs/carried/approvals/call_0_0`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ approved: true }),
-    });
-    expect(approved.status).toBe(202);
-    const statusNow = async () =>
-      ((await (await fetch(`${served.url}/runs/carried`)).json()) as { status: string }).status;
-    await expect.poll(statusNow, { timeout: 30_000 }).toBe("completed");
+    await approveElsewhere(served, "carried", "call_0_0");
+    await settled(served, "carried", "completed");
     await expect.poll(() => polls.length, { timeout: 30_000 }).toBeGreaterThan(0);
     await polls.shift()!.continue();
     await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
