@@ -20,6 +20,15 @@ function stderrOf(code: string): string {
   return out.stderr;
 }
 
+/** A store file made from the frozen fixture `name`.sql: a file an older runlog wrote. */
+function fixtureFile(name: string): string {
+  const file = tempStoreFile(name);
+  const raw = openRawSqlite(file);
+  raw.exec(readFileSync(new URL(`./fixtures/${name}.sql`, import.meta.url), "utf8"));
+  raw.close();
+  return file;
+}
+
 describe("opening the store", () => {
   it("prints nothing to stderr in a fresh process, while node:sqlite itself still warns", async () => {
     const file = tempStoreFile("quiet");
@@ -55,10 +64,7 @@ describe("opening the store", () => {
   });
 
   it("opens a file of schema version 1, keeping its runs, and upgrades it to keep auto-resumes", async () => {
-    const file = tempStoreFile("schema-v1");
-    const raw = openRawSqlite(file);
-    raw.exec(readFileSync(new URL("./fixtures/schema-v1.sql", import.meta.url), "utf8"));
-    raw.close();
+    const file = fixtureFile("schema-v1");
     const store = new SqliteEventStore({ file });
     expect((await store.read("old")).map((e) => e.seq)).toEqual([1, 2]);
     const head = await store.getHead("old");
@@ -85,10 +91,7 @@ describe("opening the store", () => {
   });
 
   it("opens a file of schema version 2 and records the parents of the forks it holds, compressed or not", async () => {
-    const file = tempStoreFile("schema-v2");
-    const raw = openRawSqlite(file);
-    raw.exec(readFileSync(new URL("./fixtures/schema-v2.sql", import.meta.url), "utf8"));
-    raw.close();
+    const file = fixtureFile("schema-v2");
     const store = new SqliteEventStore({ file });
     const forks = await store.listRuns({ parent: "parent" });
     // Newest update first; the fork whose seq 1 does not decode is left without a parent.
