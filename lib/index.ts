@@ -48,7 +48,7 @@ export {
   type Usage,
 } from "./core/events.ts";
 export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
-export type { Lease, RunHead, RunPage } from "./ports/eventStore.ts";
+export type { ForkPoint, Lease, RunHead, RunPage } from "./ports/eventStore.ts";
 export type { ExecutionReport, Observer } from "./ports/runtime.ts";
 export type { Agent, AgentContext, Tool, ToolContext } from "./ports/tool.ts";
 export type { RunOutcome } from "./steps/finish.ts";
