@@ -3,10 +3,43 @@
  * state machine's Retry and Catch match on these four category names
  * (see lib/workflow/errors.ts) and callers decide by kind, not by message.
  */
+/** The facts an error carries besides its message, where they apply. */
+export interface ErrorFacts {
+  /** The run the failure is about. */
+  runId?: string;
+  /** The sequence number the failure is about (a seq taken, a corrupt event). */
+  seq?: number;
+  /** The generation the failure is about (the one that owns the run, or the stale one). */
+  generation?: number;
+}
+
+export interface RunlogErrorOptions extends ErrorFacts {
+  cause?: unknown;
+}
+
+/** `LeaseHeldError` -> `lease_held`: a stable code for each class, for callers and HTTP answers. */
+const codeOf = (name: string) =>
+  name
+    .replace(/Error$/, "")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase();
+
 export class RunlogError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** What kind of failure this is, stable across releases (`not_found`, `lease_held` …). */
+  readonly code: string;
+  // Declared, not defined: an error without a fact has no such property at all.
+  declare readonly runId?: string;
+  declare readonly seq?: number;
+  declare readonly generation?: number;
+
+  constructor(message: string, options: RunlogErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.code = codeOf(new.target.name);
+    const facts = this as { runId?: string; seq?: number; generation?: number };
+    if (options.runId !== undefined) facts.runId = options.runId;
+    if (options.seq !== undefined) facts.seq = options.seq;
+    if (options.generation !== undefined) facts.generation = options.generation;
   }
 }
 
@@ -30,12 +63,11 @@ export class NotFoundError extends PermanentError {}
 
 /** A stored event that cannot be decoded: unknown schema version, invalid JSON, wrong shape. */
 export class CorruptEventError extends PermanentError {
-  constructor(
-    readonly runId: string,
-    readonly seq: number,
-    detail: string,
-  ) {
-    super(`run ${runId}: stored event at seq ${seq} is corrupt: ${detail}`);
+  declare readonly runId: string;
+  declare readonly seq: number;
+
+  constructor(runId: string, seq: number, detail: string) {
+    super(`run ${runId}: stored event at seq ${seq} is corrupt: ${detail}`, { runId, seq });
   }
 }
 
@@ -49,7 +81,7 @@ export class IdTakenError extends ConflictError {
     readonly id: string,
     readonly differences: readonly string[],
     message: string,
-    options?: { cause?: unknown },
+    options?: RunlogErrorOptions,
   ) {
     super(message, options);
   }
@@ -64,7 +96,7 @@ export class MissingIndexError extends PermanentError {
     readonly tableName: string,
     readonly index: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: RunlogErrorOptions,
   ) {
     super(message, options);
   }
