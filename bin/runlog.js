@@ -1,15 +1,22 @@
 #!/usr/bin/env node
 // The runlog CLI: lib/cli compiled to dist/ (`npm run build`; the published package ships it built).
+// Written so that any Node can load this file: the version check comes before anything Node 22 has.
 import { existsSync } from "node:fs";
-import { enableCompileCache } from "node:module";
+import module from "node:module";
 
-const entry = new URL("../dist/lib/cli/process.js", import.meta.url);
-if (!existsSync(entry)) {
+const dist = new URL("../dist/lib/", import.meta.url);
+if (!existsSync(new URL("cli/process.js", dist))) {
   // Only in a clone of runlog's repository, before its first build.
   process.stderr.write("runlog: dist/ is not built yet; run `npm run build` in the runlog repository\n");
   process.exit(2);
 }
+const { unsupportedNode } = await import(new URL("core/nodeSupport.js", dist).href);
+const problem = unsupportedNode(process.versions.node);
+if (problem !== undefined) {
+  process.stderr.write(`${problem}\n`);
+  process.exit(1);
+}
 // Node keeps the compiled code of what a command loads (in the OS temp dir), so the next one starts faster.
-enableCompileCache?.();
-const { runCli } = await import(entry.href);
+module.enableCompileCache?.();
+const { runCli } = await import(new URL("cli/process.js", dist).href);
 await runCli(process.argv.slice(2));

@@ -2,6 +2,7 @@
  * `runlog/cdk`: runlog in your own CDK app. `Runlog` is the construct to put in
  * your stack; `RunlogStack` is the same as a stack of its own.
  */
+import "../lib/requireNode.ts";
 
 export type { RunlogAlarmsProps, RunlogConcurrency, RunlogProps } from "./props.ts";
 export { Runlog } from "./runlog.ts";

@@ -3,6 +3,7 @@
  * needs is exported here; anything not exported is internal and may change.
  * The CDK construct is `runlog/cdk`, the HTTP app `runlog/http`, test helpers `runlog/testing`.
  */
+import "./requireNode.ts";
 
 export { type AgentDefinition, defineAgent } from "./agents/defineAgent.ts";
 export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, type ToolDefinition } from "./agents/defineTool.ts";

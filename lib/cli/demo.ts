@@ -109,7 +109,7 @@ export async function demoCommand(options: { io: Io; env: NodeJS.ProcessEnv; dir
       io.out(`   A NOTE WAS WRITTEN TWICE: ${twice.join(", ")}`);
       return EXIT.failed;
     }
-    io.out(`\nTry: runlog show ${runId} --dir ${dataDir}`);
+    io.out(`\nTry: npx runlog show ${runId} --dir ${dataDir}`);
     return resumed.status === "completed" ? EXIT.completed : EXIT.failed;
 
     function noteCounts(events: readonly RunEvent[], lines: readonly string[]): string[] {

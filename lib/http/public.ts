@@ -3,6 +3,7 @@
  * (`app.route("/runlog", createApp(runlog))`, or `app.fetch` in any Fetch-API server),
  * and the Lambda handler API Gateway calls.
  */
+import "../requireNode.ts";
 export { type AppOptions, createApp } from "./app.ts";
 export { type ErrorBody, HttpError } from "./errors.ts";
 export { apiHandler } from "./lambda.ts";

@@ -3,6 +3,7 @@
  * store and in-process state machine `runlog run` uses, with a scripted model
  * standing in for the real one.
  */
+import "../requireNode.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

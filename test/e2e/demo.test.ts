@@ -13,7 +13,7 @@ describe("runlog demo (what npm start runs)", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("model scripted (offline");
     expect(result.stdout).toContain("the child exited with code 137");
-    const runId = /Try: runlog show (\S+)/.exec(result.stdout)?.[1];
+    const runId = /Try: npx runlog show (\S+)/.exec(result.stdout)?.[1];
     expect(runId).toBeDefined();
     const log = await events(demoDir, runId!);
 
