@@ -101,6 +101,19 @@ describe(`${PAGE}, run as written`, () => {
     for (const { text } of commands) expect(text).toMatch(/^(\w+=\S+ )*(npx runlog |cat )/);
   });
 
+  // The README's sixty seconds are a shorter walk through the same commands; serve runs until stopped.
+  it("tests the README's offline commands too", () => {
+    const section = readDoc("README.md").split("## Sixty seconds, offline")[1] ?? "";
+    const block = fences(section)[0]?.code ?? "";
+    const readme = block
+      .split("\n")
+      .map((line) => line.replace(/\s+#.*$/, "").trim())
+      .filter((line) => line !== "" && !line.startsWith("npx runlog serve"));
+    expect(readme.length).toBeGreaterThanOrEqual(4);
+    const tested = commands.map(({ text }) => text.replace(/\s+#.*$/, "").trim());
+    for (const line of readme) expect(tested).toContain(line);
+  });
+
   it("runs every command, each exiting as the page says", async () => {
     const path = npxShim(cwd);
     for (const { text, exit } of commands) {
