@@ -35,7 +35,7 @@ const route = (event: AskedFor) =>
  * The answer itself while Lambda can return it, else a 500 that names the route and the size.
  * Lambda fails an invocation whose serialized response is over LAMBDA_RESPONSE_MAX_BYTES, and API
  * Gateway then answers a bare 502 with nothing said; this says what happened instead. Every route
- * is bounded far below the limit (see README, "Response sizes"): this is the guard for a bug.
+ * is bounded far below the limit (docs/reference/http-api.md, "Reading a log over HTTP"): this is the guard for a bug.
  */
 export function withinLambdaLimit<R extends { statusCode: number; body: string; isBase64Encoded: boolean }>(
   result: R,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * "Nothing is best-effort" (DESIGN.md, invariant 7): an error is rethrown, turned into a
+ * "Nothing is best-effort" (docs/design/architecture.md, invariant 7): an error is rethrown, turned into a
  * decision, or recorded, never dropped. This finds the silent forms of dropping one in lib/ and
  * functions/: a `catch` whose body is empty or only comments, and a promise's `.catch` whose
  * handler does nothing (`() => {}`, a comment-only body, `() => undefined`, `() => null`).

@@ -18,7 +18,7 @@ function imports(file: string): string[] {
 
 const SDKS = /^(@aws-sdk\/|aws-cdk-lib|constructs|openai|dynalite|aws-local-stepfunctions|hono)/;
 
-describe("the dependency rule of DESIGN.md", () => {
+describe("the dependency rule of docs/design/architecture.md", () => {
   it.each(sources("lib/core"))("%s imports only zod and core", (file) => {
     for (const spec of imports(file)) {
       const ok = spec === "zod" || (spec.startsWith("./") && !spec.includes(".."));

@@ -5,7 +5,7 @@ import { type State, synthesizedMachine } from "./machine.ts";
 import { synthesize } from "./synth.ts";
 
 /**
- * The README prices one agent turn (one model call, one tool call) from the state transitions it
+ * docs/guides/deploy-to-aws.md prices one agent turn (one model call, one tool call) from the state transitions it
  * takes. Counted here on the deployed definition, as Step Functions bills them: every state
  * entered, the Map and each of its iterations' states included.
  */
@@ -36,15 +36,18 @@ function iteration(states: Record<string, State>, start: string): string[] {
   return entered;
 }
 
-const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
-const section = readme.slice(readme.indexOf("### What one agent turn costs"));
+const guide = readFileSync(
+  join(import.meta.dirname, "..", "..", "docs", "guides", "deploy-to-aws.md"),
+  "utf8",
+);
+const section = guide.slice(guide.indexOf("## What one agent turn costs"));
 const rows = section
   .slice(0, section.indexOf("\n\n", section.indexOf("| part |")))
   .split("\n")
   .filter((line) => line.startsWith("| ") && !line.startsWith("| part") && !line.startsWith("| ---"));
 const dollars = (cell: string) => Number(/\$([0-9.]+)/.exec(cell)![1]);
 
-describe("the README's cost of a turn", () => {
+describe("the cost of a turn in docs/guides/deploy-to-aws.md", () => {
   const states = synthesizedMachine(synthesize()).definition.States;
 
   it("counts the state transitions the deployed definition takes", () => {

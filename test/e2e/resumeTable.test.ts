@@ -20,7 +20,7 @@ const point = async (runId: string) => (await runlogJson<Point>(dir, ["resume-po
 const DONE = { text: "Done", stop: "stop" };
 const NOTE = { toolCalls: [{ name: "write_note", arguments: { text: "remember" } }] };
 
-/** Every row of DESIGN.md's resume table, reached through the real CLI, then resumed where it can be. */
+/** Every row of the resume table (docs/concepts/resume-table.md), reached through the real CLI, then resumed where it can be. */
 describe("the resume table end to end through the CLI", () => {
   it.each([
     ["a user message with no answer", [DONE], "model:before", "call_model"],

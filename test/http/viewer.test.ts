@@ -294,7 +294,7 @@ describe("a run's timeline at /runs/{id}/view", () => {
     const style = await get("/_viewer/viewer.css");
     expect(style.headers.get("content-type")).toMatch(/^text\/css/);
     expect(style.text).toContain(":focus-visible");
-    // The README's "about 11 KB and 4 KB": nothing else the page loads.
+    // docs/guides/run-viewer.md's "about 11 KB and 4 KB": nothing else the page loads.
     expect(Buffer.byteLength(script.text)).toBeLessThan(12 * 1024);
     expect(Buffer.byteLength(style.text)).toBeLessThan(5 * 1024);
   });

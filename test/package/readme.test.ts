@@ -1,34 +1,45 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { docPages, fences, ROOT, readDoc } from "../support/docs.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-const SECTION = "## Use it in your project";
+/** Code blocks that say which file of the example project they show (first line `// examples/…`). */
+const examples = docPages().flatMap((page) =>
+  fences(readDoc(page))
+    .filter(({ info }) => ["ts", "js"].includes(info.split(/\s/)[0] ?? ""))
+    .filter(({ code }) => code.startsWith("// examples/"))
+    .map(({ code }, i) => ({ page, i: i + 1, code })),
+);
 
-/** The README's fenced code blocks in "Use it in your project", with their language. */
-function snippets(): { lang: string; code: string }[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf(`\n${SECTION}\n`);
-  if (start < 0) throw new Error(`README.md has no "${SECTION}" section`);
-  const end = readme.indexOf("\n## ", start + SECTION.length + 2);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({
-    lang: m[1] ?? "",
-    code: m[2] ?? "",
-  }));
-}
+describe("the README", () => {
+  const readme = readDoc("README.md");
+  const lines = readme.split("\n");
 
-describe(`README "${SECTION}"`, () => {
-  const code = snippets().filter(({ lang }) => ["ts", "js"].includes(lang));
-
-  it("has code to check", () => {
-    expect(code.length).toBeGreaterThanOrEqual(4);
+  it("is a front page: at most 200 lines", () => {
+    expect(lines.length).toBeLessThanOrEqual(200);
   });
 
-  // Each block starts with `// examples/…/file` and is that
-  // file's text, verbatim: the example project runs in CI, so the README shows code that runs.
-  it.each(code.map((block, i) => [i + 1, block] as const))(
-    "code block %i is in the example project",
+  // `.ci/run` runs these two as written; a reader finds them before anything else.
+  it("opens with the two commands, npm test within the first 40 lines", () => {
+    const top = lines.slice(0, 40).join("\n");
+    expect(top).toContain("npm ci && npm start");
+    expect(top).toMatch(/^npm test\b/m);
+  });
+
+  it("shows code from the example project", () => {
+    expect(examples.filter(({ page }) => page === "README.md").length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("code from the example project, in README.md and docs/", () => {
+  it("has code to check", () => {
+    expect(examples.length).toBeGreaterThanOrEqual(6);
+  });
+
+  // Each block starts with `// examples/…/file` and is that file's text, verbatim: the example
+  // project runs in CI, so the docs show code that runs.
+  it.each(examples.map((block) => [`${block.page} #${block.i}`, block] as const))(
+    "%s is in the example project",
     (_, block) => {
       const [first = "", ...rest] = block.code.split("\n");
       const path = /^\/\/ (examples\/\S+)$/.exec(first.trim())?.[1];

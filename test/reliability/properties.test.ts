@@ -14,8 +14,8 @@ import { tally } from "./support/tally.ts";
 /**
  * The classifier and the reducer on logs with the lifecycle events (approvals,
  * decisions, sends, markers, cancels): on correct logs they agree with an
- * oracle built from the README's table at every prefix; on any log they never
- * throw and say something a caller can act on.
+ * oracle built from the rows of the resume table (docs/concepts/resume-table.md) at every
+ * prefix; on any log they never throw and say something a caller can act on.
  */
 const RUNS = 1_000;
 const SETTINGS = { seed: 20260602, numRuns: RUNS };
@@ -99,7 +99,7 @@ const anyLifecycleLog = fc.oneof(
 );
 
 describe("on a correct lifecycle log, at every prefix (a crash can stop it anywhere)", () => {
-  it("classify agrees with the README's resume table", () => {
+  it("classify agrees with the resume table", () => {
     fc.assert(
       fc.property(lifecycleLog, ({ events, expectations }) => {
         const log = stamped(events);

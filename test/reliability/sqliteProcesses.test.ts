@@ -28,7 +28,7 @@ const TURNS = 20;
 const APPENDS = 300;
 /** What a process must never report: the file lock outlasting the busy timeout. */
 const LOCKED = /SQLITE_BUSY|database is locked|stayed locked/i;
-/** The messages of a resumer that lost to another (README: exit 1, naming who holds the run). */
+/** The messages of a resumer that lost to another (docs/reference/cli.md: exit 1, naming who holds the run). */
 const LOSER = /being executed by|resumed by another process|another executor claimed it first/;
 
 const counts = {

@@ -58,7 +58,7 @@ describe("withinBudget", () => {
   });
 
   it("defaults to a bound whose worst case, from the definition's retries, stays far below 25,000 history events", () => {
-    // The arithmetic lib/steps/stepBudget.ts and the README state: 29 and 28 events a step.
+    // The arithmetic lib/steps/stepBudget.ts and docs/concepts/generations.md state: 29 and 28 events a step.
     expect([WORST_MODEL_STEP, WORST_TOOL_STEP]).toEqual([29, 28]);
     expect(worstHistory(STEPS_PER_EXECUTION)).toBe(14_560);
     expect(worstHistory(STEPS_PER_EXECUTION)).toBeLessThan(25_000 * 0.6);

@@ -128,7 +128,7 @@ describe.each(stores)("a wide tool batch on $name", ({ open }) => {
   it.for([1, 10, 40])("of %i parallel calls loses at most that many seq races", async (k, { annotate }) => {
     opened ??= await open(dataDir);
     const cost = await runBatch(opened.store, `wide-${k}-${Date.now()}`, k);
-    // The README's table: `npx vitest run test/steps/wideBatches.test.ts --reporter=verbose` shows these.
+    // The table in docs/design/cost-and-scale.md: `npx vitest run test/steps/wideBatches.test.ts --reporter=verbose` shows these.
     await annotate(`appends ${cost.appends} (lost ${cost.lost}), reads ${cost.reads}`);
     expect(cost.lost).toBeLessThanOrEqual(k);
   });

@@ -1,4 +1,4 @@
-/** What a correct log implies, from the README's resume table: the oracle the classifier is checked against. */
+/** What a correct log implies, from the resume table (docs/concepts/resume-table.md): the oracle the classifier is checked against. */
 export type Expected =
   | { resumable: true; kind: string; unanswered: string[]; interrupted: string[] }
   | { resumable: false; reason: string; waiting?: string[] };
@@ -22,7 +22,7 @@ export interface RunState {
   batch?: Batch;
 }
 
-/** What the README's resume table says a run in this state resumes with (written apart from lib/core). */
+/** What the resume table says a run in this state resumes with (written apart from lib/core). */
 export function expectedFor(state: RunState): Expected {
   const REASONS: Record<string, string> = {
     stop: "completed",
