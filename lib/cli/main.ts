@@ -1,5 +1,6 @@
 import type { LocalRunlog } from "../api/local.ts";
 import { errorMessage, NotFoundError } from "../core/errors.ts";
+import { validateRunId } from "../core/ids.ts";
 import type { Command } from "./commandTable.ts";
 import { dataDir } from "./dataDir.ts";
 import { type Io, processIo } from "./io.ts";
@@ -97,7 +98,6 @@ async function withoutRuns(
   [runId]: string[],
 ): Promise<number> {
   if (command.withoutRuns) return command.withoutRuns(context);
-  const { validateRunId } = await import("../steps/start.ts");
   throw new NotFoundError(`run ${validateRunId(runId ?? "")} not found`);
 }
 
