@@ -67,7 +67,7 @@ export async function main(
     });
     const { agentsOption } = await import("./agentsModule.ts");
     const agents = await agentsOption(typeof values.agents === "string" ? values.agents : undefined, env);
-    const { wantsDynamo } = await import("../adapters/store.ts");
+    const { wantsDynamo } = await import("../runtime/store.ts");
     if (!dir.exists && !wantsDynamo(env))
       return await withoutRuns(command, { io, json, dataDir: dir.path }, positionals);
     const [{ openLocal }, { progressLine }] = await Promise.all([

@@ -5,19 +5,19 @@ import { SFNClient } from "@aws-sdk/client-sfn";
 import OpenAI from "openai";
 import { z } from "zod";
 import { agents } from "#agents";
-import { awsClientConfig } from "../lib/adapters/aws/clientConfig.ts";
-import { stateMachineControlDeps, tableStepDeps } from "../lib/adapters/aws/controlDeps.ts";
-import { modelResolver } from "../lib/adapters/models.ts";
-import { agentRegistry } from "../lib/agents/registry.ts";
-import { PermanentError } from "../lib/core/errors.ts";
-import type { ModelResolver } from "../lib/ports/model.ts";
-import type { Ids } from "../lib/ports/runtime.ts";
-import type { ControlDeps, StepDeps } from "../lib/steps/deps.ts";
-import { RETENTION_VARIABLE, retentionMs } from "../lib/steps/retention.ts";
-import type { SweepOptions } from "../lib/steps/sweep.ts";
+import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
+import { agentRegistry } from "../../agents/registry.ts";
+import { PermanentError } from "../../core/errors.ts";
+import type { ModelResolver } from "../../ports/model.ts";
+import type { Ids } from "../../ports/runtime.ts";
+import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
+import { RETENTION_VARIABLE, retentionMs } from "../../steps/retention.ts";
+import type { SweepOptions } from "../../steps/sweep.ts";
+import { modelResolver } from "../models.ts";
+import { stateMachineControlDeps, tableStepDeps } from "./controlDeps.ts";
 import { modelClientOptions } from "./modelClient.ts";
-import { powertools } from "./observability/powertools.ts";
-import { ModelKey } from "./secret.ts";
+import { ModelKey } from "./modelKey.ts";
+import { powertools } from "./powertools.ts";
 
 /** What a function is configured with; cdk/ sets these. The model key is never one of them, only its secret. */
 const EnvSchema = z.object({
