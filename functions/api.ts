@@ -1,7 +1,7 @@
 import { Runlog } from "../lib/api/runlog.ts";
 import { apiHandler } from "../lib/http/public.ts";
-import { awsDeps } from "../lib/runtime/aws/handlerDeps.ts";
 import type { StepObserver } from "../lib/steps/deps.ts";
+import { awsDeps } from "./deps.ts";
 import { type LambdaContext, observed } from "./observability/invocation.ts";
 
 type ApiHandler = ReturnType<typeof apiHandler>;

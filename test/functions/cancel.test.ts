@@ -7,8 +7,8 @@ import {
 } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { awsDeps } from "../../functions/deps.ts";
 import { stamp } from "../../lib/core/events.ts";
-import { awsDeps } from "../../lib/runtime/aws/handlerDeps.ts";
 import { cancelRun } from "../../lib/steps/cancel.ts";
 import { createFakeOpenAI, stalledStream } from "../helpers/fakeOpenAI.ts";
 import { asFunction } from "../support/iam/recorder.ts";

@@ -22,7 +22,7 @@ export interface TableStepOptions {
 /**
  * The step deps of a deployment: its table through the DynamoDB store, a log cache that does
  * not trust its tail (other processes write the same runs), the wall clock. The one composition
- * the Lambda functions (functions/deps.ts) and `runlog serve --table` share.
+ * the Lambda functions (runtime/aws/handlerDeps.ts) and `runlog serve --table` share.
  */
 export function tableStepDeps(options: TableStepOptions): StepDeps {
   const store = new DynamoEventStore({ client: options.client, tableName: options.tableName });

@@ -4,9 +4,8 @@ import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import OpenAI from "openai";
 import { z } from "zod";
-import { agents } from "#agents";
 import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
-import { agentRegistry } from "../../agents/registry.ts";
+import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
 import { PermanentError } from "../../core/errors.ts";
 import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
@@ -114,9 +113,13 @@ function awsModels(apiKey: (() => Promise<string>) | undefined): ModelResolver {
 
 /**
  * Build every dependency from the environment: the clients (traced by X-Ray where tracing is
- * on), the store, the models (reading the key now, so a missing secret fails the cold start).
+ * on), the store, the models (reading the key now, so a missing secret fails the cold start),
+ * serving `agents` (the functions pass theirs, `#agents`: functions/deps.ts).
  */
-export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
+export async function buildDeps(
+  env: NodeJS.ProcessEnv,
+  agents: Readonly<Record<string, AgentFactory>>,
+): Promise<AwsDeps> {
   const config = readEnv(env);
   // Checked on its own so a bad value is named as bad input (InvalidInputError), not a missing setting.
   const retention = retentionMs(env[RETENTION_VARIABLE]);
@@ -158,15 +161,4 @@ export async function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
     },
     controlFor,
   };
-}
-
-let built: Promise<AwsDeps> | undefined;
-
-/** The deps of this Lambda instance, built on first use; a failed build is tried again on the next event. */
-export function awsDeps(): Promise<AwsDeps> {
-  built ??= buildDeps(process.env).catch((error: unknown) => {
-    built = undefined;
-    throw error;
-  });
-  return built;
 }

@@ -3,7 +3,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-sec
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { awsDeps, buildDeps } from "../../../lib/runtime/aws/handlerDeps.ts";
+import { awsDeps, buildDeps } from "../../../functions/deps.ts";
 import { MODEL_KEY_MAX_AGE_SECONDS, ModelKey } from "../../../lib/runtime/aws/modelKey.ts";
 import { handlers } from "../../functions/handlers.ts";
 import {
