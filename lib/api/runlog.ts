@@ -15,6 +15,11 @@ import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resum
 import { type StartRequest, startRun } from "../steps/start.ts";
 import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
 import { type LogView, readTail, viewFacts } from "../steps/writeNext.ts";
+
+export type { SweepOutcome } from "../steps/sweep.ts";
+/** The control operations' requests and results, as the facade takes and gives them: the public types. */
+export type { ForkRequest, ResumeRequest, ResumeResult, RunOutcome, StartRequest, SweepOptions, SweepReport };
+
 import type { EventPageRequest, EventsPage } from "./eventPage.ts";
 import { assertRunFound, readEventPage, readOneEvent } from "./eventReads.ts";
 import { planResume, type ResumePlan } from "./resumePlan.ts";

@@ -1,11 +1,11 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stateMachineArnParts } from "../adapters/stepfunctions/executionName.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import { Runlog } from "../api/runlog.ts";
 import { errorMessage, ModelRejectedError } from "../core/errors.ts";
 import type { ModelResolver } from "../ports/model.ts";
+import { deploymentRegion } from "../runtime/aws/deploymentRegion.ts";
 import { checkModelSpec } from "../runtime/models.ts";
 import { UsageError } from "./usage.ts";
 
@@ -62,7 +62,7 @@ export function deploymentOf(values: DeploymentValues): ServeDeployment | undefi
     );
   let arnRegion: string;
   try {
-    arnRegion = stateMachineArnParts(stateMachine)[3]!;
+    arnRegion = deploymentRegion(stateMachine);
   } catch (error) {
     throw new UsageError(`serve: --state-machine: ${errorMessage(error)}`, { cause: error });
   }
