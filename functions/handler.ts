@@ -1,10 +1,11 @@
 import type { z } from "zod";
-import { watchForCancel } from "../lib/adapters/cancelWatch.ts";
 import { type BenignReason, benignReason, InvalidInputError } from "../lib/core/errors.ts";
 import type { Ids } from "../lib/ports/runtime.ts";
+import type { AwsDeps } from "../lib/runtime/aws/handlerDeps.ts";
+import { watchForCancel } from "../lib/runtime/cancelWatch.ts";
 import type { ControlDeps, StepDeps, StepInput } from "../lib/steps/deps.ts";
 import { toWorkflowError } from "../lib/workflow/errors.ts";
-import { type AwsDeps, awsDeps } from "./deps.ts";
+import { awsDeps } from "./deps.ts";
 import { type LambdaContext, observed } from "./observability/invocation.ts";
 
 type Handler<O> = (event: unknown, context?: LambdaContext) => Promise<O>;

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { resumeResultView } from "../lib/api/views.ts";
 import type { BenignReason } from "../lib/core/errors.ts";
 import { RESUMED_BY } from "../lib/core/events.ts";
+import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
 import { resumeRun } from "../lib/steps/resume.ts";
 import { recoverRun, type SweepOutcome } from "../lib/steps/sweep.ts";
-import { AWS_SWEEP } from "./deps.ts";
 import { controlHandler } from "./handler.ts";
 import { defined, ExecutionEndedDetail, eventBridge, ResumeRunDetail } from "./schemas.ts";
 

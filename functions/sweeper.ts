@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { METRICS } from "../lib/adapters/aws/metrics.ts";
+import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
+import { powertools } from "../lib/runtime/aws/powertools.ts";
 import { sweep } from "../lib/steps/sweep.ts";
-import { AWS_SWEEP } from "./deps.ts";
 import { controlHandler } from "./handler.ts";
 import { emit } from "./observability/emit.ts";
-import { powertools } from "./observability/powertools.ts";
 
 /**
  * The scheduled sweep: resumes runs whose executor died. The event itself carries nothing it

@@ -17,7 +17,19 @@ export {
   type TruncatedEvent,
 } from "./api/eventPage.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
-export { type Actor, type ResumePointAnswer, Runlog } from "./api/runlog.ts";
+export {
+  type Actor,
+  type ForkRequest,
+  type ResumePointAnswer,
+  type ResumeRequest,
+  type ResumeResult,
+  Runlog,
+  type RunOutcome,
+  type StartRequest,
+  type SweepOptions,
+  type SweepOutcome,
+  type SweepReport,
+} from "./api/runlog.ts";
 export type { Classification, NotResumable, NotResumableReason, ResumePoint } from "./core/classify.ts";
 export {
   ConflictError,
@@ -52,8 +64,3 @@ export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
 export type { ForkPoint, Lease, RunHead, RunPage } from "./ports/eventStore.ts";
 export type { ExecutionReport, Observer } from "./ports/runtime.ts";
 export type { Agent, AgentContext, Tool, ToolContext } from "./ports/tool.ts";
-export type { RunOutcome } from "./steps/finish.ts";
-export type { ForkRequest } from "./steps/fork.ts";
-export type { ResumeRequest, ResumeResult } from "./steps/resume.ts";
-export type { StartRequest } from "./steps/start.ts";
-export type { SweepOptions, SweepOutcome, SweepReport } from "./steps/sweep.ts";

@@ -6,9 +6,9 @@
  */
 import { writeSync } from "node:fs";
 import { join } from "node:path";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { type RunEvent, stamp } from "../../lib/core/events.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import { median, now } from "./measure.ts";
 import { callId, TOOL_NAME, toolArgs, toolResult, USER_INPUT } from "./workload.ts";
 

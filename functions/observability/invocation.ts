@@ -1,10 +1,10 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { METRICS } from "../../lib/adapters/aws/metrics.ts";
 import { type ErrorCategory, errorCategory, errorMessage } from "../../lib/core/errors.ts";
+import { type Powertools, powertools } from "../../lib/runtime/aws/powertools.ts";
 import type { StepObserver } from "../../lib/steps/deps.ts";
 import { emit } from "./emit.ts";
 import { stepObserver } from "./observer.ts";
-import { type Powertools, powertools } from "./powertools.ts";
 
 /** The context Lambda passes a handler (request id, function name …), as the logger takes it. */
 export type LambdaContext = Parameters<Logger["addContext"]>[0];

@@ -1,6 +1,6 @@
 import { errorMessage, InvalidInputError } from "../core/errors.ts";
+import { toolSpec } from "../core/toolSpecs.ts";
 import type { Agent, AgentContext, Tool } from "../ports/tool.ts";
-import { toolSpec } from "../steps/toolSpecs.ts";
 import type { AgentFactory } from "./registry.ts";
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { InvalidInputError } from "../core/errors.ts";
+import { toolSpec } from "../core/toolSpecs.ts";
 import type { Tool, ToolContext } from "../ports/tool.ts";
-import { toolSpec } from "../steps/toolSpecs.ts";
 
 /** How long a tool may run before its call is answered with a timeout error. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;

@@ -1,7 +1,7 @@
-import { utf8Prefix } from "../adapters/encoding/preview.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import { canonicalJson, type RunEvent } from "../core/events.ts";
-import type { EventSummary, PageEntry } from "../ports/eventStore.ts";
+import { utf8Prefix } from "../core/utf8.ts";
+import { EVENT_PREVIEW_BYTES, type EventSummary, type PageEntry } from "../ports/eventStore.ts";
 
 /** Events a page lists when no limit is given. */
 export const EVENTS_DEFAULT_LIMIT = 100;
@@ -64,7 +64,7 @@ function listed(entry: PageEntry, maxBytes: number, href: EventPageRequest["href
   if ("summary" in entry) return truncated(entry.summary, entry.summary.preview, href);
   const { event } = entry;
   if (jsonBytes(event) <= maxBytes) return event;
-  return truncated(event, utf8Prefix(Buffer.from(canonicalJson(event), "utf8")), href);
+  return truncated(event, utf8Prefix(Buffer.from(canonicalJson(event), "utf8"), EVENT_PREVIEW_BYTES), href);
 }
 
 /**

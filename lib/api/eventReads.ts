@@ -1,7 +1,7 @@
 import { InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
+import { validateRunId } from "../core/ids.ts";
 import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
-import { validateRunId } from "../steps/start.ts";
 import { type EventPageRequest, type EventsPage, eventsLimit, fitPage, PAGE_MIN_BYTES } from "./eventPage.ts";
 
 const wholeNumber = (name: string, value: number, min: number) => {

@@ -1,36 +1,12 @@
-import { resolve } from "node:path";
-import { newRunId } from "../adapters/ids.ts";
-import { BackgroundOrchestrator } from "../adapters/local/backgroundOrchestrator.ts";
-import { faultsFromEnv } from "../adapters/local/envFaults.ts";
-import { LocalOrchestrator } from "../adapters/local/localOrchestrator.ts";
-import { modelResolver } from "../adapters/models.ts";
-import { connectStore } from "../adapters/store.ts";
-import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
-import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { Observer } from "../ports/runtime.ts";
-import type { StepDeps, StepObserver } from "../steps/deps.ts";
-import { LogCache } from "../steps/logCache.ts";
-import { RETENTION_VARIABLE, retentionMs } from "../steps/retention.ts";
+import { type LocalRuntimeOptions, openLocalRuntime } from "../runtime/local/localRuntime.ts";
+import type { StepObserver } from "../steps/deps.ts";
 import { LiveFeed } from "./liveFeed.ts";
 import { Runlog } from "./runlog.ts";
 
-export interface LocalOptions {
-  /** Where runs, notes and the local store live. @default "./.runlog" or $RUNLOG_DIR */
-  dataDir?: string;
-  env?: NodeJS.ProcessEnv;
+/** How openLocal wires this machine's runlog (lib/runtime/local/localRuntime.ts), and who is told of its runs. */
+export interface LocalOptions extends Omit<LocalRuntimeOptions, "observer"> {
   observer?: Observer;
-  /** Agents by name. @default the built-in demo agent */
-  agents?: Readonly<Record<string, AgentFactory>>;
-  /** How long a lease holds without renewal. @default 30000 */
-  leaseMs?: number;
-  /** Return from start/resume/… as soon as the execution is under way (a server's mode). @default false */
-  background?: boolean;
-  /** Days a run that finished is kept (then it reads as not found). @default $RUNLOG_RETENTION_DAYS, else forever */
-  retentionDays?: number;
-  /** Told about an execution that failed in the background. @default writes to stderr */
-  onBackgroundError?: (runId: string, error: unknown) => void;
-  /** Steps one execution does before handing the run to a new one. @default $RUNLOG_STEPS_PER_EXECUTION, else 500 */
-  stepsPerExecution?: number;
 }
 
 export interface LocalRunlog {
@@ -44,76 +20,20 @@ export interface LocalRunlog {
   close(): Promise<void>;
 }
 
-function retryInterval(value: string): number {
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 0) {
-    throw new InvalidInputError(
-      `RUNLOG_RETRY_INTERVAL_MS must be a whole number of milliseconds, got ${JSON.stringify(value)}`,
-    );
-  }
-  return ms;
-}
-
-function stepsPerExecution(value: string | undefined): number | undefined {
-  if (value === undefined || value === "") return undefined;
-  const steps = Number(value);
-  if (!Number.isInteger(steps) || steps < 1) {
-    throw new InvalidInputError(
-      `RUNLOG_STEPS_PER_EXECUTION must be a whole number of steps, 1 or more, got ${JSON.stringify(value)}`,
-    );
-  }
-  return steps;
-}
-
-/** The composition root for one machine: the SQLite store in the data dir (or configured DynamoDB), in-process state machine. */
+/** The Runlog of one machine: the SQLite store in the data dir (or configured DynamoDB), in-process state machine, wired by lib/runtime. */
 export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog> {
-  const env = options.env ?? process.env;
-  const dataDir = resolve(options.dataDir ?? env.RUNLOG_DIR ?? ".runlog");
-  const faults = faultsFromEnv(env.RUNLOG_CRASH_AT);
-  const leaseMs = options.leaseMs ?? 30_000;
-  const retention =
-    options.retentionDays === undefined
-      ? retentionMs(env[RETENTION_VARIABLE])
-      : retentionMs(options.retentionDays, "retentionDays");
-  const { store, where, close } = await connectStore({ dataDir, env });
-  const retry = env.RUNLOG_RETRY_INTERVAL_MS;
-  const steps = options.stepsPerExecution ?? stepsPerExecution(env.RUNLOG_STEPS_PER_EXECUTION);
   const live = new LiveFeed();
-  const deps: StepDeps = {
-    store,
-    // This process executes its runs itself: its cached log is the tail (a lost seq race re-reads).
-    logs: new LogCache(store, { trustTail: true }),
-    agents: agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS),
-    models: modelResolver(),
-    clock: { now: () => new Date() },
-    faults,
+  const { deps, dataDir, where, close } = await openLocalRuntime({
+    ...options,
     observer: alsoTelling(live, options.observer),
-    ...(steps === undefined ? {} : { stepsPerExecution: steps }),
-    ...(retention === undefined ? {} : { retentionMs: retention }),
-  };
-  const local = new LocalOrchestrator({
-    deps: () => deps,
-    store,
-    leaseMs,
-    ...(retry === undefined ? {} : { retryIntervalMs: retryInterval(retry) }),
   });
-  const onError =
-    options.onBackgroundError ??
-    ((runId: string, error: unknown) =>
-      process.stderr.write(`runlog: run ${runId}: ${errorMessage(error)}\n`));
-  const background = options.background
-    ? new BackgroundOrchestrator(local, (input, e) => onError(input.runId, e))
-    : undefined;
-  const orchestrator = background ?? local;
-  const runlog = new Runlog({ ...deps, orchestrator, leaseMs, ids: { runId: newRunId } });
   return {
-    runlog,
+    runlog: new Runlog(deps),
     dataDir,
     where,
     live,
     close: async () => {
       live.close();
-      await background?.drain();
       await close();
     },
   };

@@ -1,6 +1,7 @@
 import { classifyFacts, type NotResumable, type ResumePoint } from "../core/classify.ts";
 import { ConflictError, CorruptEventError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
+import { validateRunId } from "../core/ids.ts";
 import { restingStatusOf } from "../core/status.ts";
 import type { ListOptions, RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
@@ -11,9 +12,14 @@ import { outcomeOfFacts, type RunOutcome } from "../steps/finish.ts";
 import { type ForkRequest, forkRun } from "../steps/fork.ts";
 import { leaseIsLive } from "../steps/liveness.ts";
 import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resume.ts";
-import { type StartRequest, startRun, validateRunId } from "../steps/start.ts";
+import { type StartRequest, startRun } from "../steps/start.ts";
 import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
 import { type LogView, readTail, viewFacts } from "../steps/writeNext.ts";
+
+export type { SweepOutcome } from "../steps/sweep.ts";
+/** The control operations' requests and results, as the facade takes and gives them: the public types. */
+export type { ForkRequest, ResumeRequest, ResumeResult, RunOutcome, StartRequest, SweepOptions, SweepReport };
+
 import type { EventPageRequest, EventsPage } from "./eventPage.ts";
 import { assertRunFound, readEventPage, readOneEvent } from "./eventReads.ts";
 import { planResume, type ResumePlan } from "./resumePlan.ts";

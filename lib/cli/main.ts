@@ -1,5 +1,6 @@
 import type { LocalRunlog } from "../api/local.ts";
 import { errorMessage, NotFoundError } from "../core/errors.ts";
+import { validateRunId } from "../core/ids.ts";
 import type { Command } from "./commandTable.ts";
 import { dataDir } from "./dataDir.ts";
 import { type Io, processIo } from "./io.ts";
@@ -66,7 +67,7 @@ export async function main(
     });
     const { agentsOption } = await import("./agentsModule.ts");
     const agents = await agentsOption(typeof values.agents === "string" ? values.agents : undefined, env);
-    const { wantsDynamo } = await import("../adapters/store.ts");
+    const { wantsDynamo } = await import("../runtime/store.ts");
     if (!dir.exists && !wantsDynamo(env))
       return await withoutRuns(command, { io, json, dataDir: dir.path }, positionals);
     const [{ openLocal }, { progressLine }] = await Promise.all([
@@ -97,7 +98,6 @@ async function withoutRuns(
   [runId]: string[],
 ): Promise<number> {
   if (command.withoutRuns) return command.withoutRuns(context);
-  const { validateRunId } = await import("../steps/start.ts");
   throw new NotFoundError(`run ${validateRunId(runId ?? "")} not found`);
 }
 

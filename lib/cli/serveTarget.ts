@@ -1,12 +1,12 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkModelSpec } from "../adapters/models.ts";
-import { stateMachineArnParts } from "../adapters/stepfunctions/executionName.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import { Runlog } from "../api/runlog.ts";
 import { errorMessage, ModelRejectedError } from "../core/errors.ts";
 import type { ModelResolver } from "../ports/model.ts";
+import { deploymentRegion } from "../runtime/aws/deploymentRegion.ts";
+import { checkModelSpec } from "../runtime/models.ts";
 import { UsageError } from "./usage.ts";
 
 /** `runlog serve`'s options that point it at a deployed stack instead of this machine. */
@@ -62,7 +62,7 @@ export function deploymentOf(values: DeploymentValues): ServeDeployment | undefi
     );
   let arnRegion: string;
   try {
-    arnRegion = stateMachineArnParts(stateMachine)[3]!;
+    arnRegion = deploymentRegion(stateMachine);
   } catch (error) {
     throw new UsageError(`serve: --state-machine: ${errorMessage(error)}`, { cause: error });
   }
@@ -99,7 +99,7 @@ export async function openServeDeployment(
   agents: Readonly<Record<string, AgentFactory>> | undefined,
 ): Promise<ServeTarget> {
   // The AWS SDK loads only here: serving this machine's runs does not pay for it.
-  const { DeploymentError, openDeployment } = await import("../adapters/aws/deployment.ts");
+  const { DeploymentError, openDeployment } = await import("../runtime/aws/deployment.ts");
   try {
     const { deps, where, close } = await openDeployment({
       ...deployment,

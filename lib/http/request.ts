@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import { validateRunId } from "../steps/start.ts";
+import { validateRunId } from "../core/ids.ts";
 import { HttpError, invalidInput } from "./errors.ts";
 import { CallId } from "./schemas.ts";
 

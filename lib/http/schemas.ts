@@ -2,8 +2,8 @@ import { z } from "zod";
 import { EVENTS_MAX_LIMIT } from "../api/eventPage.ts";
 import { EVENTS_MAX_WAIT_SECONDS } from "../api/eventWait.ts";
 import { errorMessage } from "../core/errors.ts";
+import { validateRunId } from "../core/ids.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
-import { validateRunId } from "../steps/start.ts";
 
 /** Largest request body read at all; larger ones get a 413 before any parsing. */
 export const MAX_BODY_BYTES = 1024 * 1024;

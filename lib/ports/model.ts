@@ -1,13 +1,9 @@
 import type { ToolCall, Usage } from "../core/events.ts";
 import type { ChatMessage } from "../core/messages.ts";
+import type { ToolSpec } from "../core/toolSpecs.ts";
 
-/** A tool as the model sees it. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  /** JSON Schema of the arguments. */
-  parameters: Record<string, unknown>;
-}
+/** A tool as the model sees it (made by toolSpec, core/toolSpecs.ts, as the messages are by core). */
+export type { ToolSpec };
 
 export interface ModelRequest {
   runId: string;

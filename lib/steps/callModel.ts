@@ -9,6 +9,7 @@ import {
 } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
+import { toolSpecs } from "../core/toolSpecs.ts";
 import type { Model, ModelReply, ModelRequest } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
 import type { Agent } from "../ports/tool.ts";
@@ -23,7 +24,6 @@ import {
   withinBudget,
 } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
-import { toolSpecs } from "./toolSpecs.ts";
 import { type Kept, unstoredWork } from "./unstoredWork.ts";
 import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
 

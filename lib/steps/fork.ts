@@ -8,6 +8,7 @@ import {
   type RunStarted,
   stamp,
 } from "../core/events.ts";
+import { validateRunId } from "../core/ids.ts";
 import { readLog } from "../core/log.ts";
 import { assertSameStart } from "../core/sameStart.ts";
 import { restingStatus } from "../core/status.ts";
@@ -19,7 +20,6 @@ import { leaseFor } from "./lease.ts";
 import { nextAction } from "./nextAction.ts";
 import type { ResumeResult } from "./resume.ts";
 import { expireRun } from "./retention.ts";
-import { validateRunId } from "./start.ts";
 import { loadRun } from "./writeNext.ts";
 
 export interface ForkRequest {

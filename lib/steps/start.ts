@@ -1,5 +1,6 @@
 import { InvalidInputError } from "../core/errors.ts";
 import { RESUMED_BY, stamp } from "../core/events.ts";
+import { validateRunId } from "../core/ids.ts";
 import type { Ids } from "../ports/runtime.ts";
 import { advance } from "./advance.ts";
 import type { ControlDeps } from "./deps.ts";
@@ -18,18 +19,6 @@ export interface StartResult {
   runId: string;
   /** False when a run with this id and the same start already existed (nothing was executed). */
   created: boolean;
-}
-
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
-/** Reject ids that could escape a path or a key: letters, digits, ".", "_" and "-", at most 128. */
-export function validateRunId(runId: string, what = "run id"): string {
-  if (!RUN_ID.test(runId)) {
-    throw new InvalidInputError(
-      `${what} ${JSON.stringify(runId.slice(0, 140))} is invalid: use 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit`,
-    );
-  }
-  return runId;
 }
 
 /**

@@ -50,7 +50,7 @@ export const REPORT_MARGIN_MS = 15_000;
 export const STORE_RETRY_MS = 60_000;
 
 /**
- * The OpenAI client of the CallModel function (functions/modelClient.ts): `attempts` requests
+ * The OpenAI client of the CallModel function (lib/runtime/aws/modelClient.ts): `attempts` requests
  * (the SDK's own retries included), each allowed `perAttemptMs` for the response to start and
  * then between two of its chunks, with at most `retryWaitMs` of the SDK's own backoff between two.
  * A Retry-After header can ask for a longer wait: the step's deadline bounds that, not the SDK.

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SqliteEventStore } from "../../lib/adapters/sqlite/sqliteEventStore.ts";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
@@ -9,6 +8,7 @@ import { LogReader } from "../../lib/core/log.ts";
 import { MessageBuilder } from "../../lib/core/messageBuilder.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";

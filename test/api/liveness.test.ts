@@ -7,11 +7,11 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/index.ts";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
 import { type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled } from "../support/controlDeps.ts";

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { Duration } from "aws-cdk-lib";
 import { describe, expect, it } from "vitest";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
-import { modelClientOptions } from "../../functions/modelClient.ts";
+import { modelClientOptions } from "../../lib/runtime/aws/modelClient.ts";
 import {
   LEASE_MARGIN_SECONDS,
   MODEL_CALL_MARGIN_MS,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { stamp } from "../../lib/core/events.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import {
   cleanup,
   events,

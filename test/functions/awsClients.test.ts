@@ -3,7 +3,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { ListStateMachinesCommand, SFNClient } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AwsClient, buildDeps, observeClients } from "../../functions/deps.ts";
+import { buildDeps } from "../../functions/deps.ts";
+import { type AwsClient, observeClients } from "../../lib/runtime/aws/handlerDeps.ts";
 import { tempDataDir } from "../support/cli.ts";
 import { STATE_MACHINE_ARN } from "./support.ts";
 

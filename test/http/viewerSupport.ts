@@ -1,9 +1,9 @@
-import { connectStore } from "../../lib/adapters/store.ts";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
 import { canonicalJson, type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import { type AppOptions, createApp } from "../../lib/http/app.ts";
 import { RESPONSE_MAX_BYTES } from "../../lib/http/limits.ts";
 import { FOLD_CHARS } from "../../lib/http/viewer/fold.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 
 /** Text that would run as a script if a page put it in unescaped. */

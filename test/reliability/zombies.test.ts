@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { demoAgent } from "../../lib/agents/demo.ts";
 import { StaleError } from "../../lib/core/errors.ts";
 import { type NewEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { Model } from "../../lib/ports/model.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import { runTool } from "../../lib/steps/runTool.ts";
 import { cleanup, events, library, script, tempDataDir, testEnv } from "../support/cli.ts";

@@ -1,7 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { defineAgent } from "../../lib/agents/defineAgent.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { type AgentFactory, agentRegistry } from "../../lib/agents/registry.ts";
@@ -11,6 +10,7 @@ import { INTERRUPTED_TOOL_RESULT, timedOutToolResult } from "../../lib/core/mess
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { Model, ModelReply, ModelRequest } from "../../lib/ports/model.ts";
 import type { Tool } from "../../lib/ports/tool.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import type { StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";

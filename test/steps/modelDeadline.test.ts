@@ -1,12 +1,12 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { defineAgent } from "../../lib/agents/defineAgent.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { classify } from "../../lib/core/classify.ts";
 import { stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { Model, ModelReply, ModelRequest } from "../../lib/ports/model.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { modelDeadline } from "../../lib/steps/stepBudget.ts";

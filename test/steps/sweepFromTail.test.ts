@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { AutoResumes, EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import type { ControlDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";

@@ -1,12 +1,12 @@
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { defineAgent } from "../../lib/agents/defineAgent.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import type { StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { runTool } from "../../lib/steps/runTool.ts";

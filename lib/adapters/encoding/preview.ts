@@ -1,5 +1,6 @@
 import { constants, createBrotliDecompress } from "node:zlib";
 import { CorruptEventError } from "../../core/errors.ts";
+import { utf8Prefix } from "../../core/utf8.ts";
 import { EVENT_PREVIEW_BYTES } from "../../ports/eventStore.ts";
 import { byEncoding } from "./compression.ts";
 
@@ -8,15 +9,6 @@ import { byEncoding } from "./compression.ts";
  * far fewer, and a body shorter than this is read whole.
  */
 export const PREVIEW_SOURCE_BYTES = 16 * 1024;
-
-/**
- * The first `maxBytes` bytes of UTF-8 text as a string, cut before a character split at the end.
- * Bytes that are not UTF-8 become U+FFFD, or with `fatal` throw a TypeError.
- */
-export function utf8Prefix(bytes: Uint8Array, maxBytes = EVENT_PREVIEW_BYTES, fatal = false): string {
-  // `stream: true` holds back an incomplete last character instead of turning it into U+FFFD.
-  return new TextDecoder("utf-8", { fatal }).decode(bytes.subarray(0, maxBytes), { stream: true });
-}
 
 /**
  * Unpack the start of a Brotli stream from a prefix of it: FLUSH at the end of the input returns

@@ -26,7 +26,6 @@ import {
 } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { ModelKey } from "../../../functions/secret.ts";
 import { type AwsErrorKind, awsErrorKind } from "../../../lib/adapters/aws/errors.ts";
 import { toRunlogError as dynamoError } from "../../../lib/adapters/dynamodb/errors.ts";
 import { toRunlogError as sfnError } from "../../../lib/adapters/stepfunctions/errors.ts";
@@ -37,6 +36,7 @@ import {
   RetryableError,
   type RunlogError,
 } from "../../../lib/core/errors.ts";
+import { ModelKey } from "../../../lib/runtime/aws/modelKey.ts";
 
 const $metadata = {};
 /** What Node's socket layer throws, as the SDK's HTTP handler passes it on. */

@@ -6,12 +6,12 @@ import { DeleteItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { LocalOrchestrator } from "../../../lib/adapters/local/localOrchestrator.ts";
-import { modelResolver } from "../../../lib/adapters/models.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
 import { Runlog } from "../../../lib/api/runlog.ts";
 import { InvalidInputError, NotFoundError } from "../../../lib/core/errors.ts";
 import type { RunEvent } from "../../../lib/core/events.ts";
+import { LocalOrchestrator } from "../../../lib/runtime/local/orchestrator.ts";
+import { modelResolver } from "../../../lib/runtime/models.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
 import { expireRun, retentionMs } from "../../../lib/steps/retention.ts";

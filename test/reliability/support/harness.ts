@@ -1,11 +1,11 @@
 import { newRunId } from "../../../lib/adapters/ids.ts";
-import { LocalOrchestrator } from "../../../lib/adapters/local/localOrchestrator.ts";
-import { modelResolver } from "../../../lib/adapters/models.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
 import { Runlog } from "../../../lib/api/runlog.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { ModelResolver } from "../../../lib/ports/model.ts";
 import type { Observer } from "../../../lib/ports/runtime.ts";
+import { LocalOrchestrator } from "../../../lib/runtime/local/orchestrator.ts";
+import { modelResolver } from "../../../lib/runtime/models.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
 

@@ -1,6 +1,6 @@
-import { connectStore } from "../../../lib/adapters/store.ts";
 import { type NewEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
+import { connectStore } from "../../../lib/runtime/store.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { cleanup, testEnv } from "../../support/cli.ts";
 import { harness, hooked } from "./harness.ts";

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { HandlerName } from "../../../cdk/runlogFunction.ts";
-import { type AwsClient, observeClients } from "../../../functions/deps.ts";
+import { type AwsClient, observeClients } from "../../../lib/runtime/aws/handlerDeps.ts";
 import { type AwsCall, callsOf } from "./awsCalls.ts";
 
 /** Where a test run writes each file's recorded calls (`<dir>/<label>.json`); unset, nothing is written. */

@@ -1,8 +1,8 @@
+import type { OpenAIModelOptions } from "../adapters/openai/model.ts";
+import { OPENAI_SPEC_PREFIX, parseOpenAISpec } from "../adapters/openai/spec.ts";
+import { createScriptedModel } from "../adapters/scripted/index.ts";
 import { InvalidInputError, ModelRejectedError } from "../core/errors.ts";
 import type { Model, ModelResolver } from "../ports/model.ts";
-import type { OpenAIModelOptions } from "./openai/model.ts";
-import { OPENAI_SPEC_PREFIX, parseOpenAISpec } from "./openai/spec.ts";
-import { createScriptedModel } from "./scripted/index.ts";
 
 /**
  * Which kind of model a spec names (an `openai:` spec's model part checked too), without building
@@ -54,7 +54,9 @@ function lazyOpenAIModel(options: OpenAIModelOptions): Model {
   return {
     spec,
     call: async (request) => {
-      loaded ??= import("./openai/model.ts").then(({ createOpenAIModel }) => createOpenAIModel(options));
+      loaded ??= import("../adapters/openai/model.ts").then(({ createOpenAIModel }) =>
+        createOpenAIModel(options),
+      );
       return (await loaded).call(request);
     },
   };

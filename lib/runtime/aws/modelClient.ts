@@ -1,6 +1,6 @@
 import type { ClientOptions } from "openai";
-import { ModelRejectedError } from "../lib/core/errors.ts";
-import { MODEL_CLIENT } from "../lib/workflow/timeouts.ts";
+import { ModelRejectedError } from "../../core/errors.ts";
+import { MODEL_CLIENT } from "../../workflow/timeouts.ts";
 
 /**
  * The options of the CallModel function's OpenAI client, from lib/workflow/timeouts.ts: every

@@ -1,16 +1,16 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DescribeStateMachineCommand, SFNClient } from "@aws-sdk/client-sfn";
+import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
+import { isMissingCredentials } from "../../adapters/aws/errors.ts";
+import { checkTable } from "../../adapters/dynamodb/table.ts";
+import { toSfnError } from "../../adapters/stepfunctions/index.ts";
 import { InvalidInputError } from "../../core/errors.ts";
 import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { AgentRegistry } from "../../ports/tool.ts";
 import type { ControlDeps } from "../../steps/deps.ts";
 import { AWS_REQUEST, EXECUTION_TIMEOUT_SECONDS, leaseMsFor } from "../../workflow/timeouts.ts";
-import { checkTable } from "../dynamodb/table.ts";
-import { toSfnError } from "../stepfunctions/index.ts";
-import { awsClientConfig } from "./clientConfig.ts";
 import { stateMachineControlDeps, tableStepDeps } from "./controlDeps.ts";
-import { isMissingCredentials } from "./errors.ts";
 
 /** A deployed stack as its outputs name it (TableName, StateMachineArn). */
 export interface DeploymentOptions {

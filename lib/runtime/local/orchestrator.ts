@@ -1,5 +1,16 @@
 import { setMaxListeners } from "node:events";
 import type { StateMachine } from "aws-local-stepfunctions";
+import { countHistory } from "../../adapters/local/historyCount.ts";
+import { keepLease } from "../../adapters/local/leaseKeeper.ts";
+import {
+  forgetOwner,
+  isLocalOwnerAlive,
+  localExecutionOf,
+  localOwner,
+  markEnded,
+  markExecuting,
+  markNamed,
+} from "../../adapters/local/processLiveness.ts";
 import { RetryableError, RunCancelledError } from "../../core/errors.ts";
 import type { EventStore } from "../../ports/eventStore.ts";
 import type { ExecutionInput, ExecutionReport, Orchestrator } from "../../ports/runtime.ts";
@@ -12,17 +23,6 @@ import { runTool } from "../../steps/runTool.ts";
 import { renderDefinition, TASKS, type TaskName } from "../../workflow/definition.ts";
 import { toWorkflowError } from "../../workflow/errors.ts";
 import { watchForCancel } from "../cancelWatch.ts";
-import { countHistory } from "./historyCount.ts";
-import { keepLease } from "./leaseKeeper.ts";
-import {
-  forgetOwner,
-  isLocalOwnerAlive,
-  localExecutionOf,
-  localOwner,
-  markEnded,
-  markExecuting,
-  markNamed,
-} from "./processLiveness.ts";
 
 export interface LocalOrchestratorOptions {
   /** The step deps; a function because they and this orchestrator refer to each other. */

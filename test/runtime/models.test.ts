@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { modelResolver } from "../../lib/adapters/models.ts";
 import { InvalidInputError, ModelRejectedError } from "../../lib/core/errors.ts";
+import { modelResolver } from "../../lib/runtime/models.ts";
 
 afterEach(() => vi.unstubAllEnvs());
 

@@ -1,9 +1,9 @@
 import { relative, resolve } from "node:path";
+import type { ConnectOptions } from "../adapters/dynamodb/connect.ts";
+import type { Durability } from "../adapters/sqlite/connection.ts";
+import { SqliteEventStore, sqliteFile } from "../adapters/sqlite/sqliteEventStore.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import type { EventStore } from "../ports/eventStore.ts";
-import type { ConnectOptions } from "./dynamodb/connect.ts";
-import type { Durability } from "./sqlite/connection.ts";
-import { SqliteEventStore, sqliteFile } from "./sqlite/sqliteEventStore.ts";
 
 /** Whether this environment points runlog at DynamoDB rather than the local SQLite file. */
 export const wantsDynamo = (env: NodeJS.ProcessEnv) =>
@@ -36,7 +36,7 @@ const shown = (path: string) => {
 export async function connectStore(options: StoreOptions = {}): Promise<OpenStore> {
   const env = options.env ?? process.env;
   if (wantsDynamo(env)) {
-    const { connectDynamoStore } = await import("./dynamodb/connect.ts");
+    const { connectDynamoStore } = await import("../adapters/dynamodb/connect.ts");
     return connectDynamoStore({ ...options, env });
   }
   const durability = durabilityFrom(env.RUNLOG_DURABILITY);

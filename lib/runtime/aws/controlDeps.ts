@@ -1,13 +1,13 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SFNClient } from "@aws-sdk/client-sfn";
+import { DynamoEventStore } from "../../adapters/dynamodb/dynamoEventStore.ts";
+import { newRunId } from "../../adapters/ids.ts";
+import { SfnOrchestrator } from "../../adapters/stepfunctions/index.ts";
 import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { AgentRegistry } from "../../ports/tool.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
 import { LogCache } from "../../steps/logCache.ts";
-import { DynamoEventStore } from "../dynamodb/dynamoEventStore.ts";
-import { newRunId } from "../ids.ts";
-import { SfnOrchestrator } from "../stepfunctions/index.ts";
 
 /** What step deps over a deployed table are made of; the clients are built (and traced) by the caller. */
 export interface TableStepOptions {
@@ -22,7 +22,7 @@ export interface TableStepOptions {
 /**
  * The step deps of a deployment: its table through the DynamoDB store, a log cache that does
  * not trust its tail (other processes write the same runs), the wall clock. The one composition
- * the Lambda functions (functions/deps.ts) and `runlog serve --table` share.
+ * the Lambda functions (runtime/aws/handlerDeps.ts) and `runlog serve --table` share.
  */
 export function tableStepDeps(options: TableStepOptions): StepDeps {
   const store = new DynamoEventStore({ client: options.client, tableName: options.tableName });

@@ -1,9 +1,22 @@
 import { z } from "zod";
-import { errorMessage, InvalidInputError } from "../core/errors.ts";
-import type { ToolSpec } from "../ports/model.ts";
-import type { Agent, Tool } from "../ports/tool.ts";
+import { errorMessage, InvalidInputError } from "./errors.ts";
 
-const specs = new WeakMap<Tool<unknown>, ToolSpec>();
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+/** What of a tool (ports/tool.ts) the model is told: core sees tools only this far. */
+export interface DescribedTool {
+  name: string;
+  description: string;
+  parameters: z.ZodType;
+}
+
+const specs = new WeakMap<DescribedTool, ToolSpec>();
 
 /**
  * A tool as the model sees it: name, description and JSON Schema of the arguments.
@@ -11,7 +24,7 @@ const specs = new WeakMap<Tool<unknown>, ToolSpec>();
  * `z.custom()` …): the tool is wrong, not the model, so defineTool calls this when a tool is
  * declared and CallModel before it calls the model.
  */
-export function toolSpec(tool: Tool<unknown>): ToolSpec {
+export function toolSpec(tool: DescribedTool): ToolSpec {
   const known = specs.get(tool);
   if (known) return known;
   let schema: Record<string, unknown>;
@@ -30,6 +43,6 @@ export function toolSpec(tool: Tool<unknown>): ToolSpec {
 }
 
 /** The agent's tools as the model sees them (see toolSpec). */
-export function toolSpecs(agent: Agent): ToolSpec[] {
+export function toolSpecs(agent: { tools: readonly DescribedTool[] }): ToolSpec[] {
   return agent.tools.map(toolSpec);
 }

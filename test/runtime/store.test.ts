@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { SqliteEventStore } from "../../lib/adapters/sqlite/sqliteEventStore.ts";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { type RunStarted, stamp } from "../../lib/core/events.ts";
+import { connectStore } from "../../lib/runtime/store.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "runlog-store-"));

@@ -1,14 +1,14 @@
 import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LocalOrchestrator } from "../../../lib/adapters/local/localOrchestrator.ts";
-import { connectStore } from "../../../lib/adapters/store.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
 import { Runlog } from "../../../lib/api/runlog.ts";
 import { RetryableError, RunCancelledError, StaleError } from "../../../lib/core/errors.ts";
 import { stamp } from "../../../lib/core/events.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { Model, ModelRequest } from "../../../lib/ports/model.ts";
+import { LocalOrchestrator } from "../../../lib/runtime/local/orchestrator.ts";
+import { connectStore } from "../../../lib/runtime/store.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
 import { tempDataDir, testEnv } from "../../support/cli.ts";

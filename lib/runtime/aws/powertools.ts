@@ -1,7 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { Tracer } from "@aws-lambda-powertools/tracer";
-import { METRICS_NAMESPACE, METRICS_SERVICE } from "../../lib/adapters/aws/metrics.ts";
+import { METRICS_NAMESPACE, METRICS_SERVICE } from "../../adapters/aws/metrics.ts";
 
 /** The structured logger, the EMF metrics and the X-Ray tracer of one function instance. */
 export interface Powertools {

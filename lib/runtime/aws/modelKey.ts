@@ -1,7 +1,7 @@
 import { GetParameterError } from "@aws-lambda-powertools/parameters/errors";
 import type { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
-import { toRunlogError } from "../lib/adapters/aws/errors.ts";
-import { errorMessage, PermanentError } from "../lib/core/errors.ts";
+import { toRunlogError } from "../../adapters/aws/errors.ts";
+import { errorMessage, PermanentError } from "../../core/errors.ts";
 
 /** JSON keys a secret may keep the key under, for secrets made by tools that store key/value pairs. */
 const KEY_FIELDS = ["apiKey", "OPENAI_API_KEY", "api_key"];

@@ -1,6 +1,6 @@
+import { checkRepeatedly } from "../adapters/repeatedCheck.ts";
 import { RetryableError, RunCancelledError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
-import { checkRepeatedly } from "./repeatedCheck.ts";
 
 export interface CancelWatchOptions {
   runId: string;

@@ -3,12 +3,18 @@ import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-sec
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { awsDeps, buildDeps } from "../../functions/deps.ts";
-import { MODEL_KEY_MAX_AGE_SECONDS, ModelKey } from "../../functions/secret.ts";
-import { createFakeOpenAI, textReply } from "../helpers/fakeOpenAI.ts";
-import { asFunction } from "../support/iam/recorder.ts";
-import { handlers } from "./handlers.ts";
-import { busEvent, failure, SECRET_ARN, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+import { awsDeps, buildDeps } from "../../../functions/deps.ts";
+import { MODEL_KEY_MAX_AGE_SECONDS, ModelKey } from "../../../lib/runtime/aws/modelKey.ts";
+import { handlers } from "../../functions/handlers.ts";
+import {
+  busEvent,
+  failure,
+  SECRET_ARN,
+  STATE_MACHINE_ARN,
+  useFunctionEnvironment,
+} from "../../functions/support.ts";
+import { createFakeOpenAI, textReply } from "../../helpers/fakeOpenAI.ts";
+import { asFunction } from "../../support/iam/recorder.ts";
 
 const { callModel, startRun } = handlers;
 

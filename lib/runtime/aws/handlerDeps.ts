@@ -1,0 +1,164 @@
+import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { SFNClient } from "@aws-sdk/client-sfn";
+import OpenAI from "openai";
+import { z } from "zod";
+import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
+import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
+import { PermanentError } from "../../core/errors.ts";
+import type { ModelResolver } from "../../ports/model.ts";
+import type { Ids } from "../../ports/runtime.ts";
+import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
+import { RETENTION_VARIABLE, retentionMs } from "../../steps/retention.ts";
+import type { SweepOptions } from "../../steps/sweep.ts";
+import { modelResolver } from "../models.ts";
+import { stateMachineControlDeps, tableStepDeps } from "./controlDeps.ts";
+import { modelClientOptions } from "./modelClient.ts";
+import { ModelKey } from "./modelKey.ts";
+import { powertools } from "./powertools.ts";
+
+/** What a function is configured with; cdk/ sets these. The model key is never one of them, only its secret. */
+const EnvSchema = z.object({
+  TABLE_NAME: z.string().min(1),
+  /** Only functions that start executions (startRun, resume, sweeper) have one. */
+  STATE_MACHINE_ARN: z.string().startsWith("arn:").optional(),
+  /** Only callModel has one: the secret holding the OpenAI-compatible API key. */
+  MODEL_KEY_SECRET_ARN: z.string().min(1).optional(),
+  /** As long as an execution may run, so a lease never lapses under a live execution. */
+  RUNLOG_LEASE_MS: z.coerce.number().int().positive(),
+  /** Where tools may keep files: Lambda's only writable place. */
+  RUNLOG_DATA_DIR: z.string().min(1).default("/tmp/runlog"),
+  /** Steps one execution does before handing the run to a new one (lib/steps/stepBudget.ts). */
+  RUNLOG_STEPS_PER_EXECUTION: z.coerce.number().int().positive().optional(),
+  /** How often a CallModel or RunTool function looks for a cancel in the run's log while its step runs (ms). */
+  RUNLOG_CANCEL_POLL_MS: z.coerce.number().int().positive().default(2_000),
+});
+export type FunctionEnv = z.infer<typeof EnvSchema>;
+
+/** The step deps every function has, and the control deps of those that start executions. */
+export interface AwsDeps {
+  steps: StepDeps;
+  /** How a step function watches for a cancel while it runs (see functions/handler.ts). */
+  cancelWatch: { intervalMs: number; blindMs: number };
+  /** Read the model key again once its cached copy is old, so a rotated key is used; nothing without one. */
+  refreshModelKey(): Promise<void>;
+  /** PermanentError for a function deployed without STATE_MACHINE_ARN. */
+  control(): ControlDeps & { ids: Ids };
+  /**
+   * Control deps starting executions of the given state machine: for the Handoff task, which
+   * learns it from its execution (a reference in its environment would make a cycle in the stack).
+   */
+  controlFor(stateMachineArn: string): ControlDeps & { ids: Ids };
+}
+
+/**
+ * How the AWS sweeper sweeps: also `interrupted` runs, because a failed
+ * execution's Finish leaves its run there, and the failure event's resume
+ * skips a run whose backoff has not passed.
+ */
+export const AWS_SWEEP: SweepOptions = { statuses: ["running", "interrupted"] };
+
+/**
+ * How long a step function's looks for a cancel may keep failing before the step stops (and
+ * Step Functions retries it, watching anew): a minute of failed reads, past the SDK's own retries.
+ */
+const CANCEL_BLIND_MS = 60_000;
+
+/** An AWS client buildDeps makes. */
+export type AwsClient = DynamoDBClient | SFNClient | SecretsManagerClient;
+
+const clientObservers = new Set<(client: AwsClient) => void>();
+
+/**
+ * Show `observer` every AWS client buildDeps makes from now on, before its first call; returns how
+ * to stop. Tests record the functions' AWS calls this way to check them against their IAM roles
+ * (test/support/iam); nothing in a deployed function observes.
+ */
+export function observeClients(observer: (client: AwsClient) => void): () => void {
+  clientObservers.add(observer);
+  return () => clientObservers.delete(observer);
+}
+
+/** A client as the functions use it: traced by X-Ray where tracing is on, and shown to any observer. */
+function made<C extends AwsClient>(client: C): C {
+  const traced = powertools().tracer.captureAWSv3Client(client);
+  for (const observer of clientObservers) observer(traced);
+  return traced;
+}
+
+/**
+ * How long one AWS request may take, and how often the SDK tries it: a hung connection fails fast
+ * and is retried (by the SDK, then the state machine), instead of holding the step until its
+ * function times out.
+ */
+const AWS_CLIENT = awsClientConfig();
+
+export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
+  const parsed = EnvSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new PermanentError(`this function is misconfigured: ${problems.join("; ")}`);
+}
+
+/**
+ * Models with `openai:` specs on one client taking the key last read from Secrets
+ * Manager (`apiKey` gives it). A function without the secret can still name and check
+ * openai models; calling one fails clearly.
+ */
+function awsModels(apiKey: (() => Promise<string>) | undefined): ModelResolver {
+  const client = new OpenAI(modelClientOptions(apiKey));
+  return modelResolver({ openai: { client } });
+}
+
+/**
+ * Build every dependency from the environment: the clients (traced by X-Ray where tracing is
+ * on), the store, the models (reading the key now, so a missing secret fails the cold start),
+ * serving `agents` (the functions pass theirs, `#agents`: functions/deps.ts).
+ */
+export async function buildDeps(
+  env: NodeJS.ProcessEnv,
+  agents: Readonly<Record<string, AgentFactory>>,
+): Promise<AwsDeps> {
+  const config = readEnv(env);
+  // Checked on its own so a bad value is named as bad input (InvalidInputError), not a missing setting.
+  const retention = retentionMs(env[RETENTION_VARIABLE]);
+  const modelKey =
+    config.MODEL_KEY_SECRET_ARN === undefined
+      ? undefined
+      : new ModelKey(
+          new SecretsProvider({ awsSdkV3Client: made(new SecretsManagerClient(AWS_CLIENT)) }),
+          config.MODEL_KEY_SECRET_ARN,
+        );
+  await modelKey?.refresh();
+  const steps = tableStepDeps({
+    client: made(new DynamoDBClient(AWS_CLIENT)),
+    tableName: config.TABLE_NAME,
+    agents: agentRegistry({ dataDir: config.RUNLOG_DATA_DIR }, agents),
+    models: awsModels(modelKey?.current),
+    ...(config.RUNLOG_STEPS_PER_EXECUTION === undefined
+      ? {}
+      : { stepsPerExecution: config.RUNLOG_STEPS_PER_EXECUTION }),
+    ...(retention === undefined ? {} : { retentionMs: retention }),
+  });
+  let sfn: SFNClient | undefined;
+  const controlFor = (stateMachineArn: string) => {
+    sfn ??= made(new SFNClient(AWS_CLIENT));
+    return stateMachineControlDeps(steps, { client: sfn, stateMachineArn, leaseMs: config.RUNLOG_LEASE_MS });
+  };
+  const stateMachineArn = config.STATE_MACHINE_ARN;
+  const control = stateMachineArn === undefined ? undefined : controlFor(stateMachineArn);
+  return {
+    steps,
+    cancelWatch: { intervalMs: config.RUNLOG_CANCEL_POLL_MS, blindMs: CANCEL_BLIND_MS },
+    async refreshModelKey() {
+      await modelKey?.refresh();
+    },
+    control() {
+      if (!control)
+        throw new PermanentError("this function starts no executions: STATE_MACHINE_ARN is not set");
+      return control;
+    },
+    controlFor,
+  };
+}
