@@ -2,7 +2,8 @@ import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { ToolDecided } from "../core/events.ts";
 import type { ControlDeps } from "./deps.ts";
-import { type ResumeResult, resumeRun } from "./resume.ts";
+import { openGeneration } from "./generation/open.ts";
+import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
 import { writeNext } from "./writeNext.ts";
 
 export interface DecisionRequest {
@@ -59,7 +60,7 @@ export async function decide(
   });
   deps.faults.reached("decide:after-append");
   if (waiting > 0) return { resumed: false, waiting };
-  return resumeRun(deps, { runId: request.runId });
+  return resumeResult(await openGeneration(deps, { kind: "decide", runId: request.runId }));
 }
 
 /** Calls still waiting for a decision in a log. */
