@@ -11,6 +11,7 @@ import type { Observer } from "../ports/runtime.ts";
 import type { StepDeps, StepObserver } from "../steps/deps.ts";
 import { LogCache } from "../steps/logCache.ts";
 import { RETENTION_VARIABLE, retentionMs } from "../steps/retention.ts";
+import { unstoredWork } from "../steps/unstoredWork.ts";
 import { LiveFeed } from "./liveFeed.ts";
 import { Runlog } from "./runlog.ts";
 
@@ -83,6 +84,7 @@ export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog
     store,
     // This process executes its runs itself: its cached log is the tail (a lost seq race re-reads).
     logs: new LogCache(store, { trustTail: true }),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS),
     models: modelResolver(),
     clock: { now: () => new Date() },

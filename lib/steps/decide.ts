@@ -27,7 +27,6 @@ export async function decide(
 ): Promise<ResumeResult | { resumed: false; waiting: number }> {
   if (request.by.trim() === "") throw new InvalidInputError("a decision needs a non-empty `by`");
   const waiting = await writeNext(deps, request.runId, "any", (events, facts) => {
-    const seen = events.length;
     if (facts.cancelled) throw new ConflictError(`run ${request.runId} was cancelled; nothing to decide`);
     const batch = facts.batch;
     const call = batch?.open ? batch.response.toolCalls.find((c) => c.id === request.callId) : undefined;
@@ -54,8 +53,7 @@ export async function decide(
         by: request.by,
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       },
-      // `events` may have grown in the cache since (an array the cache holds only grows): up to `seen`.
-      result: (event) => waitingAfter([...events.slice(0, seen), event]),
+      result: (event) => waitingAfter([...events, event]),
     };
   });
   deps.faults.reached("decide:after-append");

@@ -9,9 +9,9 @@ import { copyEvents } from "./forkCopy.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
 import { plan, resumedEvent } from "./generation/plan.ts";
+import { loadRun } from "./logReads.ts";
 import { expireRun } from "./retention.ts";
 import { validateRunId } from "./start.ts";
-import { loadRun } from "./writeNext.ts";
 
 export interface ForkRequest {
   runId: string;

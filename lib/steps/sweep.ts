@@ -1,6 +1,7 @@
 import { classifyFacts } from "../core/classify.ts";
 import { benignReason, ConflictError, CorruptEventError, errorMessage } from "../core/errors.ts";
 import type { ResumeKind } from "../core/events.ts";
+import type { LogView } from "../core/log.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import { countedAutoResumes, nextAutoResumeAt } from "./autoResumes.ts";
@@ -10,8 +11,8 @@ import { lastWriteAt, openedGeneration } from "./generation/opened.ts";
 import { resumeResult } from "./generation/outcome.ts";
 import { leaseFor } from "./lease.ts";
 import { leaseIsLive } from "./liveness.ts";
+import { readTail, viewFacts } from "./logReads.ts";
 import { expireRun } from "./retention.ts";
-import { type LogView, readTail, viewFacts } from "./writeNext.ts";
 
 export { autoResumesAfter } from "./autoResumes.ts";
 

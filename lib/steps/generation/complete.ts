@@ -1,9 +1,8 @@
 import { ConflictError, NotFoundError } from "../../core/errors.ts";
 import { RESUMED_BY } from "../../core/events.ts";
-import type { LogFacts } from "../../core/log.ts";
+import type { LogFacts, LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";
 import { leaseFor } from "../lease.ts";
-import type { LogView } from "../writeNext.ts";
 import { recordAfter } from "./lease.ts";
 import { lastWriteAt, modelInForce, type Opener, openedAction, openedKind } from "./opened.ts";
 import type { Move, Outcome } from "./opening.ts";

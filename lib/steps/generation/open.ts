@@ -2,13 +2,15 @@ import type { Classification } from "../../core/classify.ts";
 import { classifyFacts } from "../../core/classify.ts";
 import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../../core/errors.ts";
 import { RESUMED_BY } from "../../core/events.ts";
-import { assertNever, type LogFacts } from "../../core/log.ts";
+import { assertNever, type LogFacts, type LogView } from "../../core/log.ts";
+import type { Decision } from "../appendNext.ts";
 import type { ControlDeps } from "../deps.ts";
 import { copyEvents } from "../forkCopy.ts";
 import { leaseFor } from "../lease.ts";
+import { readTail, viewFacts } from "../logReads.ts";
 import { nextAction } from "../nextAction.ts";
 import { keepRun } from "../retention.ts";
-import { type Decision, type LogView, readTail, viewFacts, writeNext } from "../writeNext.ts";
+import { writeNext } from "../writeNext.ts";
 import { completeGeneration } from "./complete.ts";
 import { claimGenerationLease, handBack } from "./lease.ts";
 import { lastWriteAt, modelInForce, openedBy, openedGeneration, openedKind, sameRequest } from "./opened.ts";
@@ -133,7 +135,7 @@ async function move(deps: ControlDeps, opening: Move, mayReplan: boolean): Promi
   const { runId } = opening;
   // The head and the tail of the log, never all of it: moving a run costs the same on any length.
   const tail = await readTail(deps, runId);
-  // Read once, now: a log this process holds grows in place while we wait on the store below.
+  // Read once: the facts of the log as it was read, whatever is written while we wait on the store.
   const facts = viewFacts(deps, runId, tail);
   const seen = tail.events.at(-1)?.seq ?? 0;
   if (opening.kind === "handoff") {

@@ -1,11 +1,10 @@
 import { classifyFacts } from "../../core/classify.ts";
 import { NotFoundError } from "../../core/errors.ts";
 import { RESUMED_BY, type ResumeKind, type RunEvent } from "../../core/events.ts";
-import { type LogFacts, readLog } from "../../core/log.ts";
+import { type LogFacts, type LogView, readLog } from "../../core/log.ts";
 import type { NextAction } from "../../ports/runtime.ts";
 import type { StepDeps } from "../deps.ts";
 import { nextAction } from "../nextAction.ts";
-import type { LogView } from "../writeNext.ts";
 import { inputOf, type Move, modelAsked } from "./opening.ts";
 
 /*

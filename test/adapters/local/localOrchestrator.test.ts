@@ -11,6 +11,7 @@ import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { Model, ModelRequest } from "../../../lib/ports/model.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
+import { unstoredWork } from "../../../lib/steps/unstoredWork.ts";
 import { tempDataDir, testEnv } from "../../support/cli.ts";
 
 const dataDir = tempDataDir("local-orchestrator");
@@ -59,6 +60,7 @@ function compose(
   const deps: StepDeps = {
     store: used,
     logs: new LogCache(used),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir }, BUILT_IN_AGENTS),
     models: () => held.model,
     clock: { now: () => new Date() },

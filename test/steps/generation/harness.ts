@@ -2,6 +2,7 @@ import { type NewEvent, type RunEvent, type RunStarted, stamp } from "../../../l
 import type { CrashPoint, ExecutionInput, Orchestrator } from "../../../lib/ports/runtime.ts";
 import type { ControlDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
+import { unstoredWork } from "../../../lib/steps/unstoredWork.ts";
 import { modelsNeverCalled } from "../../support/controlDeps.ts";
 import { MemoryStore } from "../../support/memoryStore.ts";
 
@@ -42,6 +43,7 @@ export function world() {
   const process = (): ControlDeps => ({
     store,
     logs: new LogCache(store),
+    unstored: unstoredWork(),
     agents: (name) => ({ name, instructions: "", tools: [], defaultModel: "scripted:test" }),
     models: modelsNeverCalled,
     clock,
