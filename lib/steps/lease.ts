@@ -23,6 +23,7 @@ export async function assertLeaseFree(deps: ControlDeps, head: RunHead): Promise
   throw new LeaseHeldError(
     `run ${head.runId} is being executed by ${lease.owner} (lease valid until ${new Date(lease.until).toISOString()}); ` +
       "not resuming it twice",
+    { runId: head.runId },
   );
 }
 
