@@ -25,6 +25,7 @@ import { connectStore } from "../../lib/runtime/store.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import type { StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
+import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { median, now } from "./measure.ts";
 import { callId, FINAL_ANSWER, TOOL_NAME, toolArgs, toolResult, USER_INPUT } from "./workload.ts";
 
@@ -75,6 +76,7 @@ async function step(): Promise<void> {
     const deps = {
       store,
       logs,
+      unstored: unstoredWork(),
       agents: () => ({ name: "bench", instructions: "Fetch pages.", tools: [] }),
       models: () => ({
         spec: "scripted:bench",

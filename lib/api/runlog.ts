@@ -2,6 +2,7 @@ import { classifyFacts, type NotResumable, type ResumePoint } from "../core/clas
 import { ConflictError, CorruptEventError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
+import type { LogView } from "../core/log.ts";
 import { restingStatusOf } from "../core/status.ts";
 import type { ListOptions, RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
@@ -11,10 +12,10 @@ import type { ControlDeps } from "../steps/deps.ts";
 import { outcomeOfFacts, type RunOutcome } from "../steps/finish.ts";
 import { type ForkRequest, forkRun } from "../steps/fork.ts";
 import { leaseIsLive } from "../steps/liveness.ts";
+import { readTail, viewFacts } from "../steps/logReads.ts";
 import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resume.ts";
 import { type StartRequest, startRun } from "../steps/start.ts";
 import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
-import { type LogView, readTail, viewFacts } from "../steps/writeNext.ts";
 
 export type { SweepOutcome } from "../steps/sweep.ts";
 /** The control operations' requests and results, as the facade takes and gives them: the public types. */

@@ -62,6 +62,18 @@ export interface LogStart {
 }
 
 /**
+ * A run's log as it was read: all of it, from seq 1, or a tail of it from `start` (see
+ * lib/core/tail.ts). What the core reads and what steps decide on: one vocabulary.
+ */
+export interface LogView {
+  readonly events: readonly RunEvent[];
+  readonly start?: LogStart;
+}
+
+/** The facts of a view, read from where it starts. */
+export const factsOf = (view: LogView): LogFacts => readLog(view.events, view.start);
+
+/**
  * Read a log (events from seq 1, in order; or a tail from `start`, in order) into the facts
  * resume decisions need. A tail gives the same answer about where the run stands as the whole
  * log; `modelTurns`, `generationSteps`, `agent` and `model` then count only what the tail shows.

@@ -1,5 +1,5 @@
 import type { RunEvent } from "./events.ts";
-import type { LogStart } from "./log.ts";
+import type { LogView } from "./log.ts";
 
 /**
  * An anchor is an event that fixes where a conversation stands: a message or
@@ -47,17 +47,11 @@ function generationBefore(event: RunEvent): number | undefined {
   return event.type === "resumed" ? event.generation - 1 : event.gen;
 }
 
-/** A tail of a log, in order, from its last anchor; `start` tells readLog where it begins. */
-export interface Tail {
-  events: RunEvent[];
-  start: LogStart;
-}
-
 /**
  * Cut a tail read with `tailBoundary` (oldest first) down to what readLog
- * reads: the events from the last anchor on, and the generation before it.
+ * reads: the events from the last anchor on, and (its `start`) the generation before it.
  */
-export function fromAnchor(events: readonly RunEvent[]): Tail {
+export function fromAnchor(events: readonly RunEvent[]): LogView & { start: NonNullable<LogView["start"]> } {
   const anchor = events.findLastIndex(isAnchor);
   if (anchor < 0) return { events: [...events], start: { seq: events[0]?.seq ?? 1, generation: 1 } };
   const before = events.slice(0, anchor).findLast((event) => event.type === "resumed");

@@ -65,7 +65,7 @@ export type CrashPoint =
   | "tool:after-append"
   | "handoff:after-claim"
   | "handoff:after-append"
-  // Inside control operations (start, resume, send, fork, approve/reject, sweep): see lib/steps/advance.ts.
+  // Inside control operations (start, resume, send, fork, approve/reject, sweep): see lib/steps/generation/.
   | "control:after-claim"
   | "control:after-append"
   | "control:before-execute"

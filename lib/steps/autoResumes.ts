@@ -9,7 +9,7 @@ import type { AutoResumes } from "../ports/eventStore.ts";
  */
 export function autoResumesAfter(
   previous: AutoResumes | undefined,
-  request: { by?: string; input?: string },
+  request: { by?: string | undefined; input?: string | undefined },
   now: number,
   lastWriteAt?: number,
 ): AutoResumes | undefined {

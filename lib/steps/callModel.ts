@@ -13,8 +13,10 @@ import { toolSpecs } from "../core/toolSpecs.ts";
 import type { Model, ModelReply, ModelRequest } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
 import type { Agent } from "../ports/tool.ts";
+import { assertCurrent } from "./appendNext.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments } from "./executeTool.ts";
+import { currentRun } from "./logReads.ts";
 import { nextAction } from "./nextAction.ts";
 import {
   deadlineSignal,
@@ -24,8 +26,8 @@ import {
   withinBudget,
 } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
-import { type Kept, unstoredWork } from "./unstoredWork.ts";
-import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
+import type { Kept } from "./unstoredWork.ts";
+import { writeNext } from "./writeNext.ts";
 
 /**
  * The CallModel task. If the log already holds the answer to its input (a retry
@@ -54,7 +56,7 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   // Built before the model's error boundary: what fails here is not the model's failure.
   const request = modelRequest(deps, input, facts, events, agent);
   const model = resolveModel(deps, facts.model!);
-  const replies = unstoredWork(deps.logs).modelReplies;
+  const replies = deps.unstored.modelReplies;
   const turn = String(facts.modelTurns);
   // A reply this process got for this very input and could not store is the answer: not a second call.
   const got =
@@ -66,7 +68,6 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
 
   const append = () =>
     writeNext(deps, input.runId, input.generation, (latest, latestFacts) => {
-      const seen = latest.length;
       // Someone of this generation answered the same input while we waited: keep theirs.
       if (latestFacts.modelTurns > facts.modelTurns) return { done: classifyFacts(latestFacts) };
       return {
@@ -81,10 +82,9 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
           ...(approvals.length > 0 ? { approvals } : {}),
         },
         // The response is an anchor: it alone says what comes next (no copy or re-read of a long log).
-        // `latest` may have grown in the cache since (an array the cache holds only grows): up to `seen`.
         result: (event) =>
           latestFacts.problem
-            ? classify([...latest.slice(0, seen), event])
+            ? classify([...latest, event])
             : classify([event], { seq: event.seq, generation: latestFacts.generation }),
       };
     });
@@ -117,7 +117,7 @@ function modelRequest(
   deps: StepDeps,
   input: StepInput,
   facts: LogFacts,
-  events: RunEvent[],
+  events: readonly RunEvent[],
   agent: Agent,
 ): ModelRequest {
   const streamed = deps.observer?.streamed?.bind(deps.observer);

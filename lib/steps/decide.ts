@@ -2,7 +2,8 @@ import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { ToolDecided } from "../core/events.ts";
 import type { ControlDeps } from "./deps.ts";
-import { type ResumeResult, resumeRun } from "./resume.ts";
+import { openGeneration } from "./generation/open.ts";
+import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
 import { writeNext } from "./writeNext.ts";
 
 export interface DecisionRequest {
@@ -26,7 +27,6 @@ export async function decide(
 ): Promise<ResumeResult | { resumed: false; waiting: number }> {
   if (request.by.trim() === "") throw new InvalidInputError("a decision needs a non-empty `by`");
   const waiting = await writeNext(deps, request.runId, "any", (events, facts) => {
-    const seen = events.length;
     if (facts.cancelled) throw new ConflictError(`run ${request.runId} was cancelled; nothing to decide`);
     const batch = facts.batch;
     const call = batch?.open ? batch.response.toolCalls.find((c) => c.id === request.callId) : undefined;
@@ -53,13 +53,12 @@ export async function decide(
         by: request.by,
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       },
-      // `events` may have grown in the cache since (an array the cache holds only grows): up to `seen`.
-      result: (event) => waitingAfter([...events.slice(0, seen), event]),
+      result: (event) => waitingAfter([...events, event]),
     };
   });
   deps.faults.reached("decide:after-append");
   if (waiting > 0) return { resumed: false, waiting };
-  return resumeRun(deps, { runId: request.runId });
+  return resumeResult(await openGeneration(deps, { kind: "decide", runId: request.runId }));
 }
 
 /** Calls still waiting for a decision in a log. */

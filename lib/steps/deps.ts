@@ -3,6 +3,7 @@ import type { ModelResolver } from "../ports/model.ts";
 import type { Clock, Faults, Observer, Orchestrator } from "../ports/runtime.ts";
 import type { AgentRegistry } from "../ports/tool.ts";
 import type { LogCache } from "./logCache.ts";
+import type { UnstoredWork } from "./unstoredWork.ts";
 
 /**
  * What a step tells whoever watches it (the CLI prints appended events; on AWS they become logs
@@ -20,6 +21,8 @@ export interface StepObserver extends Observer {
 export interface StepDeps {
   store: EventStore;
   logs: LogCache;
+  /** Work this process did and could not store yet, for the step's retry here (see unstoredWork.ts). */
+  unstored: UnstoredWork;
   agents: AgentRegistry;
   models: ModelResolver;
   clock: Clock;

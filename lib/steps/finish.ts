@@ -5,7 +5,7 @@ import { finalOutput } from "../core/messages.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { letRest } from "./lease.ts";
-import { loadRun } from "./writeNext.ts";
+import { loadRun } from "./logReads.ts";
 
 export interface FinishInput extends StepInput {
   /** The lease owner this execution runs under. */
@@ -21,7 +21,6 @@ export interface RunOutcome {
 /** The Finish task: record the status the run rests in and give up this execution's lease. */
 export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOutcome> {
   const events = await loadRun(deps, input.runId);
-  // Noted now: a log this process holds grows in place while we wait on the store below.
   const lastSeq = events.length;
   const facts = deps.logs.factsOf(input.runId, events);
   const outcome = outcomeOfFacts(input.runId, events, facts);

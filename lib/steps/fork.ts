@@ -1,26 +1,17 @@
-import type { ResumePoint } from "../core/classify.ts";
 import { ConflictError, IdTakenError, InvalidInputError } from "../core/errors.ts";
-import {
-  canonicalJson,
-  type NewEvent,
-  RESUMED_BY,
-  type RunEvent,
-  type RunStarted,
-  stamp,
-} from "../core/events.ts";
+import { RESUMED_BY, type RunStarted, stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import { readLog } from "../core/log.ts";
-import { assertSameStart } from "../core/sameStart.ts";
 import { restingStatus } from "../core/status.ts";
-import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
+import { MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
-import { advance, plan } from "./advance.ts";
 import type { ControlDeps } from "./deps.ts";
-import { leaseFor } from "./lease.ts";
-import { nextAction } from "./nextAction.ts";
-import type { ResumeResult } from "./resume.ts";
+import { copyEvents } from "./forkCopy.ts";
+import { openGeneration } from "./generation/open.ts";
+import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
+import { plan, resumedEvent } from "./generation/plan.ts";
+import { loadRun } from "./logReads.ts";
 import { expireRun } from "./retention.ts";
-import { loadRun } from "./writeNext.ts";
 
 export interface ForkRequest {
   runId: string;
@@ -37,9 +28,6 @@ export interface ForkResult {
   /** What the fork did after the copy: resumed, or rests as an identical copy. */
   resume: ResumeResult;
 }
-
-/** Parallel conditional puts while copying; each seq is still written at most once. */
-const COPY_CONCURRENCY = 16;
 
 /**
  * Copy a run's log up to `atSeq` into a new run with provenance, never
@@ -64,6 +52,7 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
   if (problem && problem.seq <= atSeq) {
     throw new ConflictError(
       `run ${request.runId} is malformed at seq ${problem.seq} (${problem.message}); fork it at a seq before that`,
+      { runId: request.runId, seq: problem.seq },
     );
   }
   if (request.input !== undefined && request.input.trim() === "")
@@ -115,84 +104,20 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
   // The copy and the fork's opening `resumed` (carrying its input) before the run exists: until
   // `run_started` and the head are written the fork is invisible, and once they are it is whole,
   // its input included, so nobody (the sweeper included) can go on with it without that input.
+  // The same fork made before (anything else was refused by the copy) completes what it began.
   const generation = facts.generation + 1;
-  await copyEvents(deps.store, first, [
-    ...copied.slice(1),
-    openingOf(deps, events, generation, point, { input: request.input, model: facts.model }),
-  ]);
-  deps.faults.reached("fork:after-copy");
-  const owner = deps.orchestrator.leaseOwnerFor({ runId: forkId, generation, createdAt: first.at });
-  const { created } = await deps.store.createRun(first, leaseFor(deps, owner));
-  if (created) deps.logs.appended(forkId, first);
-  if (!created) {
-    // The same fork made before (anything else was refused by the copy): complete what it began.
-    return {
-      forkId,
-      resume: await advance(deps, { runId: forkId, by: RESUMED_BY.person, onlyOpened: true }),
-    };
-  }
-  deps.faults.reached("control:after-claim");
-  deps.faults.reached("control:after-append");
-  deps.faults.reached("control:before-execute");
-  await deps.orchestrator.execute({ runId: forkId, generation, next: nextAction(point, true), owner });
-  return { forkId, resume: { resumed: true, runId: forkId, generation, kind: point.kind, opened: true } };
-}
-
-/** The `resumed` event a fork that goes on opens with, right after the copy. */
-function openingOf(
-  deps: ControlDeps,
-  events: readonly RunEvent[],
-  generation: number,
-  point: ResumePoint,
-  { input, model }: { input: string | undefined; model: string | undefined },
-): RunEvent {
-  const opening: NewEvent = {
-    type: "resumed",
+  const opening = stamp(
+    resumedEvent(point, { generation, by: RESUMED_BY.person, input: request.input, model: facts.model }),
+    events.length + 1,
+    deps.clock.now(),
     generation,
-    kind: point.kind,
-    description: point.description,
-    ...(model === undefined ? {} : { model }),
-    ...(input === undefined ? {} : { input }),
-    by: RESUMED_BY.person,
-  };
-  return stamp(opening, events.length + 1, deps.clock.now(), generation);
-}
-
-/**
- * Copy the parent's events into the fork. A retried fork finds what its first attempt copied:
- * the same events stay (read back, their keys may come in another order, hence the canonical
- * form), anything else there means the fork id belongs to another run, and nothing is written
- * into it: its first event is checked before anything is copied.
- */
-async function copyEvents(store: EventStore, first: RunStarted, events: readonly RunEvent[]): Promise<void> {
-  const forkId = first.runId;
-  const copied = new Map((await store.read(forkId)).map((event) => [event.seq, event]));
-  // The fork's own opening `resumed` (the last event) is written anew by each attempt: its time differs.
-  const timeless = (event: RunEvent) => (event.type === "resumed" ? { ...event, at: "" } : event);
-  const same = (event: RunEvent, stored: RunEvent | undefined) =>
-    stored !== undefined && canonicalJson(timeless(stored)) === canonicalJson(timeless(event));
-  if (copied.has(1)) assertSameStart(first, copied.get(1), "fork id");
-  const taken = (seq: number, options?: { cause?: unknown }) => {
-    const why = `its event at seq ${seq} differs from run ${first.parent?.runId}'s`;
-    return new IdTakenError(forkId, [why], `fork id ${forkId} is taken by a different run (${why})`, options);
-  };
-  for (const event of events) {
-    const stored = copied.get(event.seq);
-    if (stored && !same(event, stored)) throw taken(event.seq);
-  }
-  const missing = events.filter((event) => !copied.has(event.seq));
-  for (let i = 0; i < missing.length; i += COPY_CONCURRENCY) {
-    await Promise.all(
-      missing.slice(i, i + COPY_CONCURRENCY).map(async (event) => {
-        try {
-          await store.append(forkId, event);
-        } catch (error) {
-          if (!(error instanceof ConflictError)) throw error;
-          // A second fork with this id, at the same moment: the same copy is fine, another is not.
-          const [stored] = await store.read(forkId, event.seq - 1);
-          if (!same(event, stored)) throw taken(event.seq, { cause: error });
-        }
-      }),
-    );
-  }
+  );
+  const outcome = await openGeneration(deps, {
+    kind: "fork",
+    first,
+    copy: [...copied.slice(1), opening],
+    generation,
+    point,
+  });
+  return { forkId, resume: resumeResult(outcome) };
 }

@@ -4,8 +4,8 @@ import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { Lease, RunHead } from "../ports/eventStore.ts";
 import type { ControlDeps, StepDeps } from "./deps.ts";
 import { leaseIsLive } from "./liveness.ts";
+import { readTail, viewFacts } from "./logReads.ts";
 import { expireRun } from "./retention.ts";
-import { readTail, viewFacts } from "./writeNext.ts";
 
 /** A fresh lease for this owner, valid for the configured time from now. */
 export function leaseFor(deps: ControlDeps, owner: string): Lease {
@@ -23,6 +23,7 @@ export async function assertLeaseFree(deps: ControlDeps, head: RunHead): Promise
   throw new LeaseHeldError(
     `run ${head.runId} is being executed by ${lease.owner} (lease valid until ${new Date(lease.until).toISOString()}); ` +
       "not resuming it twice",
+    { runId: head.runId },
   );
 }
 

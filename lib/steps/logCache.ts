@@ -3,6 +3,7 @@ import { type LogFacts, LogReader, readLog } from "../core/log.ts";
 import { MessageBuilder, toMessages } from "../core/messageBuilder.ts";
 import type { ChatMessage } from "../core/messages.ts";
 import type { EventStore } from "../ports/eventStore.ts";
+import { backingOf, logSnapshot } from "./logSnapshot.ts";
 
 export interface LogCacheOptions {
   /**
@@ -21,16 +22,24 @@ export interface LogCacheOptions {
 
 interface Cached {
   /**
-   * The log as far as this process knows it. It only grows, at its end, in place: an array handed
-   * out is the cache's own, so a holder sees later events appear after the ones it had (what it
-   * had never changes). Whoever needs the log as it was must note its length.
+   * The log as far as this process knows it. It only grows, at its end, and is never handed out
+   * itself: callers get snapshots of it (logSnapshot), which never change.
    */
   events: RunEvent[];
+  /** The latest snapshot handed out, while `events` has not grown since: the same one again. */
+  snapshot?: readonly RunEvent[];
   bytes: number;
   /** The facts of `events` as far as read: each event is read once, however often they are asked for. */
   reader?: LogReader;
   /** The model's messages of `events` as far as built: each event is folded in once. */
   builder?: MessageBuilder;
+}
+
+/** The entry's log as it is now, as a snapshot: the one handed out last while the log has not grown. */
+function snapshot(entry: Cached): readonly RunEvent[] {
+  if (entry.snapshot?.length !== entry.events.length)
+    entry.snapshot = logSnapshot(entry.events, entry.events.length);
+  return entry.snapshot;
 }
 
 /** Roughly an event's size as JSON: its text and a little for everything else, without writing it out. */
@@ -70,10 +79,10 @@ export class LogCache {
   }
 
   /**
-   * The whole log as stored now (cached prefix plus whatever was appended since). The array is
-   * the cache's own and grows in place as the cache learns more events (see Cached.events).
+   * The whole log as stored now (cached prefix plus whatever was appended since), as a snapshot:
+   * it never changes, whatever the cache learns later.
    */
-  async load(runId: string): Promise<RunEvent[]> {
+  async load(runId: string): Promise<readonly RunEvent[]> {
     const cached = this.runs.get(runId);
     const from = cached?.events.length ?? 0;
     const newer = await this.store.read(runId, from);
@@ -89,24 +98,27 @@ export class LogCache {
     }
     entry.bytes += added;
     this.keep(runId, entry, held ? added : entry.bytes);
-    return entry.events;
+    return snapshot(entry);
   }
 
   /** The log to decide on: the cached one when trusted as the tail, else the stored one. */
-  async current(runId: string): Promise<RunEvent[]> {
+  async current(runId: string): Promise<readonly RunEvent[]> {
     const cached = this.trustTail ? this.runs.get(runId) : undefined;
     if (!cached) return this.load(runId);
     this.keep(runId, cached, 0);
-    return cached.events;
+    return snapshot(cached);
   }
 
   /**
-   * readLog(events), at the cost of the events not read before when `events` is the log this
-   * cache holds for the run (a step's facts then cost what is new, not the length of the run).
+   * readLog(events), at the cost of the events not read before when `events` is a snapshot of the
+   * log this cache holds for the run (a step's facts then cost what is new, not the length of the run).
    */
   factsOf(runId: string, events: readonly RunEvent[]): LogFacts {
     const entry = this.runs.get(runId);
-    if (!entry || entry.events !== events) return readLog(events);
+    // The reader only moves forward: a snapshot older than what it read is read on its own.
+    if (!entry || backingOf(events) !== entry.events || (entry.reader?.count ?? 0) > events.length) {
+      return readLog(events);
+    }
     entry.reader ??= new LogReader();
     const reader = entry.reader;
     for (let i = reader.count; i < events.length; i++) reader.read(events[i]!);
@@ -119,7 +131,9 @@ export class LogCache {
    */
   messagesOf(runId: string, events: readonly RunEvent[]): ChatMessage[] {
     const entry = this.runs.get(runId);
-    if (!entry || entry.events !== events) return toMessages(events);
+    if (!entry || backingOf(events) !== entry.events || (entry.builder?.count ?? 0) > events.length) {
+      return toMessages(events);
+    }
     entry.builder ??= new MessageBuilder();
     const builder = entry.builder;
     for (let i = builder.count; i < events.length; i++) builder.add(events[i]!);

@@ -1,6 +1,9 @@
 import { RESUMED_BY } from "../core/events.ts";
-import { type AdvanceResult, advance } from "./advance.ts";
 import type { ControlDeps } from "./deps.ts";
+import { openGeneration } from "./generation/open.ts";
+import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
+
+export type { ResumeResult } from "./generation/outcome.ts";
 
 export interface ResumeRequest {
   runId: string;
@@ -12,20 +15,22 @@ export interface ResumeRequest {
   by?: string;
 }
 
-export type ResumeResult = AdvanceResult;
-
 /**
  * Classify the tail; if the run can go on and nobody is executing it, move it to
- * its next generation (lib/steps/advance.ts) and execute from the resume point.
+ * its next generation (lib/steps/generation/) and execute from the resume point.
  * With `input`, the `resumed` event carries the new user message, closing any
  * call left open. Retrying the same request after a crash or a failed start
  * completes it instead of opening another generation.
  */
-export function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<ResumeResult> {
-  return advance(deps, {
-    runId: request.runId,
-    by: request.by ?? RESUMED_BY.person,
-    ...(request.input === undefined ? {} : { input: request.input }),
-    ...(request.model === undefined ? {} : { model: request.model }),
-  });
+export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<ResumeResult> {
+  const { runId, input, model } = request;
+  const by = request.by ?? RESUMED_BY.person;
+  const asked = model === undefined ? {} : { model };
+  const outcome = await openGeneration(
+    deps,
+    input === undefined
+      ? { kind: "resume", runId, by, ...asked }
+      : { kind: "send", runId, by, input, ...asked },
+  );
+  return resumeResult(outcome);
 }

@@ -2,13 +2,15 @@ import { InvalidInputError, StaleError } from "../core/errors.ts";
 import type { ToolCall, ToolResult } from "../core/events.ts";
 import { isCleared } from "../core/log.ts";
 import { INTERRUPTED_TOOL_RESULT, rejectedToolResult } from "../core/messages.ts";
+import { assertCurrent } from "./appendNext.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments, runWithTimeout, type ToolRun } from "./executeTool.ts";
+import { currentRun } from "./logReads.ts";
 import { stepDeadline } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
 import { awaitTurn } from "./toolTurns.ts";
-import { type Kept, unstoredWork } from "./unstoredWork.ts";
-import { assertCurrent, currentRun, writeNext } from "./writeNext.ts";
+import type { Kept } from "./unstoredWork.ts";
+import { writeNext } from "./writeNext.ts";
 
 export interface RunToolInput extends StepInput {
   callId: string;
@@ -37,7 +39,7 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   assertCurrent(input.runId, facts, input.generation);
   const call = facts.batch?.response.toolCalls.find((c) => c.id === input.callId);
   if (!call) throw new InvalidInputError(`run ${input.runId} has no open tool call ${input.callId}`);
-  const kept = unstoredWork(deps.logs).toolOutcomes;
+  const kept = deps.unstored.toolOutcomes;
   const existing = facts.batch!.results.get(call.id);
   if (existing) {
     kept.forget(input.runId, input.generation, call.id);
@@ -113,7 +115,7 @@ async function recordRun(
   ran: Kept<ToolRun>,
   deadline: number,
 ): Promise<RunToolOutput> {
-  const kept = unstoredWork(deps.logs).toolOutcomes;
+  const kept = deps.unstored.toolOutcomes;
   try {
     const result = await record(deps, input, call, ran.value, deadline, { ms: ran.ms });
     kept.forget(input.runId, input.generation, call.id);

@@ -1,10 +1,9 @@
 import { InvalidInputError } from "../core/errors.ts";
-import { RESUMED_BY, stamp } from "../core/events.ts";
+import { stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import type { Ids } from "../ports/runtime.ts";
-import { advance } from "./advance.ts";
 import type { ControlDeps } from "./deps.ts";
-import { leaseFor } from "./lease.ts";
+import { openGeneration } from "./generation/open.ts";
 
 export interface StartRequest {
   agent: string;
@@ -46,19 +45,6 @@ export async function startRun(
     deps.clock.now(),
   );
   if (first.type !== "run_started") throw new Error("unreachable");
-  // The run's head records its `run_started` time as its creation: the same time names its executions.
-  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation: 1, createdAt: first.at });
-  const { created } = await deps.store.createRun(first, leaseFor(deps, owner));
-  if (!created) {
-    await advance(deps, { runId, by: RESUMED_BY.person, onlyOpened: true });
-    return { runId, created: false };
-  }
-  deps.logs.appended(runId, first);
-  deps.observer?.appended(runId, first);
-  // The run and its lease are written together: its claim and its opening event are one write.
-  deps.faults.reached("control:after-claim");
-  deps.faults.reached("control:after-append");
-  deps.faults.reached("control:before-execute");
-  await deps.orchestrator.execute({ runId, generation: 1, next: { action: "model" }, owner });
-  return { runId, created: true };
+  const outcome = await openGeneration(deps, { kind: "start", first });
+  return { runId, created: outcome.kind === "created" };
 }

@@ -1,16 +1,18 @@
 import { classifyFacts } from "../core/classify.ts";
 import { benignReason, ConflictError, CorruptEventError, errorMessage } from "../core/errors.ts";
-import { RESUMED_BY, type ResumeKind } from "../core/events.ts";
+import type { ResumeKind } from "../core/events.ts";
+import type { LogView } from "../core/log.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import { countedAutoResumes, nextAutoResumeAt } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
+import { openGeneration } from "./generation/open.ts";
+import { lastWriteAt, openedGeneration } from "./generation/opened.ts";
+import { resumeResult } from "./generation/outcome.ts";
 import { leaseFor } from "./lease.ts";
 import { leaseIsLive } from "./liveness.ts";
-import { lastWriteAt, openedGeneration } from "./openedGeneration.ts";
-import { resumeRun } from "./resume.ts";
+import { readTail, viewFacts } from "./logReads.ts";
 import { expireRun } from "./retention.ts";
-import { type LogView, readTail, viewFacts } from "./writeNext.ts";
 
 export { autoResumesAfter } from "./autoResumes.ts";
 
@@ -167,7 +169,7 @@ async function resumeAs(
   skip: (why: string) => SweepOutcome,
 ): Promise<SweepOutcome> {
   try {
-    const result = await resumeRun(deps, { runId, by: RESUMED_BY.sweeper });
+    const result = resumeResult(await openGeneration(deps, { kind: "sweep", runId }));
     if (result.resumed) return { runId, resumed: true, generation: result.generation, kind: result.kind };
     return skip(`not resumable: ${result.classification.reason}`);
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { StepDeps } from "./deps.ts";
-import { currentRun } from "./writeNext.ts";
+import { currentRun } from "./logReads.ts";
 
 /** How long a call waits for the log to grow before it stops waiting for the calls ahead of it. */
 export const TURN_PATIENCE_MS = 3_000;

@@ -1,6 +1,5 @@
 import type { ModelReply } from "../ports/model.ts";
 import type { ToolRun } from "./executeTool.ts";
-import type { LogCache } from "./logCache.ts";
 
 /** Pieces of unstored work one process keeps of each kind; past that, the oldest is forgotten. */
 const MAX_KEPT = 1_000;
@@ -54,18 +53,10 @@ export interface UnstoredWork {
 }
 
 /**
- * Held beside the process's log cache: deps carry that one object from step to step for the life
- * of the process (built once per cold start, or once by the local runtime), which is exactly the
- * life this memory may have, without another field every composition must remember to set.
+ * A process's unstored work, empty: made once where a process builds its deps (per cold start, or
+ * once by the local runtime), which is exactly the life this memory may have, and carried in
+ * deps (StepDeps.unstored) from step to step.
  */
-const byProcess = new WeakMap<LogCache, UnstoredWork>();
-
-/** This process's unstored work. */
-export function unstoredWork(logs: LogCache): UnstoredWork {
-  let work = byProcess.get(logs);
-  if (!work) {
-    work = { toolOutcomes: new KeptWork(), modelReplies: new KeptWork() };
-    byProcess.set(logs, work);
-  }
-  return work;
+export function unstoredWork(): UnstoredWork {
+  return { toolOutcomes: new KeptWork(), modelReplies: new KeptWork() };
 }

@@ -10,6 +10,7 @@ import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { connectStore } from "../../lib/runtime/store.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
+import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";
 import { counted } from "../support/countingStore.ts";
@@ -65,6 +66,7 @@ function runlogOn(countedStore: EventStore, executed: ExecutionInput[]): Runlog 
   return new Runlog({
     store: countedStore,
     logs: new LogCache(countedStore),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir: dir }),
     models: modelsNeverCalled,
     clock: { now: () => new Date() },

@@ -13,6 +13,7 @@ import { type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { connectStore } from "../../lib/runtime/store.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
+import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled } from "../support/controlDeps.ts";
 
@@ -39,6 +40,7 @@ beforeAll(async () => {
   runlog = new Runlog({
     store,
     logs: new LogCache(store),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir: dir }),
     models: modelsNeverCalled,
     clock: { now: () => new Date() },

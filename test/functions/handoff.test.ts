@@ -15,6 +15,7 @@ import { type NewEvent, stamp } from "../../lib/core/events.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
+import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
 import { modelsNeverCalled } from "../support/controlDeps.ts";
 import { handlers } from "./handlers.ts";
@@ -204,6 +205,7 @@ function controlDeps() {
   return {
     store,
     logs: new LogCache(store),
+    unstored: unstoredWork(),
     agents: () => {
       throw new Error("no agent needed");
     },

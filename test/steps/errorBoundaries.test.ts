@@ -16,6 +16,7 @@ import type { StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { recordModelFailure } from "../../lib/steps/recordModelFailure.ts";
 import { runTool } from "../../lib/steps/runTool.ts";
+import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { workflowErrorName } from "../../lib/workflow/errors.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
 
@@ -94,6 +95,7 @@ function depsFor(
   return {
     store: used,
     logs: options.logs ?? new LogCache(used),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir }, { test: agent }),
     models: () => model,
     clock: options.clock ?? { now: () => new Date() },

@@ -79,21 +79,50 @@ describe("LogCache", () => {
     release();
     expect((await loading).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     expect((await cache.current("r")).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-    // The log it handed out earlier is the same one, grown at its end.
-    expect(held.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    // The log it handed out earlier is a snapshot: it still shows what it showed.
+    expect(held.map((e) => e.seq)).toEqual([1, 2]);
   });
 
-  it("grows the log it handed out in place: what was in it stays, new events come after", async () => {
+  it("hands out snapshots that never change: later events come in a new one, made without copying", async () => {
     const { store } = fakeStore([message(1), message(2)]);
     const cache = new LogCache(store, { trustTail: true });
     const events = await cache.load("r");
     const first = [...events];
     cache.appended("r", message(3));
-    expect(events.slice(0, 2)).toEqual(first);
-    expect(events.map((e) => e.seq)).toEqual([1, 2, 3]);
-    expect(await cache.current("r")).toBe(events);
+    expect(events).toEqual(first);
+    expect(events).toHaveLength(2);
+    expect(events.at(-1)?.seq).toBe(2);
+    const later = await cache.current("r");
+    expect(later.map((e) => e.seq)).toEqual([1, 2, 3]);
+    // Asked again with nothing new, the same snapshot.
+    expect(await cache.current("r")).toBe(later);
     cache.appended("r", message(5)); // not the next seq: not this log's next event, left out
-    expect(events).toHaveLength(3);
+    expect(await cache.current("r")).toHaveLength(3);
+    // Read-only: a holder cannot change what the cache or anyone else sees.
+    expect(() => (later as RunEvent[]).push(message(4))).toThrow(TypeError);
+    expect(() => {
+      (later as RunEvent[])[0] = message(9);
+    }).toThrow(TypeError);
+    expect(Array.isArray(later)).toBe(true);
+    expect(JSON.parse(JSON.stringify(later))).toEqual(later.map((e) => ({ ...e })));
+    expect(later.slice(1).map((e) => e.seq)).toEqual([2, 3]);
+    expect(Object.keys(later)).toEqual(["0", "1", "2"]);
+  });
+
+  it("reads the facts of an older snapshot as they were, after newer ones were read", async () => {
+    const log = [
+      stamp({ type: "run_started", runId: "r", agent: "demo", model: "scripted:demo", input: "go" }, 1, AT),
+      message(2),
+    ];
+    const { store } = fakeStore(log);
+    const cache = new LogCache(store, { trustTail: true });
+    const older = await cache.load("r");
+    cache.appended("r", message(3));
+    const newer = await cache.current("r");
+    expect(cache.factsOf("r", newer)).toEqual(readLog(newer));
+    expect(cache.factsOf("r", older)).toEqual(readLog(older));
+    expect(cache.messagesOf("r", newer)).toEqual(toMessages(newer));
+    expect(cache.messagesOf("r", older)).toEqual(toMessages(older));
   });
 
   it("trusted as the tail, answers from memory; otherwise reads", async () => {
@@ -179,14 +208,15 @@ describe("LogCache.messagesOf", () => {
       "r",
       stamp({ type: "tool_result", callId: "a", name: "echo", content: "ok", isError: false }, 3, AT),
     );
-    const answered = cache.messagesOf("r", await cache.current("r"));
+    const later = await cache.current("r");
+    const answered = cache.messagesOf("r", later);
     expect(answered.at(-1)).toMatchObject({ toolCallId: "a", content: "ok" });
     expect(adds).toHaveBeenCalledTimes(3);
     expect(open.at(-1)).toMatchObject({ content: INTERRUPTED_TOOL_RESULT }); // what it gave before stays
     adds.mockRestore();
     // toMessages folds a builder too: compared only once the spy is gone.
-    expect(openBefore).toEqual(toMessages(events.slice(0, 2)));
-    expect(answered).toEqual(toMessages(events));
+    expect(openBefore).toEqual(toMessages(events));
+    expect(answered).toEqual(toMessages(later));
   });
 
   it("builds the messages of a log it does not hold as toMessages does", () => {

@@ -10,6 +10,7 @@ import { connectStore } from "../../lib/runtime/store.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { modelDeadline } from "../../lib/steps/stepBudget.ts";
+import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
 
 /**
@@ -78,6 +79,7 @@ describe("CallModel near its deadline", () => {
       {
         store,
         logs: new LogCache(store),
+        unstored: unstoredWork(),
         agents: agentRegistry(
           { dataDir },
           { test: defineAgent({ name: "test", instructions: "", model: "m" }) },

@@ -13,6 +13,7 @@ import type { ControlDeps, StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
+import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
 
 const dataDir = tempDataDir("sweep");
@@ -73,6 +74,7 @@ beforeAll(async () => {
   const steps: StepDeps = {
     store,
     logs: new LogCache(store),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir }, BUILT_IN_AGENTS),
     models: modelResolver(),
     clock: { now: later },

@@ -7,6 +7,7 @@ import { connectStore } from "../../lib/runtime/store.ts";
 import type { ControlDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
+import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";
 import { counted } from "../support/countingStore.ts";
@@ -44,6 +45,7 @@ function depsOn(store: EventStore, executed: ExecutionInput[] = []): ControlDeps
   return {
     store,
     logs: new LogCache(store),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir: "unused" }),
     models: modelsNeverCalled,
     clock: { now: () => LATER },

@@ -10,6 +10,7 @@ import { connectStore } from "../../lib/runtime/store.ts";
 import type { StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { runTool } from "../../lib/steps/runTool.ts";
+import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
 import { counted } from "../support/countingStore.ts";
 import { startDynalite } from "../support/dynalite.ts";
@@ -41,6 +42,7 @@ function lambdaDeps(store: EventStore): StepDeps {
   return {
     store,
     logs: new LogCache(store),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir: "/tmp/runlog-wide" }, { wide: agent }),
     models: {
       resolve: () => {

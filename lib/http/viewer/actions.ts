@@ -13,7 +13,7 @@ export interface ActionFacts {
   lastSeq: number;
 }
 
-/** Statuses a new message cannot continue (lib/steps/advance.ts refuses them) or must wait for. */
+/** Statuses a new message cannot continue (lib/steps/generation/plan.ts refuses them) or must wait for. */
 const NO_MESSAGES = new Set<RunStatus>(["running", "cancelled", "malformed", "empty"]);
 /** Statuses cancel takes: a run that goes on, or that waits (lib/steps/cancel.ts). */
 const CANCELLABLE = new Set<RunStatus>(["running", "paused", "interrupted", "failed"]);

@@ -8,6 +8,7 @@ import type { Ids } from "../../ports/runtime.ts";
 import type { AgentRegistry } from "../../ports/tool.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
 import { LogCache } from "../../steps/logCache.ts";
+import { unstoredWork } from "../../steps/unstoredWork.ts";
 
 /** What step deps over a deployed table are made of; the clients are built (and traced) by the caller. */
 export interface TableStepOptions {
@@ -29,6 +30,7 @@ export function tableStepDeps(options: TableStepOptions): StepDeps {
   return {
     store,
     logs: new LogCache(store),
+    unstored: unstoredWork(),
     agents: options.agents,
     models: options.models,
     clock: { now: () => new Date() },

@@ -8,6 +8,7 @@ import type { Ids } from "../../ports/runtime.ts";
 import type { ControlDeps, StepDeps, StepObserver } from "../../steps/deps.ts";
 import { LogCache } from "../../steps/logCache.ts";
 import { RETENTION_VARIABLE, retentionMs } from "../../steps/retention.ts";
+import { unstoredWork } from "../../steps/unstoredWork.ts";
 import { modelResolver } from "../models.ts";
 import { connectStore } from "../store.ts";
 import { LocalOrchestrator } from "./orchestrator.ts";
@@ -79,6 +80,7 @@ export async function openLocalRuntime(options: LocalRuntimeOptions = {}): Promi
     store,
     // This process executes its runs itself: its cached log is the tail (a lost seq race re-reads).
     logs: new LogCache(store, { trustTail: true }),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS),
     models: modelResolver(),
     clock: { now: () => new Date() },

@@ -17,6 +17,7 @@ import { modelResolver } from "../../../lib/runtime/models.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { forkRun } from "../../../lib/steps/fork.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
+import { unstoredWork } from "../../../lib/steps/unstoredWork.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
 import { compressibleText, countWriteBytes, finishedRun, itemBytes, partition, scanAll } from "./support.ts";
 
@@ -270,6 +271,7 @@ describe("a fork of a run with a 4 MB event", () => {
       const steps: StepDeps = {
         store: countedStore,
         logs: new LogCache(countedStore),
+        unstored: unstoredWork(),
         agents: agentRegistry({ dataDir }, BUILT_IN_AGENTS),
         models: modelResolver(),
         clock: { now: () => new Date() },

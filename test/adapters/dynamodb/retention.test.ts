@@ -15,6 +15,7 @@ import { modelResolver } from "../../../lib/runtime/models.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
 import { expireRun, retentionMs } from "../../../lib/steps/retention.ts";
+import { unstoredWork } from "../../../lib/steps/unstoredWork.ts";
 import { script } from "../../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
 import { compressibleText, finishedRun, type Item, partition } from "./support.ts";
@@ -41,6 +42,7 @@ beforeAll(async () => {
   steps = {
     store,
     logs: new LogCache(store),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir }, BUILT_IN_AGENTS),
     models: modelResolver(),
     clock,

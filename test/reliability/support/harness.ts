@@ -8,6 +8,7 @@ import { LocalOrchestrator } from "../../../lib/runtime/local/orchestrator.ts";
 import { modelResolver } from "../../../lib/runtime/models.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
+import { unstoredWork } from "../../../lib/steps/unstoredWork.ts";
 
 export interface Harness {
   deps: StepDeps;
@@ -29,6 +30,7 @@ export function harness(
   const deps: StepDeps = {
     store,
     logs: new LogCache(store),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS),
     models: options.models ?? modelResolver(),
     clock: { now: () => new Date() },

@@ -11,6 +11,7 @@ import { LocalOrchestrator } from "../../../lib/runtime/local/orchestrator.ts";
 import { connectStore } from "../../../lib/runtime/store.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
+import { unstoredWork } from "../../../lib/steps/unstoredWork.ts";
 import { tempDataDir, testEnv } from "../../support/cli.ts";
 
 const dataDir = tempDataDir("local-orchestrator");
@@ -59,6 +60,7 @@ function compose(
   const deps: StepDeps = {
     store: used,
     logs: new LogCache(used),
+    unstored: unstoredWork(),
     agents: agentRegistry({ dataDir }, BUILT_IN_AGENTS),
     models: () => held.model,
     clock: { now: () => new Date() },

@@ -1,0 +1,50 @@
+import { ConflictError, IdTakenError } from "../core/errors.ts";
+import { canonicalJson, type RunEvent, type RunStarted } from "../core/events.ts";
+import { assertSameStart } from "../core/sameStart.ts";
+import type { EventStore } from "../ports/eventStore.ts";
+
+/** Parallel conditional puts while copying; each seq is still written at most once. */
+const COPY_CONCURRENCY = 16;
+
+/**
+ * Copy the parent's events into the fork. A retried fork finds what its first attempt copied:
+ * the same events stay (read back, their keys may come in another order, hence the canonical
+ * form), anything else there means the fork id belongs to another run, and nothing is written
+ * into it: its first event is checked before anything is copied.
+ */
+export async function copyEvents(
+  store: EventStore,
+  first: RunStarted,
+  events: readonly RunEvent[],
+): Promise<void> {
+  const forkId = first.runId;
+  const copied = new Map((await store.read(forkId)).map((event) => [event.seq, event]));
+  // The fork's own opening `resumed` (the last event) is written anew by each attempt: its time differs.
+  const timeless = (event: RunEvent) => (event.type === "resumed" ? { ...event, at: "" } : event);
+  const same = (event: RunEvent, stored: RunEvent | undefined) =>
+    stored !== undefined && canonicalJson(timeless(stored)) === canonicalJson(timeless(event));
+  if (copied.has(1)) assertSameStart(first, copied.get(1), "fork id");
+  const taken = (seq: number, options?: { cause?: unknown }) => {
+    const why = `its event at seq ${seq} differs from run ${first.parent?.runId}'s`;
+    return new IdTakenError(forkId, [why], `fork id ${forkId} is taken by a different run (${why})`, options);
+  };
+  for (const event of events) {
+    const stored = copied.get(event.seq);
+    if (stored && !same(event, stored)) throw taken(event.seq);
+  }
+  const missing = events.filter((event) => !copied.has(event.seq));
+  for (let i = 0; i < missing.length; i += COPY_CONCURRENCY) {
+    await Promise.all(
+      missing.slice(i, i + COPY_CONCURRENCY).map(async (event) => {
+        try {
+          await store.append(forkId, event);
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+          // A second fork with this id, at the same moment: the same copy is fine, another is not.
+          const [stored] = await store.read(forkId, event.seq - 1);
+          if (!same(event, stored)) throw taken(event.seq, { cause: error });
+        }
+      }),
+    );
+  }
+}

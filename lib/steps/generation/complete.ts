@@ -1,0 +1,70 @@
+import { ConflictError, NotFoundError } from "../../core/errors.ts";
+import { RESUMED_BY } from "../../core/events.ts";
+import type { LogFacts, LogView } from "../../core/log.ts";
+import type { ControlDeps } from "../deps.ts";
+import { leaseFor } from "../lease.ts";
+import { recordAfter } from "./lease.ts";
+import { lastWriteAt, modelInForce, type Opener, openedAction, openedKind } from "./opened.ts";
+import type { Move, Outcome } from "./opening.ts";
+
+/** What completing an opened generation came to. */
+export type Completion =
+  /** Its execution was started by this request. */
+  | { kind: "started"; outcome: Extract<Outcome, { kind: "completed" }> }
+  /** Its execution is running under `holder` (or another request claimed it a moment ago). */
+  | { kind: "held"; holder: string }
+  /** Its execution ran and ended (on AWS a name runs once): the run needs a new generation. */
+  | { kind: "spent" }
+  /** The log went on since it was read: decide again. */
+  | { kind: "replan" };
+
+/**
+ * Make sure an opened generation's execution runs: nothing if it does, else start it under the
+ * lease (claimed again if its holder is gone) with the input the first attempt gave it, so on
+ * AWS a start both made count as one.
+ */
+export async function completeGeneration(
+  deps: ControlDeps,
+  opening: Move,
+  tail: LogView,
+  facts: LogFacts,
+  opener: Opener,
+): Promise<Completion> {
+  const { runId } = opening;
+  const generation = facts.generation;
+  // The execution calls the model: check it can be built before anything is claimed or started.
+  // A handoff goes on with the model its execution has been calling.
+  if (opening.kind !== "handoff") deps.models(await modelInForce(deps, runId, facts));
+  const head = await deps.store.getHead(runId);
+  if (!head) throw new NotFoundError(`run ${runId} has no head record`, { runId });
+  // The log went on since it was read (another request completed the generation): decide again.
+  if (head.lastSeq > opener.seq) return { kind: "replan" };
+  const holder = head.lease?.owner;
+  if (holder !== undefined) {
+    const state = await deps.orchestrator.executionOf(holder);
+    if (state === "running") return { kind: "held", holder };
+    if (state === "ended") return { kind: "spent" };
+  }
+  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation, createdAt: head.createdAt });
+  // Claimed even by the owner that holds it (on AWS the generation's own name): the version check
+  // lets one of two requests completing at once start the execution. A sweeper completing someone
+  // else's opening counts it as one of its resumes (it costs what one does); its own opening was
+  // counted when it was claimed.
+  const bySweeper = opener.type === "resumed" && opener.by === RESUMED_BY.sweeper;
+  const record = bySweeper ? undefined : recordAfter(deps, head, opening, lastWriteAt(tail));
+  try {
+    await deps.store.claimLease(runId, leaseFor(deps, owner), head.leaseVersion, record);
+  } catch (error) {
+    // Another request took it a moment ago: that one starts the execution.
+    if (error instanceof ConflictError)
+      return { kind: "held", holder: "another executor, which claimed it first" };
+    throw error;
+  }
+  deps.faults.reached("control:after-claim");
+  deps.faults.reached("control:before-execute");
+  await deps.orchestrator.execute({ runId, generation, next: openedAction(tail, opener), owner });
+  return {
+    kind: "started",
+    outcome: { kind: "completed", runId, generation, resumeKind: openedKind(opener) },
+  };
+}

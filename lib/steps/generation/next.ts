@@ -1,0 +1,93 @@
+import type { Classification } from "../../core/classify.ts";
+import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../../core/errors.ts";
+import type { LogFacts, LogView } from "../../core/log.ts";
+import type { Decision } from "../appendNext.ts";
+import type { ControlDeps } from "../deps.ts";
+import { readTail } from "../logReads.ts";
+import { nextAction } from "../nextAction.ts";
+import { keepRun } from "../retention.ts";
+import { writeNext } from "../writeNext.ts";
+import { claimGenerationLease, handBack } from "./lease.ts";
+import { lastWriteAt, modelInForce } from "./opened.ts";
+import { byOf, inputOf, type Move, modelAsked } from "./opening.ts";
+import { plan, resumedEvent } from "./plan.ts";
+import type { Attempt } from "./replan.ts";
+
+/** Open generation `facts.generation + 1`: check, claim, append `resumed`, execute. */
+export async function openNext(
+  deps: ControlDeps,
+  opening: Move,
+  tail: LogView,
+  facts: LogFacts,
+  seen: number,
+  mayReplan: boolean,
+): Promise<Attempt> {
+  const { runId } = opening;
+  const handoff = opening.kind === "handoff";
+  const input = inputOf(opening);
+  const first = plan(facts, input);
+  if (!first.resumable) return { kind: "not_resumable", runId, classification: first };
+  // Before anything is written: a model that cannot be built (a missing key, a script path that
+  // does not resolve here) is the caller's error, and the run must stay exactly as it was.
+  // A handoff goes on with the model its execution has been calling: no check, and no read for it.
+  const model = handoff ? facts.model : (modelAsked(opening) ?? (await modelInForce(deps, runId, facts)));
+  if (!handoff && model !== undefined) deps.models(model);
+
+  const head = await deps.store.getHead(runId);
+  if (!head) throw new NotFoundError(`run ${runId} has no head record`, { runId });
+  // The log grew after we read it (another writer in between): decide again on the log as it is now.
+  if (head.lastSeq > seen && mayReplan) return { kind: "replan" };
+  const generation = facts.generation + 1;
+  const owner = deps.orchestrator.leaseOwnerFor({ runId, generation, createdAt: head.createdAt });
+  await claimGenerationLease(deps, head, owner, opening, lastWriteAt(tail));
+  deps.faults.reached(handoff ? "handoff:after-claim" : "control:after-claim");
+  // Holding the lease, stop a finished run's retention clock before anything is written to it
+  // (a run comes to rest, and starts that clock, only while its executor holds the lease).
+  await keepRun(deps, runId);
+
+  let point: Classification;
+  try {
+    point = await writeNext(
+      deps,
+      runId,
+      facts.generation,
+      resumedDecision(input, { generation, by: byOf(opening), input, model }),
+      async (fresh) =>
+        // Decided on the tail already read; a lost seq race reads the tail again.
+        fresh ? readTail(deps, runId) : tail,
+    );
+  } catch (error) {
+    const lost = error instanceof StaleError && !(error instanceof RunCancelledError);
+    // A duplicate of this handoff wrote the event first: decide again, and go on from there.
+    if (handoff && lost) return { kind: "replan" };
+    await handBack(deps, opening, owner, error);
+    if (lost) {
+      throw new LeaseHeldError(`run ${runId} was resumed by another process first`, {
+        cause: error,
+        runId,
+        generation,
+      });
+    }
+    throw error;
+  }
+  if (!point.resumable) {
+    await handBack(deps, opening, owner);
+    return { kind: "not_resumable", runId, classification: point };
+  }
+  if (handoff) deps.faults.reached("handoff:after-append");
+  else {
+    deps.faults.reached("control:after-append");
+    deps.faults.reached("control:before-execute");
+  }
+  await deps.orchestrator.execute({ runId, generation, next: nextAction(point, true), owner });
+  return { kind: "opened", runId, generation, resumeKind: point.kind };
+}
+
+/** The `resumed` event a request writes, decided again on the log as it is at the moment of writing. */
+function resumedDecision(input: string | undefined, fields: Parameters<typeof resumedEvent>[1]) {
+  return (_: unknown, facts: LogFacts): Decision<Classification> => {
+    const now = plan(facts, input);
+    if (!now.resumable) return { done: now };
+    return { append: resumedEvent(now, fields), result: () => now };
+  };
+}

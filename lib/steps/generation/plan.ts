@@ -1,0 +1,46 @@
+import { type Classification, classifyFacts } from "../../core/classify.ts";
+import type { NewEvent } from "../../core/events.ts";
+import type { LogFacts } from "../../core/log.ts";
+
+/** Where a run can take a new message: everything but a run that must not be written to. */
+const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
+
+/** How resuming (or sending a message to) a log of these facts would start, or why it cannot. */
+export function plan(facts: LogFacts, input: string | undefined): Classification {
+  const classification = classifyFacts(facts);
+  if (input === undefined || (!classification.resumable && CLOSED_TO_MESSAGES.has(classification.reason))) {
+    return classification;
+  }
+  return {
+    resumable: true,
+    kind: "call_model",
+    description: "a new user message: call the model",
+    unansweredToolCalls: [],
+    interruptedToolCalls: [],
+  };
+}
+
+/** What a `resumed` event that opens `generation` carries besides where it resumes. */
+export interface ResumedFields {
+  generation: number;
+  by: string;
+  input?: string | undefined;
+  /** The model in force, changed or not: a tail that starts here knows it without the whole log. */
+  model?: string | undefined;
+}
+
+/** The `resumed` event that opens a generation at `point`. */
+export function resumedEvent(
+  point: Extract<Classification, { resumable: true }>,
+  fields: ResumedFields,
+): NewEvent {
+  return {
+    type: "resumed",
+    generation: fields.generation,
+    kind: point.kind,
+    description: point.description,
+    ...(fields.model === undefined ? {} : { model: fields.model }),
+    ...(fields.input === undefined ? {} : { input: fields.input }),
+    by: fields.by,
+  };
+}

@@ -1,0 +1,47 @@
+import { NotFoundError } from "../core/errors.ts";
+import type { RunEvent } from "../core/events.ts";
+import { factsOf, type LogFacts, type LogView } from "../core/log.ts";
+import { fromAnchor, tailBoundary } from "../core/tail.ts";
+import type { StepDeps } from "./deps.ts";
+
+// How steps read a run's log: the whole of it, the view to decide a write on, or its tail. They
+// write nothing; lib/steps/appendNext.ts writes.
+
+const notFound = (runId: string) => new NotFoundError(`run ${runId} not found`, { runId });
+
+/** The run's log as stored now (a snapshot that never changes); NotFoundError if the run has no events. */
+export async function loadRun(deps: StepDeps, runId: string): Promise<readonly RunEvent[]> {
+  const events = await deps.logs.load(runId);
+  if (events.length === 0) throw notFound(runId);
+  return events;
+}
+
+/**
+ * The run's log to decide a write on: the cached one where the cache is trusted as the tail
+ * (a machine's own orchestrator), else as stored now. A stale view costs nothing but a lost
+ * seq race, because every append is conditional.
+ */
+export async function currentRun(deps: StepDeps, runId: string): Promise<readonly RunEvent[]> {
+  const events = await deps.logs.current(runId);
+  if (events.length === 0) throw notFound(runId);
+  return events;
+}
+
+/**
+ * The end of a run's log, enough to say where it stands: the cached log when this process holds
+ * it (reading only what is new), else a backwards read to the last anchor. The head and this are
+ * all that resume-point and resume read, however long the run is.
+ */
+export async function readTail(deps: StepDeps, runId: string): Promise<LogView> {
+  if (deps.logs.has(runId)) return { events: await loadRun(deps, runId) };
+  const tail = await deps.store.readBack(runId, tailBoundary());
+  if (tail.length === 0) throw notFound(runId);
+  return tail[0]!.seq === 1 ? { events: tail } : fromAnchor(tail);
+}
+
+/**
+ * The facts of a view of the run's log: a whole log this process holds costs only the events it
+ * has not read before (LogCache.factsOf), a tail is read from where it starts.
+ */
+export const viewFacts = (deps: StepDeps, runId: string, view: LogView): LogFacts =>
+  view.start ? factsOf(view) : deps.logs.factsOf(runId, view.events);

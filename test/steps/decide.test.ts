@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { ConflictError, LeaseHeldError, NotFoundError } from "../../lib/core/errors.ts";
+import type { NewEvent } from "../../lib/core/events.ts";
+import { decide } from "../../lib/steps/decide.ts";
+import { Crash, world } from "./generation/harness.ts";
+
+const R = "r";
+/** A response whose two calls wait for a person's approval. */
+const asking: NewEvent = {
+  type: "model_response",
+  text: "",
+  toolCalls: [
+    { id: "a", name: "delete", arguments: "{}" },
+    { id: "b", name: "delete", arguments: "{}" },
+  ],
+  stop: "tool_calls",
+  approvals: ["a", "b"],
+};
+const approve = (callId: string) => ({ runId: R, callId, approved: true, by: "ann" });
+
+describe("decide", () => {
+  it("records a decision; the last one resumes the run with the approved calls", async () => {
+    const w = world();
+    await w.seed(R, [asking]);
+    expect(await decide(w.process(), approve("a"))).toEqual({ resumed: false, waiting: 1 });
+    expect(w.executed).toHaveLength(0);
+    const result = await decide(w.process(), approve("b"));
+    expect(result).toMatchObject({ resumed: true, generation: 2, kind: "run_tools", opened: true });
+    expect(w.executed).toEqual([
+      expect.objectContaining({ generation: 2, next: { action: "tools", callIds: ["a", "b"] } }),
+    ]);
+    const log = await w.log(R);
+    expect(log.filter((e) => e.type === "tool_decided")).toHaveLength(2);
+    expect(log.at(-1)).toMatchObject({ type: "resumed", generation: 2, by: "person" });
+  });
+
+  it("the same decision again records nothing more and completes the resume", async () => {
+    const w = world();
+    await w.seed(R, [asking]);
+    await decide(w.process(), approve("a"));
+    w.crash.at = "decide:after-append";
+    await expect(decide(w.process(), approve("b"))).rejects.toBeInstanceOf(Crash);
+    expect(w.executed).toHaveLength(0);
+    const retried = await decide(w.process(), approve("b"));
+    expect(retried).toMatchObject({ resumed: true, generation: 2 });
+    // The generation it opened runs now: once more is refused, never a second generation.
+    await expect(decide(w.process(), approve("b"))).rejects.toBeInstanceOf(LeaseHeldError);
+    const log = await w.log(R);
+    expect(log.filter((e) => e.type === "tool_decided")).toHaveLength(2);
+    expect(log.filter((e) => e.type === "resumed")).toHaveLength(1);
+    expect(w.executed).toHaveLength(1);
+  }, 10_000);
+
+  it("refuses another verdict on a decided call, and a call that waits for nothing", async () => {
+    const w = world();
+    await w.seed(R, [asking]);
+    const unknown = await decide(w.process(), approve("zzz")).catch((error) => error);
+    expect(unknown).toBeInstanceOf(NotFoundError);
+    expect(unknown.message).toContain("waiting: a, b");
+    await decide(w.process(), approve("a"));
+    const rejection = decide(w.process(), { ...approve("a"), approved: false });
+    await expect(rejection).rejects.toBeInstanceOf(ConflictError);
+    expect(await w.log(R)).toHaveLength(3);
+  });
+});
