@@ -12,6 +12,7 @@ import {
   CompilerState,
   Extractor,
   ExtractorConfig,
+  ExtractorLogLevel,
   type ExtractorMessage,
   ExtractorMessageCategory,
 } from "@microsoft/api-extractor";
@@ -73,14 +74,14 @@ function configFor(types: string, file: string, folder: string): ExtractorConfig
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
       messages: {
-        compilerMessageReporting: { default: { logLevel: "error" } },
+        compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Error } },
         extractorMessageReporting: {
-          default: { logLevel: "none" },
+          default: { logLevel: ExtractorLogLevel.None },
           // A type the API uses but the entry point does not export: a user cannot name it.
           // Written into the report, where review sees it.
-          "ae-forgotten-export": { logLevel: "none", addToApiReportFile: true },
+          "ae-forgotten-export": { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
         },
-        tsdocMessageReporting: { default: { logLevel: "none" } },
+        tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
       },
     },
     configObjectFullPath: undefined,
@@ -107,7 +108,10 @@ export function apiReports(): EntryReport[] {
         localBuild: true,
         compilerState,
         messageCallback: (message: ExtractorMessage) => {
-          if (message.logLevel === "error" || message.category === ExtractorMessageCategory.Compiler) {
+          if (
+            message.logLevel === ExtractorLogLevel.Error ||
+            message.category === ExtractorMessageCategory.Compiler
+          ) {
             problems.push(message.formatMessageWithLocation(ROOT));
           }
           message.handled = true;
