@@ -16,15 +16,35 @@ export {
   PAGE_MIN_BYTES,
   type TruncatedEvent,
 } from "./api/eventPage.ts";
+export type { LiveFeed, LiveListener } from "./api/liveFeed.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
-export { type Actor, type ResumePointAnswer, Runlog } from "./api/runlog.ts";
+export type { ResumePlan } from "./api/resumePlan.ts";
+export { type ResumePointAnswer, Runlog } from "./api/runlog.ts";
+export type {
+  Actor,
+  ForkRequest,
+  ForkResult,
+  ListRequest,
+  ResumeOutcome,
+  ResumeRequest,
+  ResumeResult,
+  RunOutcome,
+  StartRequest,
+  StartResult,
+  SweepOptions,
+  SweepOutcome,
+  SweepReport,
+} from "./api/types.ts";
 export type { Classification, NotResumable, NotResumableReason, ResumePoint } from "./core/classify.ts";
 export {
   ConflictError,
   CorruptEventError,
   type ErrorCategory,
+  type ErrorFacts,
+  IdTakenError,
   InvalidInputError,
   LeaseHeldError,
+  MissingIndexError,
   ModelRejectedError,
   ModelUnavailableError,
   NotFoundError,
@@ -32,6 +52,7 @@ export {
   RetryableError,
   RunCancelledError,
   RunlogError,
+  type RunlogErrorOptions,
   StaleError,
 } from "./core/errors.ts";
 export {
@@ -52,8 +73,3 @@ export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
 export type { ForkPoint, Lease, RunHead, RunPage } from "./ports/eventStore.ts";
 export type { ExecutionReport, Observer } from "./ports/runtime.ts";
 export type { Agent, AgentContext, Tool, ToolContext } from "./ports/tool.ts";
-export type { RunOutcome } from "./steps/finish.ts";
-export type { ForkRequest } from "./steps/fork.ts";
-export type { ResumeRequest, ResumeResult } from "./steps/resume.ts";
-export type { StartRequest } from "./steps/start.ts";
-export type { SweepOptions, SweepOutcome, SweepReport } from "./steps/sweep.ts";

@@ -2,27 +2,34 @@ import { classifyFacts, type NotResumable, type ResumePoint } from "../core/clas
 import { ConflictError, CorruptEventError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import { restingStatusOf } from "../core/status.ts";
-import type { ListOptions, RunHead, RunPage } from "../ports/eventStore.ts";
+import type { RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import { cancelRun } from "../steps/cancel.ts";
 import { decide } from "../steps/decide.ts";
 import type { ControlDeps } from "../steps/deps.ts";
-import { outcomeOfFacts, type RunOutcome } from "../steps/finish.ts";
-import { type ForkRequest, forkRun } from "../steps/fork.ts";
+import { outcomeOfFacts } from "../steps/finish.ts";
+import { forkRun } from "../steps/fork.ts";
 import { leaseIsLive } from "../steps/liveness.ts";
-import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resume.ts";
-import { type StartRequest, startRun, validateRunId } from "../steps/start.ts";
-import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
+import { resumeRun } from "../steps/resume.ts";
+import { startRun, validateRunId } from "../steps/start.ts";
+import { sweep } from "../steps/sweep.ts";
 import { type LogView, readTail, viewFacts } from "../steps/writeNext.ts";
 import type { EventPageRequest, EventsPage } from "./eventPage.ts";
 import { assertRunFound, readEventPage, readOneEvent } from "./eventReads.ts";
 import { planResume, type ResumePlan } from "./resumePlan.ts";
-
-/** Who made a decision or a cancel, and why. */
-export interface Actor {
-  by: string;
-  reason?: string;
-}
+import type {
+  Actor,
+  ForkRequest,
+  ForkResult,
+  ListRequest,
+  ResumeOutcome,
+  ResumeRequest,
+  RunOutcome,
+  StartRequest,
+  StartResult,
+  SweepOptions,
+  SweepReport,
+} from "./types.ts";
 
 export type RunlogDeps = ControlDeps & { ids: Ids };
 
@@ -40,16 +47,17 @@ export type ResumePointAnswer =
  * Each call reads the log; nothing here keeps state of its own.
  */
 export class Runlog {
+  /** @internal openLocal, createTestRunlog and the functions make a Runlog; a program asks them for one. */
   constructor(private readonly deps: RunlogDeps) {}
 
   /** Start a run and execute it; returns once this execution ends. */
-  async start(request: StartRequest): Promise<RunOutcome & { created: boolean }> {
+  async start(request: StartRequest): Promise<StartResult> {
     const { runId, created } = await startRun(this.deps, request);
     return { ...(await this.outcome(runId)), created };
   }
 
   /** Continue a run from its resume point; a run with nothing to resume is answered with its outcome. */
-  async resume(request: ResumeRequest): Promise<RunOutcome & { resume: ResumeResult }> {
+  async resume(request: ResumeRequest): Promise<ResumeOutcome> {
     const result = await resumeRun(this.deps, { ...request, runId: validateRunId(request.runId) });
     // Nothing to resume: the log's own state, even while the last executor is still giving back its lease.
     const outcome = result.resumed ? await this.outcome(request.runId) : await this.resting(request.runId);
@@ -69,7 +77,7 @@ export class Runlog {
   }
 
   /** Copy a run's log up to a seq into a new run and go on from there; the parent is never changed. */
-  async fork(request: ForkRequest): Promise<RunOutcome> {
+  async fork(request: ForkRequest): Promise<ForkResult> {
     const { forkId } = await forkRun(this.deps, request);
     return this.outcome(forkId);
   }
@@ -186,7 +194,7 @@ export class Runlog {
    * With `status`, only runs shown in it (a page may then hold fewer than `limit`); with `parent`,
    * only the forks of that run.
    */
-  async list(options: Pick<ListOptions, "limit" | "cursor" | "status" | "parent"> = {}): Promise<RunPage> {
+  async list(options: ListRequest = {}): Promise<RunPage> {
     const wanted = options.status === undefined ? undefined : [options.status].flat();
     // The store filters by the head's status, and a `running` head whose executor is gone shows
     // the status its log rests in: a killed run is `interrupted` (or `completed`, …) to the reader.

@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
+import type { SweepReport } from "../api/types.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
-import type { SweepReport } from "../steps/sweep.ts";
 import {
   type CommandContext,
   listCommand,

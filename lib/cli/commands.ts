@@ -1,7 +1,7 @@
 import type { LocalRunlog } from "../api/local.ts";
+import type { RunOutcome } from "../api/types.ts";
 import { headView, outcomeView, resumePointLines, resumePointView, resumeView } from "../api/views.ts";
 import type { ListOptions, RunHead } from "../ports/eventStore.ts";
-import type { RunOutcome } from "../steps/finish.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
 import { EXIT } from "./usage.ts";
