@@ -98,7 +98,8 @@ async function withoutRuns(
 ): Promise<number> {
   if (command.withoutRuns) return command.withoutRuns(context);
   const { validateRunId } = await import("../steps/start.ts");
-  throw new NotFoundError(`run ${validateRunId(runId ?? "")} not found`);
+  const id = validateRunId(runId ?? "");
+  throw new NotFoundError(`run ${id} not found`, { runId: id });
 }
 
 function help(io: Io): number {

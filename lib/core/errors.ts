@@ -58,7 +58,21 @@ export class StaleError extends RunlogError {}
 /** The run was cancelled: whoever was working on it stops without writing more. */
 export class RunCancelledError extends StaleError {}
 
-export class InvalidInputError extends PermanentError {}
+export interface InvalidInputOptions extends RunlogErrorOptions {
+  /** The input that was wrong (`runId`, `actor.by`, `limit` …). */
+  field?: string;
+}
+
+/** Input that cannot work; `field` names it where one input is to blame. */
+export class InvalidInputError extends PermanentError {
+  declare readonly field?: string;
+
+  constructor(message: string, options: InvalidInputOptions = {}) {
+    const { field, ...rest } = options;
+    super(message, rest);
+    if (field !== undefined) (this as { field?: string }).field = field;
+  }
+}
 export class NotFoundError extends PermanentError {}
 
 /** A stored event that cannot be decoded: unknown schema version, invalid JSON, wrong shape. */
