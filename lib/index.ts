@@ -43,6 +43,7 @@ export {
   type ErrorFacts,
   IdTakenError,
   InvalidInputError,
+  type InvalidInputOptions,
   LeaseHeldError,
   MissingIndexError,
   ModelRejectedError,
