@@ -62,6 +62,8 @@ function configFor(types: string, file: string, folder: string): ExtractorConfig
   return ExtractorConfig.prepare({
     configObject: {
       projectFolder: ROOT,
+      // API Extractor writes CRLF unless told; the repository's files end lines in LF.
+      newlineKind: "lf",
       mainEntryPointFilePath: types,
       compiler: { overrideTsconfig: { compilerOptions: COMPILER_OPTIONS } },
       apiReport: {
