@@ -4,6 +4,11 @@
  */
 import "../lib/requireNode.ts";
 
-export type { RunlogAlarmsProps, RunlogConcurrency, RunlogProps } from "./props.ts";
+export {
+  type RunlogAlarmsProps,
+  type RunlogConcurrency,
+  type RunlogProps,
+  RunlogPropsError,
+} from "./props.ts";
 export { Runlog } from "./runlog.ts";
 export { RunlogStack, type RunlogStackProps } from "./runlogStack.ts";

@@ -55,7 +55,7 @@ export class RunlogPropsError extends InvalidInputError {
     readonly prop: string,
     problem: string,
   ) {
-    super(`runlog: ${prop} ${problem}`);
+    super(`runlog: ${prop} ${problem}`, { field: prop });
   }
 }
 

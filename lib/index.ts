@@ -16,27 +16,36 @@ export {
   PAGE_MIN_BYTES,
   type TruncatedEvent,
 } from "./api/eventPage.ts";
+export type { LiveFeed, LiveListener } from "./api/liveFeed.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
-export {
-  type Actor,
-  type ForkRequest,
-  type ResumePointAnswer,
-  type ResumeRequest,
-  type ResumeResult,
-  Runlog,
-  type RunOutcome,
-  type StartRequest,
-  type SweepOptions,
-  type SweepOutcome,
-  type SweepReport,
-} from "./api/runlog.ts";
+export type { ResumePlan } from "./api/resumePlan.ts";
+export { type ResumePointAnswer, Runlog } from "./api/runlog.ts";
+export type {
+  Actor,
+  ForkRequest,
+  ForkResult,
+  ListRequest,
+  ResumeOutcome,
+  ResumeRequest,
+  ResumeResult,
+  RunOutcome,
+  StartRequest,
+  StartResult,
+  SweepOptions,
+  SweepOutcome,
+  SweepReport,
+} from "./api/types.ts";
 export type { Classification, NotResumable, NotResumableReason, ResumePoint } from "./core/classify.ts";
 export {
   ConflictError,
   CorruptEventError,
   type ErrorCategory,
+  type ErrorFacts,
+  IdTakenError,
   InvalidInputError,
+  type InvalidInputOptions,
   LeaseHeldError,
+  MissingIndexError,
   ModelRejectedError,
   ModelUnavailableError,
   NotFoundError,
@@ -44,6 +53,7 @@ export {
   RetryableError,
   RunCancelledError,
   RunlogError,
+  type RunlogErrorOptions,
   StaleError,
 } from "./core/errors.ts";
 export {

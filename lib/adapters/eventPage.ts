@@ -22,7 +22,7 @@ export const pageCost = (storedBytes: number, maxBytes: number) =>
 export function checkPageRequest(runId: string, request: PageRequest): Required<PageRequest> {
   const { afterSeq = 0, limit, maxBytes } = request;
   const bad = (name: string, value: number, min: number) =>
-    new InvalidInputError(`${name}: expected an integer >= ${min} for run ${runId}, got ${value}`);
+    new InvalidInputError(`${name}: expected an integer >= ${min} for run ${runId}, got ${value}`, { runId });
   if (!Number.isInteger(afterSeq) || afterSeq < 0) throw bad("afterSeq", afterSeq, 0);
   if (!Number.isInteger(limit) || limit < 1) throw bad("limit", limit, 1);
   if (!Number.isInteger(maxBytes) || maxBytes < 1) throw bad("maxBytes", maxBytes, 1);

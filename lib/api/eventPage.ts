@@ -44,7 +44,9 @@ export interface EventPageRequest {
 export function eventsLimit(limit: number | undefined): number {
   if (limit === undefined) return EVENTS_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > EVENTS_MAX_LIMIT) {
-    throw new InvalidInputError(`limit: expected an integer from 1 to ${EVENTS_MAX_LIMIT}, got ${limit}`);
+    throw new InvalidInputError(`limit: expected an integer from 1 to ${EVENTS_MAX_LIMIT}, got ${limit}`, {
+      field: "limit",
+    });
   }
   return limit;
 }

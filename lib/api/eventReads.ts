@@ -6,7 +6,7 @@ import { type EventPageRequest, type EventsPage, eventsLimit, fitPage, PAGE_MIN_
 
 const wholeNumber = (name: string, value: number, min: number) => {
   if (!Number.isInteger(value) || value < min) {
-    throw new InvalidInputError(`${name}: expected an integer >= ${min}, got ${value}`);
+    throw new InvalidInputError(`${name}: expected an integer >= ${min}, got ${value}`, { field: name });
   }
   return value;
 };
@@ -22,7 +22,7 @@ export async function assertRunFound(
   found: number,
 ): Promise<void> {
   if (found === 0 && (afterSeq === 0 || !(await store.getHead(runId)))) {
-    throw new NotFoundError(`run ${runId} not found`);
+    throw new NotFoundError(`run ${runId} not found`, { runId });
   }
 }
 
@@ -50,6 +50,6 @@ export async function readOneEvent(store: EventStore, runId: string, seq: number
   const page = await store.readPage(runId, { afterSeq: seq - 1, limit: 1, maxBytes: MAX_EVENT_BYTES });
   const entry = page.entries[0];
   if (entry && "event" in entry && entry.event.seq === seq) return entry.event;
-  if (!(await store.getHead(runId))) throw new NotFoundError(`run ${runId} not found`);
-  throw new NotFoundError(`run ${runId} has no event at seq ${seq}`);
+  if (!(await store.getHead(runId))) throw new NotFoundError(`run ${runId} not found`, { runId });
+  throw new NotFoundError(`run ${runId} has no event at seq ${seq}`, { runId, seq });
 }

@@ -1,35 +1,37 @@
 import { classifyFacts, type NotResumable, type ResumePoint } from "../core/classify.ts";
-import { ConflictError, CorruptEventError, InvalidInputError, NotFoundError } from "../core/errors.ts";
+import { ConflictError, CorruptEventError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
-import { validateRunId } from "../core/ids.ts";
 import type { LogView } from "../core/log.ts";
 import { restingStatusOf } from "../core/status.ts";
-import type { ListOptions, RunHead, RunPage } from "../ports/eventStore.ts";
+import type { RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import { cancelRun } from "../steps/cancel.ts";
 import { decide } from "../steps/decide.ts";
 import type { ControlDeps } from "../steps/deps.ts";
-import { outcomeOfFacts, type RunOutcome } from "../steps/finish.ts";
-import { type ForkRequest, forkRun } from "../steps/fork.ts";
+import { outcomeOfFacts } from "../steps/finish.ts";
+import { forkRun } from "../steps/fork.ts";
 import { leaseIsLive } from "../steps/liveness.ts";
 import { readTail, viewFacts } from "../steps/logReads.ts";
-import { type ResumeRequest, type ResumeResult, resumeRun } from "../steps/resume.ts";
-import { type StartRequest, startRun } from "../steps/start.ts";
-import { type SweepOptions, type SweepReport, sweep } from "../steps/sweep.ts";
-
-export type { SweepOutcome } from "../steps/sweep.ts";
-/** The control operations' requests and results, as the facade takes and gives them: the public types. */
-export type { ForkRequest, ResumeRequest, ResumeResult, RunOutcome, StartRequest, SweepOptions, SweepReport };
-
+import { resumeRun } from "../steps/resume.ts";
+import { startRun } from "../steps/start.ts";
+import { sweep } from "../steps/sweep.ts";
 import type { EventPageRequest, EventsPage } from "./eventPage.ts";
 import { assertRunFound, readEventPage, readOneEvent } from "./eventReads.ts";
 import { planResume, type ResumePlan } from "./resumePlan.ts";
-
-/** Who made a decision or a cancel, and why. */
-export interface Actor {
-  by: string;
-  reason?: string;
-}
+import type {
+  Actor,
+  ForkRequest,
+  ForkResult,
+  ListRequest,
+  ResumeOutcome,
+  ResumeRequest,
+  RunOutcome,
+  StartRequest,
+  StartResult,
+  SweepOptions,
+  SweepReport,
+} from "./types.ts";
+import * as check from "./validate.ts";
 
 export type RunlogDeps = ControlDeps & { ids: Ids };
 
@@ -47,17 +49,28 @@ export type ResumePointAnswer =
  * Each call reads the log; nothing here keeps state of its own.
  */
 export class Runlog {
+  /** @internal openLocal, createTestRunlog and the functions make a Runlog; a program asks them for one. */
   constructor(private readonly deps: RunlogDeps) {}
 
   /** Start a run and execute it; returns once this execution ends. */
-  async start(request: StartRequest): Promise<RunOutcome & { created: boolean }> {
+  async start(request: StartRequest): Promise<StartResult> {
+    const given = check.object(request, "request");
+    check.string(given.agent, "agent");
+    check.text(given.input, "input");
+    check.optionalString(given.model, "model");
+    check.optionalRunId(given.runId, "runId");
     const { runId, created } = await startRun(this.deps, request);
     return { ...(await this.outcome(runId)), created };
   }
 
   /** Continue a run from its resume point; a run with nothing to resume is answered with its outcome. */
-  async resume(request: ResumeRequest): Promise<RunOutcome & { resume: ResumeResult }> {
-    const result = await resumeRun(this.deps, { ...request, runId: validateRunId(request.runId) });
+  async resume(request: ResumeRequest): Promise<ResumeOutcome> {
+    const given = check.object(request, "request");
+    const runId = check.runId(given.runId);
+    check.optionalString(given.model, "model");
+    check.optionalString(given.input, "input");
+    check.optionalString(given.by, "by");
+    const result = await resumeRun(this.deps, { ...request, runId });
     // Nothing to resume: the log's own state, even while the last executor is still giving back its lease.
     const outcome = result.resumed ? await this.outcome(request.runId) : await this.resting(request.runId);
     return { ...outcome, resume: result };
@@ -65,18 +78,25 @@ export class Runlog {
 
   /** Continue a run (completed or not) with a new user message in the same run. */
   async send(runId: string, message: string): Promise<RunOutcome> {
-    if (typeof message !== "string" || message.trim() === "")
-      throw new InvalidInputError("message must be a non-empty string");
+    check.runId(runId);
+    check.text(message, "message");
     // resumeRun stops a finished run's retention clock before anything is written to it again.
-    const result = await resumeRun(this.deps, { runId: validateRunId(runId), input: message });
+    const result = await resumeRun(this.deps, { runId, input: message });
     if (!result.resumed) {
-      throw new ConflictError(`run ${runId} takes no more messages: ${result.classification.description}`);
+      throw new ConflictError(`run ${runId} takes no more messages: ${result.classification.description}`, {
+        runId,
+      });
     }
     return this.outcome(runId);
   }
 
   /** Copy a run's log up to a seq into a new run and go on from there; the parent is never changed. */
-  async fork(request: ForkRequest): Promise<RunOutcome> {
+  async fork(request: ForkRequest): Promise<ForkResult> {
+    const given = check.object(request, "request");
+    check.runId(given.runId);
+    check.optionalNumber(given.atSeq, "atSeq");
+    check.optionalString(given.input, "input");
+    check.optionalRunId(given.forkId, "forkId", "fork id");
     const { forkId } = await forkRun(this.deps, request);
     return this.outcome(forkId);
   }
@@ -93,17 +113,26 @@ export class Runlog {
 
   /** Cancel a run: whoever executes it stops at its next step without writing more. */
   async cancel(runId: string, actor: Actor): Promise<RunOutcome> {
-    await cancelRun(this.deps, { runId: validateRunId(runId), ...actor });
+    check.runId(runId);
+    await cancelRun(this.deps, { runId, ...check.actor(actor) });
     return this.outcome(runId);
   }
 
   /** Resume runs left `running` by an executor that is gone, within the automatic-resume limits. */
-  sweep(options: SweepOptions = {}): Promise<SweepReport> {
+  async sweep(options: SweepOptions = {}): Promise<SweepReport> {
+    const given = check.object(options, "options");
+    for (const name of ["staleAfterMs", "maxAutoResumes", "backoffMs", "maxBackoffMs"] as const) {
+      check.optionalInteger(given[name], name, 0);
+    }
+    check.optionalInteger(given.maxRuns, "maxRuns", 1);
+    check.optionalStatuses(given.statuses, "statuses", "list");
     return sweep(this.deps, options);
   }
 
   private async decide(runId: string, callId: string, approved: boolean, actor: Actor): Promise<RunOutcome> {
-    await decide(this.deps, { runId: validateRunId(runId), callId, approved, ...actor });
+    check.runId(runId);
+    check.text(callId, "callId");
+    await decide(this.deps, { runId, callId, approved, ...check.actor(actor) });
     return this.outcome(runId);
   }
 
@@ -112,9 +141,9 @@ export class Runlog {
     // The head first: an execution that ends between the two reads then shows as still running
     // (true a moment ago), never as the older log's resting state with no executor. The head and
     // the log's tail only: as fast on a 10,000-event run as on a short one.
-    const head = await this.deps.store.getHead(validateRunId(runId));
+    const head = await this.deps.store.getHead(check.runId(runId));
     // As in outcome(): no head is no run (or an expired one), whatever this process has cached.
-    if (!head) throw new NotFoundError(`run ${runId} not found`);
+    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
     let tail: LogView;
     try {
       tail = await readTail(this.deps, runId);
@@ -149,7 +178,9 @@ export class Runlog {
    * tests. Anything that answers over a network pages with eventPage. NotFoundError for an unknown run.
    */
   async events(runId: string, afterSeq = 0): Promise<RunEvent[]> {
-    const events = await this.deps.store.read(validateRunId(runId), afterSeq);
+    check.runId(runId);
+    check.optionalInteger(afterSeq, "afterSeq", 0);
+    const events = await this.deps.store.read(runId, afterSeq);
     await assertRunFound(this.deps.store, runId, afterSeq, events.length);
     return events;
   }
@@ -158,22 +189,26 @@ export class Runlog {
    * A page of a run's events that fits in `maxBytes` of JSON: at most `limit` of them, an event too
    * big for any page listed truncated, and `next` (the `after` of the next page) while the log goes on.
    */
-  eventPage(runId: string, request: EventPageRequest): Promise<EventsPage> {
+  async eventPage(runId: string, request: EventPageRequest): Promise<EventsPage> {
+    check.runId(runId);
+    const given = check.object(request, "request");
+    check.optionalFunction(given.href, "href");
     return readEventPage(this.deps.store, runId, request);
   }
 
   /** One event of a run, whole. NotFoundError when the run, or its event at `seq`, does not exist. */
-  event(runId: string, seq: number): Promise<RunEvent> {
+  async event(runId: string, seq: number): Promise<RunEvent> {
+    check.runId(runId);
     return readOneEvent(this.deps.store, runId, seq);
   }
 
   /** The run's status and final output; `running` while a live executor holds it (unless it was cancelled). */
   async outcome(runId: string): Promise<RunOutcome> {
     // The head before the log, for the reason resumePoint gives.
-    const head = await this.deps.store.getHead(validateRunId(runId));
+    const head = await this.deps.store.getHead(check.runId(runId));
     // No head means no run (getHead rebuilds a missing one from the log), or one whose retention
     // passed: never answered from a log this process still has cached.
-    if (!head) throw new NotFoundError(`run ${runId} not found`);
+    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
     const resting = await this.resting(runId);
     if (resting.status === "cancelled") return resting;
     if (await this.isLive(head)) return { runId, status: "running", output: null };
@@ -193,7 +228,12 @@ export class Runlog {
    * With `status`, only runs shown in it (a page may then hold fewer than `limit`); with `parent`,
    * only the forks of that run.
    */
-  async list(options: Pick<ListOptions, "limit" | "cursor" | "status" | "parent"> = {}): Promise<RunPage> {
+  async list(options: ListRequest = {}): Promise<RunPage> {
+    const given = check.object(options, "options");
+    check.optionalInteger(given.limit, "limit", 1);
+    check.optionalString(given.cursor, "cursor");
+    check.optionalStatuses(given.status, "status", "one or more");
+    check.optionalString(given.parent, "parent");
     const wanted = options.status === undefined ? undefined : [options.status].flat();
     // The store filters by the head's status, and a `running` head whose executor is gone shows
     // the status its log rests in: a killed run is `interrupted` (or `completed`, …) to the reader.

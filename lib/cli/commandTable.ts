@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import type { SweepReport } from "../api/runlog.ts";
+import type { SweepReport } from "../api/types.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 import {
   type CommandContext,

@@ -1,5 +1,5 @@
 import type { LocalRunlog } from "../api/local.ts";
-import type { RunOutcome } from "../api/runlog.ts";
+import type { RunOutcome } from "../api/types.ts";
 import { headView, outcomeView, resumePointLines, resumePointView, resumeView } from "../api/views.ts";
 import type { ListOptions, RunHead } from "../ports/eventStore.ts";
 import { describeEvent } from "./format.ts";

@@ -98,7 +98,8 @@ async function withoutRuns(
   [runId]: string[],
 ): Promise<number> {
   if (command.withoutRuns) return command.withoutRuns(context);
-  throw new NotFoundError(`run ${validateRunId(runId ?? "")} not found`);
+  const id = validateRunId(runId ?? "");
+  throw new NotFoundError(`run ${id} not found`, { runId: id });
 }
 
 function help(io: Io): number {

@@ -13,6 +13,7 @@ export interface ErrorFacts {
   generation?: number;
 }
 
+/** What a RunlogError is made with: its cause and its facts. */
 export interface RunlogErrorOptions extends ErrorFacts {
   cause?: unknown;
 }
@@ -24,12 +25,16 @@ const codeOf = (name: string) =>
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .toLowerCase();
 
+/** The base of every error runlog throws: a stable `code`, and the facts it is about as fields. */
 export class RunlogError extends Error {
   /** What kind of failure this is, stable across releases (`not_found`, `lease_held` …). */
   readonly code: string;
   // Declared, not defined: an error without a fact has no such property at all.
+  /** The run the failure is about, where there is one. */
   declare readonly runId?: string;
+  /** The sequence number the failure is about, where there is one. */
   declare readonly seq?: number;
+  /** The generation the failure is about, where there is one. */
   declare readonly generation?: number;
 
   constructor(message: string, options: RunlogErrorOptions = {}) {
@@ -58,12 +63,31 @@ export class StaleError extends RunlogError {}
 /** The run was cancelled: whoever was working on it stops without writing more. */
 export class RunCancelledError extends StaleError {}
 
-export class InvalidInputError extends PermanentError {}
+/** What an InvalidInputError is made with: RunlogErrorOptions and the field to blame. */
+export interface InvalidInputOptions extends RunlogErrorOptions {
+  /** The input that was wrong (`runId`, `actor.by`, `limit` …). */
+  field?: string;
+}
+
+/** Input that cannot work; `field` names it where one input is to blame. */
+export class InvalidInputError extends PermanentError {
+  /** The input that was wrong, where one input is to blame. */
+  declare readonly field?: string;
+
+  constructor(message: string, options: InvalidInputOptions = {}) {
+    const { field, ...rest } = options;
+    super(message, rest);
+    if (field !== undefined) (this as { field?: string }).field = field;
+  }
+}
+/** An unknown run, event, agent or call. */
 export class NotFoundError extends PermanentError {}
 
 /** A stored event that cannot be decoded: unknown schema version, invalid JSON, wrong shape. */
 export class CorruptEventError extends PermanentError {
+  /** The run whose log holds the event. */
   declare readonly runId: string;
+  /** The corrupt event's seq. */
   declare readonly seq: number;
 
   constructor(runId: string, seq: number, detail: string) {
@@ -78,7 +102,9 @@ export class CorruptEventError extends PermanentError {
  */
 export class IdTakenError extends ConflictError {
   constructor(
+    /** The id that is taken. */
     readonly id: string,
+    /** What sets the stored run apart from the one asked for (`input "a", not "b"` …). */
     readonly differences: readonly string[],
     message: string,
     options?: RunlogErrorOptions,
@@ -93,7 +119,9 @@ export class IdTakenError extends ConflictError {
  */
 export class MissingIndexError extends PermanentError {
   constructor(
+    /** The table that lacks the index. */
     readonly tableName: string,
+    /** The index it lacks. */
     readonly index: string,
     message: string,
     options?: RunlogErrorOptions,
@@ -111,6 +139,7 @@ export class ModelUnavailableError extends RetryableError {}
 /** A model call that will fail again the same way (bad key, unknown model, bad request). */
 export class ModelRejectedError extends PermanentError {}
 
+/** The four kinds of failure, by the names the state machine's Retry and Catch match. */
 export type ErrorCategory = "RetryableError" | "PermanentError" | "ConflictError" | "StaleError";
 
 /** The category of any thrown value; unknown errors count as permanent so they are never retried blindly. */

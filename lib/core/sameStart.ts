@@ -36,5 +36,6 @@ export function assertSameStart(wanted: RunStarted, stored: RunEvent | undefined
     wanted.runId,
     differences,
     `${what} ${wanted.runId} is taken by a different run (${differences.join("; ")})`,
+    { runId: wanted.runId },
   );
 }

@@ -10,9 +10,20 @@ import {
   StaleError,
 } from "../core/errors.ts";
 
-/** The one shape every error response has. `field` names the bad input; `reason` says why a run cannot go on. */
+/**
+ * The one shape every error response has. `field` names the bad input; `reason` says why a run
+ * cannot go on; `runId`, `seq` and `generation` are the facts the error is about, where it has them.
+ */
 export interface ErrorBody {
-  error: { code: string; message: string; field?: string; reason?: string };
+  error: {
+    code: string;
+    message: string;
+    field?: string;
+    reason?: string;
+    runId?: string;
+    seq?: number;
+    generation?: number;
+  };
 }
 
 /** An error the HTTP layer itself raises, already carrying its status and code. */
@@ -41,9 +52,24 @@ export interface ErrorAnswer {
   internal: boolean;
 }
 
-const answer = (status: ContentfulStatusCode, code: string, message: string, internal = false) => ({
+/** The facts a runlog error carries, for the body (absent ones stay absent). */
+function factsOf(error: RunlogError): Pick<ErrorBody["error"], "field" | "runId" | "seq" | "generation"> {
+  return {
+    ...(error instanceof InvalidInputError && error.field !== undefined ? { field: error.field } : {}),
+    ...(error.runId === undefined ? {} : { runId: error.runId }),
+    ...(error.seq === undefined ? {} : { seq: error.seq }),
+    ...(error.generation === undefined ? {} : { generation: error.generation }),
+  };
+}
+
+const answer = (
+  status: ContentfulStatusCode,
+  code: string,
+  error: RunlogError,
+  internal = false,
+): ErrorAnswer => ({
   status,
-  body: { error: { code, message } },
+  body: { error: { code, message: error.message, ...factsOf(error) } },
   internal,
 });
 
@@ -61,16 +87,15 @@ export function errorAnswer(error: unknown): ErrorAnswer {
       internal: false,
     };
   }
-  if (error instanceof InvalidInputError) return answer(400, "invalid_input", error.message);
-  if (error instanceof NotFoundError) return answer(404, "not_found", error.message);
-  if (error instanceof LeaseHeldError) return answer(409, "run_in_progress", error.message);
-  if (error instanceof ConflictError || error instanceof StaleError)
-    return answer(409, "conflict", error.message);
-  if (error instanceof RetryableError) return answer(503, "unavailable", error.message, true);
+  if (error instanceof InvalidInputError) return answer(400, "invalid_input", error);
+  if (error instanceof NotFoundError) return answer(404, "not_found", error);
+  if (error instanceof LeaseHeldError) return answer(409, "run_in_progress", error);
+  if (error instanceof ConflictError || error instanceof StaleError) return answer(409, "conflict", error);
+  if (error instanceof RetryableError) return answer(503, "unavailable", error, true);
   // The deployment lacks what the route needs (a table made before an index): not a failure of
   // the request, nor one a retry fixes; the message names the index and what adds it.
-  if (error instanceof MissingIndexError) return answer(501, "index_missing", error.message, true);
+  if (error instanceof MissingIndexError) return answer(501, "index_missing", error, true);
   // runlog's own errors say what failed in words meant for users; anything else may hold internals.
-  const message = error instanceof RunlogError ? error.message : "internal error";
-  return answer(500, "internal", message, true);
+  if (error instanceof RunlogError) return answer(500, "internal", error, true);
+  return { status: 500, body: { error: { code: "internal", message: "internal error" } }, internal: true };
 }

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import type { Actor, Runlog } from "../api/runlog.ts";
+import type { Runlog } from "../api/runlog.ts";
+import type { Actor } from "../api/types.ts";
 
 /** The methods this API serves; any other is a 405. */
 export type Method = "GET" | "POST";

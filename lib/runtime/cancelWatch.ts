@@ -35,14 +35,16 @@ export function watchForCancel(options: CancelWatchOptions): () => void {
       const last = await options.lastEvent();
       if (last?.type !== "cancelled") return;
       const why = last.reason === undefined ? "" : `: ${last.reason}`;
-      controller.abort(new RunCancelledError(`run ${runId} was cancelled by ${last.by}${why}`));
+      controller.abort(
+        new RunCancelledError(`run ${runId} was cancelled by ${last.by}${why}`, { runId, seq: last.seq }),
+      );
     },
     failingForMs: options.blindMs,
     failing: (blind, error) =>
       controller.abort(
         new RetryableError(
           `run ${runId}: could not read the log for ${blind} ms to look for a cancel; the step stops rather than run unwatched`,
-          { cause: error },
+          { cause: error, runId },
         ),
       ),
     unref: true,

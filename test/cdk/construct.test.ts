@@ -10,6 +10,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { StateMachine } from "aws-local-stepfunctions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { afterAll, describe, expect, it } from "vitest";
+import { RunlogPropsError } from "../../cdk/index.ts";
 import { bundlingRoot, type RunlogProps } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { FUNCTIONS_DIR, type HandlerName } from "../../cdk/runlogFunction.ts";
@@ -248,7 +249,13 @@ describe("bad props", () => {
   it.each(cases)("%s: %o is refused, naming the prop", (prop, bad) => {
     const stack = new Stack(new App({ context: { "aws:cdk:bundling-stacks": [] } }), "Bad");
     expect(() => new Runlog(stack, "Agents", { agentsModule: AGENTS, ...bad })).toThrow(
-      expect.objectContaining({ name: "RunlogPropsError", prop, message: expect.stringContaining(prop) }),
+      expect.objectContaining({
+        name: "RunlogPropsError",
+        code: "runlog_props",
+        prop,
+        field: prop,
+        message: expect.stringContaining(prop),
+      }),
     );
     // Refused before anything was made.
     expect(stack.node.findAll().length).toBeLessThanOrEqual(2);
@@ -264,6 +271,8 @@ describe("bad props", () => {
         return caught;
       }
     })();
+    // runlog/cdk exports the class, so a user's app can tell a bad prop from any other failure.
+    expect(error).toBeInstanceOf(RunlogPropsError);
     expect(error).toMatchObject({ name: "RunlogPropsError", prop: "projectRoot" });
   });
 });

@@ -85,7 +85,10 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       const { won, lost } = await race(owners.map((owner) => () => store.claimLease(runId, lease(owner), 0)));
       expect(won).toHaveLength(1);
       expect(lost).toHaveLength(9);
-      for (const error of lost) expect(error).toBeInstanceOf(LeaseHeldError);
+      for (const error of lost) {
+        expect(error).toBeInstanceOf(LeaseHeldError);
+        expect(error).toMatchObject({ code: "lease_held", runId });
+      }
       const head = await store.getHead(runId);
       expect(head).toMatchObject({ status: "running", leaseVersion: 1, lease: { owner: owners[won[0]!] } });
       await expect(store.claimLease(runId, lease("late"), 0)).rejects.toThrow(/version/);

@@ -81,7 +81,10 @@ export function logContract(get: () => ContractStore, id: (label: string) => str
       await store.createRun(started(runId));
       await store.append(runId, message(3, "three"));
       await store.append(runId, message(2, "two"));
-      await expect(store.append(runId, message(3, "impostor"))).rejects.toBeInstanceOf(ConflictError);
+      const clash = store.append(runId, message(3, "impostor"));
+      await expect(clash).rejects.toBeInstanceOf(ConflictError);
+      // The facts as fields, for a caller to act on without reading the message.
+      await expect(clash).rejects.toMatchObject({ code: "conflict", runId, seq: 3 });
       expect(texts(await store.read(runId))).toEqual(["run_started", "two", "three"]);
       expect((await store.getHead(runId))?.lastSeq).toBe(3);
     });
@@ -161,7 +164,7 @@ export function logContract(get: () => ContractStore, id: (label: string) => str
           (e: unknown) => e,
         );
         expect(error).toBeInstanceOf(CorruptEventError);
-        expect(error).toMatchObject({ runId, seq: 2 });
+        expect(error).toMatchObject({ code: "corrupt_event", runId, seq: 2 });
         expect((error as Error).message).toMatch(detail);
         expect((await s.store.read(runId, 2)).map((e) => e.seq)).toEqual([3]);
         await expect(s.store.append(runId, message(2, "repair attempt"))).rejects.toBeInstanceOf(
@@ -266,6 +269,12 @@ export function logContract(get: () => ContractStore, id: (label: string) => str
       await store.append(runId, message(2));
       await store.expire(runId, new Date(Date.now() + 86_400_000));
       await expect(store.createRun(started(runId, "another run"))).rejects.toBeInstanceOf(IdTakenError);
+      await expect(store.createRun(started(runId, "another run"))).rejects.toMatchObject({
+        code: "id_taken",
+        id: runId,
+        runId,
+        differences: [expect.stringContaining("input")],
+      });
       await store.expire(runId, null);
       await expect(store.createRun(started(runId, "another run"))).rejects.toBeInstanceOf(IdTakenError);
       expect(await store.createRun(started(runId, "kept a while"))).toEqual({ created: false });

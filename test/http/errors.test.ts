@@ -30,6 +30,21 @@ describe("run ids in the path", () => {
     expectError(await call(t.app, method, path.replace("ID", "no-such-run"), body), 404, "not_found");
   });
 
+  it.each(["/runs/ID", "/runs/ID/events", "/runs/ID/resume-point", "/runs/ID/events/2"])(
+    "GET %s: the 404 names the run as a field, beside its message",
+    async (path) => {
+      const answer = await call(t.app, "GET", path.replace("ID", "no-such-run"));
+      expectError(answer, 404, "not_found");
+      expect(answer.body).toMatchObject({ error: { runId: "no-such-run" } });
+    },
+  );
+
+  it("a missing event's 404 names the run and the seq", async () => {
+    const answer = await call(t.app, "GET", "/runs/known/events/999");
+    expectError(answer, 404, "not_found");
+    expect(answer.body).toMatchObject({ error: { runId: "known", seq: 999 } });
+  });
+
   const HOSTILE = [
     "..%2F..",
     "..%2F..%2Fetc%2Fpasswd",

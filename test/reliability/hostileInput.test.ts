@@ -60,8 +60,8 @@ describe.concurrent("the CLI refuses hostile input with exit 2 and writes nothin
     ],
     ["a fork at a non-number", () => ["fork", "kept", "--at", "1e3"], /--at takes a seq/],
     ["a hostile call id", () => ["approve", "kept", "../../x"], /no call \.\.\/\.\.\/x waiting for approval/],
-    ["an empty message", () => ["send", "kept", ""], /message must be a non-empty string/],
-    ["a blank prompt", () => ["run", "   "], /input must be a non-empty string/],
+    ["an empty message", () => ["send", "kept", ""], /message: expected a non-empty string/],
+    ["a blank prompt", () => ["run", "   "], /input: expected a non-empty string/],
     [
       "tool arguments of the wrong type",
       () => [

@@ -36,9 +36,9 @@ export interface DynamoEventStoreOptions {
 function checkPosition(runId: string, seq: number): void {
   if (runId.length === 0) throw new InvalidInputError("runId: expected a non-empty string");
   // Big payloads live in `blob#…` partitions of the same table.
-  if (runId.includes("#")) throw new InvalidInputError(`runId: ${runId} must not contain "#"`);
+  if (runId.includes("#")) throw new InvalidInputError(`runId: ${runId} must not contain "#"`, { runId });
   if (!Number.isInteger(seq) || seq < 1) {
-    throw new InvalidInputError(`seq: expected an integer >= 1 for run ${runId}, got ${seq}`);
+    throw new InvalidInputError(`seq: expected an integer >= 1 for run ${runId}, got ${seq}`, { runId });
   }
 }
 
@@ -80,7 +80,7 @@ export class DynamoEventStore implements EventStore {
   async createRun(first: RunStarted, lease?: Lease): Promise<{ created: boolean }> {
     const runId = first.runId;
     if (first.type !== "run_started" || first.seq !== 1) {
-      throw new InvalidInputError(`createRun(${runId}): expected a run_started event at seq 1`);
+      throw new InvalidInputError(`createRun(${runId}): expected a run_started event at seq 1`, { runId });
     }
     checkPosition(runId, first.seq);
     const what = `create run ${runId}`;
@@ -120,7 +120,10 @@ export class DynamoEventStore implements EventStore {
     checkPosition(runId, event.seq);
     // One write per event: the head is not advanced here (getHead reads the last seq from the log).
     if (!(await this.putEvent(runId, event, `append seq ${event.seq} to run ${runId}`))) {
-      throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`);
+      throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`, {
+        runId,
+        seq: event.seq,
+      });
     }
   }
 
@@ -131,7 +134,9 @@ export class DynamoEventStore implements EventStore {
 
   async read(runId: string, afterSeq = 0): Promise<RunEvent[]> {
     if (!Number.isInteger(afterSeq)) {
-      throw new InvalidInputError(`afterSeq: expected an integer for run ${runId}, got ${afterSeq}`);
+      throw new InvalidInputError(`afterSeq: expected an integer for run ${runId}, got ${afterSeq}`, {
+        runId,
+      });
     }
     const events: RunEvent[] = [];
     let startKey: Item | undefined;

@@ -79,7 +79,7 @@ function setTtl(ctx: StoreContext, runId: string, seq: number, ttl: Ttl) {
  */
 export async function expireRun(ctx: StoreContext, runId: string, at: Date | null): Promise<void> {
   if (at !== null && !Number.isFinite(at.getTime())) {
-    throw new InvalidInputError(`expire run ${runId}: expected a valid date or null`);
+    throw new InvalidInputError(`expire run ${runId}: expected a valid date or null`, { runId });
   }
   const ttl: Ttl = at === null ? undefined : Math.ceil(at.getTime() / 1000);
   const current = await currentTtl(ctx, runId);

@@ -97,7 +97,8 @@ export async function getHead(ctx: StoreContext, runId: string): Promise<RunHead
   await repairHead(ctx, runId, last);
   const repaired = await getItem(ctx, runId, HEAD_SEQ);
   const decoded = repaired ? decodeHead(repaired) : undefined;
-  if (!decoded) throw new PermanentError(`run ${runId}: the head could not be repaired from the log`);
+  if (!decoded)
+    throw new PermanentError(`run ${runId}: the head could not be repaired from the log`, { runId });
   return decoded;
 }
 
@@ -126,7 +127,8 @@ export async function setStatus(ctx: StoreContext, runId: string, status: RunSta
   for (let tries = 0; tries < 2; tries++) {
     if ((await update(true)) || (await update(false))) return;
     // No head: rebuild it from the log (or learn the run does not exist), then try once more.
-    if (!(await getHead(ctx, runId))) throw new NotFoundError(`${what}: run ${runId} does not exist`);
+    if (!(await getHead(ctx, runId)))
+      throw new NotFoundError(`${what}: run ${runId} does not exist`, { runId });
   }
-  throw new PermanentError(`${what}: the head could not be updated`);
+  throw new PermanentError(`${what}: the head could not be updated`, { runId });
 }

@@ -74,7 +74,7 @@ export async function claimLease(
   if (await casClaim(ctx, runId, lease, expect, autoResumes)) return;
   // Learn why, repairing a missing head on the way; a head rebuilt at the expected version may be claimed.
   const stored = await getHead(ctx, runId);
-  if (!stored) throw new NotFoundError(`claim the lease of run ${runId}: the run does not exist`);
+  if (!stored) throw new NotFoundError(`claim the lease of run ${runId}: the run does not exist`, { runId });
   // An SDK retry of a claim whose answer was lost finds the lease already ours (owners are unique).
   if (stored.lease?.owner === lease.owner && stored.lease.until === lease.until) return;
   let current = stored;
@@ -85,6 +85,7 @@ export async function claimLease(
   throw new LeaseHeldError(
     `run ${runId}: lease not claimed by ${lease.owner}: expected lease version ${expect} but it is ` +
       `${current.leaseVersion} (${describeLease(current.lease)}); another executor claimed it first`,
+    { runId },
   );
 }
 

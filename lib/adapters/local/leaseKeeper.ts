@@ -36,6 +36,7 @@ export function keepLease(options: LeaseKeeperOptions): () => void {
       stop(
         new StaleError(
           `run ${runId}: its lease is no longer ${owner}'s (another executor took the run over)`,
+          { runId },
         ),
       );
     },
@@ -44,7 +45,7 @@ export function keepLease(options: LeaseKeeperOptions): () => void {
       stop(
         new StaleError(
           `run ${runId}: ${owner} could not renew its lease for ${since} ms, so it can no longer show it holds the run`,
-          { cause: error },
+          { cause: error, runId },
         ),
       ),
     now,

@@ -10,7 +10,7 @@ import { changed, expiredBy, nowSeconds } from "./rows.ts";
  */
 export function expireRun(db: SqliteConnection, runId: string, at: Date | null): void {
   if (at !== null && !Number.isFinite(at.getTime())) {
-    throw new InvalidInputError(`expire run ${runId}: expected a valid date or null`);
+    throw new InvalidInputError(`expire run ${runId}: expected a valid date or null`, { runId });
   }
   const expiresAt = at === null ? null : Math.ceil(at.getTime() / 1000);
   db.attempt(`expire run ${runId}`, () =>

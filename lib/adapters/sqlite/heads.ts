@@ -32,7 +32,9 @@ function storedHead(db: SqliteConnection, runId: string): RunHead | "none" | "ex
   if (row.expired) return "expired";
   const head = decodeHeadRow(row);
   if (!head)
-    throw new PermanentError(`run ${runId}: the stored head has an unknown status ${String(row.status)}`);
+    throw new PermanentError(`run ${runId}: the stored head has an unknown status ${String(row.status)}`, {
+      runId,
+    });
   return head;
 }
 
@@ -73,7 +75,7 @@ export async function getHead(db: SqliteConnection, runId: string): Promise<RunH
   await repairHead(db, runId, last);
   const repaired = db.attempt(what, () => storedHead(db, runId));
   if (typeof repaired === "string") {
-    throw new PermanentError(`run ${runId}: the head could not be repaired from the log`);
+    throw new PermanentError(`run ${runId}: the head could not be repaired from the log`, { runId });
   }
   return repaired.lastSeq >= last ? repaired : { ...repaired, lastSeq: last };
 }
@@ -93,6 +95,6 @@ export async function setStatus(db: SqliteConnection, runId: string, status: Run
     );
   if (update()) return;
   // No head: rebuild it from the log (or learn the run does not exist), then try once more.
-  if (!(await getHead(db, runId))) throw new NotFoundError(`${what}: run ${runId} does not exist`);
-  if (!update()) throw new PermanentError(`${what}: the head could not be updated`);
+  if (!(await getHead(db, runId))) throw new NotFoundError(`${what}: run ${runId} does not exist`, { runId });
+  if (!update()) throw new PermanentError(`${what}: the head could not be updated`, { runId });
 }

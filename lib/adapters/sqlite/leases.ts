@@ -44,7 +44,7 @@ export async function claimLease(
   if (casClaim(db, runId, lease, expect, autoResumes)) return;
   // Learn why, repairing a missing head on the way; a head rebuilt at the expected version may be claimed.
   const stored = await getHead(db, runId);
-  if (!stored) throw new NotFoundError(`claim the lease of run ${runId}: the run does not exist`);
+  if (!stored) throw new NotFoundError(`claim the lease of run ${runId}: the run does not exist`, { runId });
   // A repeated claim (the same owner and term) finds the lease already its own, as on DynamoDB.
   if (stored.lease?.owner === lease.owner && stored.lease.until === lease.until) return;
   let current = stored;
@@ -55,6 +55,7 @@ export async function claimLease(
   throw new LeaseHeldError(
     `run ${runId}: lease not claimed by ${lease.owner}: expected lease version ${expect} but it is ` +
       `${current.leaseVersion} (${describeLease(current.lease)}); another executor claimed it first`,
+    { runId },
   );
 }
 

@@ -30,7 +30,7 @@ export const sqliteFile = (dataDir: string) => join(dataDir, "runlog.db");
 function checkPosition(runId: string, seq: number): void {
   if (runId.length === 0) throw new InvalidInputError("runId: expected a non-empty string");
   if (!Number.isInteger(seq) || seq < 1) {
-    throw new InvalidInputError(`seq: expected an integer >= 1 for run ${runId}, got ${seq}`);
+    throw new InvalidInputError(`seq: expected an integer >= 1 for run ${runId}, got ${seq}`, { runId });
   }
 }
 
@@ -61,7 +61,7 @@ export class SqliteEventStore implements EventStore {
   async createRun(first: RunStarted, lease?: Lease): Promise<{ created: boolean }> {
     const runId = first.runId;
     if (first.type !== "run_started" || first.seq !== 1) {
-      throw new InvalidInputError(`createRun(${runId}): expected a run_started event at seq 1`);
+      throw new InvalidInputError(`createRun(${runId}): expected a run_started event at seq 1`, { runId });
     }
     checkPosition(runId, first.seq);
     const row = await encodeEventRow(runId, first);
@@ -90,13 +90,18 @@ export class SqliteEventStore implements EventStore {
     const what = `append seq ${event.seq} to run ${runId}`;
     // One insert per event: the head is not advanced here (getHead reads the last seq from the log).
     if (!this.db.attempt(what, () => insertEvent(this.db, row))) {
-      throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`);
+      throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`, {
+        runId,
+        seq: event.seq,
+      });
     }
   }
 
   async read(runId: string, afterSeq = 0): Promise<RunEvent[]> {
     if (!Number.isInteger(afterSeq)) {
-      throw new InvalidInputError(`afterSeq: expected an integer for run ${runId}, got ${afterSeq}`);
+      throw new InvalidInputError(`afterSeq: expected an integer for run ${runId}, got ${afterSeq}`, {
+        runId,
+      });
     }
     return readEvents(this.db, runId, afterSeq);
   }

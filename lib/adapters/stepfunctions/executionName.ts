@@ -19,7 +19,9 @@ export const SFN_OWNER_PREFIX = "sfn:";
 export function executionName(runId: string, generation: number, createdAt?: string): string {
   if (runId.length === 0) throw new InvalidInputError("runId: expected a non-empty string");
   if (!Number.isInteger(generation) || generation < 1) {
-    throw new InvalidInputError(`generation: expected an integer >= 1 for run ${runId}, got ${generation}`);
+    throw new InvalidInputError(`generation: expected an integer >= 1 for run ${runId}, got ${generation}`, {
+      runId,
+    });
   }
   const suffix = `${createdAt === undefined ? "" : `-${incarnation(createdAt)}`}-g${generation}`;
   if (PLAIN.test(runId) && runId.length + suffix.length <= MAX_EXECUTION_NAME) return `${runId}${suffix}`;

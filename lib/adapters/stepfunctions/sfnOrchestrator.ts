@@ -86,6 +86,8 @@ export class SfnOrchestrator implements Orchestrator {
       if (existing && isDeepStrictEqual(existing.input, input)) return;
       throw new ConflictError(`${what}: an execution of that name exists with a different input`, {
         cause: error,
+        runId: input.runId,
+        generation: input.generation,
       });
     }
   }

@@ -215,6 +215,8 @@ export class LocalOrchestrator implements Orchestrator {
         timedOut ??
         new RetryableError(`run ${input.runId}: execution of generation ${input.generation} failed`, {
           cause: lastError ?? failure,
+          runId: input.runId,
+          generation: input.generation,
         });
     } finally {
       stopRenewing();
@@ -247,6 +249,6 @@ function timedOutError(input: ExecutionInput, failure: unknown): RetryableError 
   if (!(failure instanceof Error) || failure.name !== "ExecutionTimeoutError") return undefined;
   return new RetryableError(
     `run ${input.runId}: execution of generation ${input.generation} timed out (the definition's TimeoutSeconds); the run can be resumed`,
-    { cause: failure },
+    { cause: failure, runId: input.runId, generation: input.generation },
   );
 }

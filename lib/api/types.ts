@@ -1,0 +1,143 @@
+/**
+ * What a program passes to Runlog and gets back: the public request and result shapes, defined
+ * here rather than taken from the steps, so the steps may change how they work without changing
+ * the API. The steps take and return the same shapes (TypeScript compares them by structure).
+ */
+import type { NotResumable } from "../core/classify.ts";
+import type { ResumeKind } from "../core/events.ts";
+import type { RunStatus } from "../core/status.ts";
+
+/** A new run of an agent. */
+export interface StartRequest {
+  /** The agent's name, as the agents module exports it. */
+  agent: string;
+  /** The user's first message. */
+  input: string;
+  /** A model spec (`openai:gpt-4.1-mini`, `scripted:<file>`). @default the agent's model */
+  model?: string;
+  /** A caller-chosen id, which makes the start idempotent: the same start again starts nothing. @default a generated id */
+  runId?: string;
+}
+
+/** Where a run stands: its status and, once it completed, its final output. */
+export interface RunOutcome {
+  /** The run. */
+  runId: string;
+  /** Its status as a reader sees it (`running` only while a live executor holds it). */
+  status: RunStatus;
+  /** The final answer of a completed run; null until then. */
+  output: string | null;
+}
+
+/** What start answers: the run's outcome once this execution ends. */
+export interface StartResult extends RunOutcome {
+  /** False when a run with this id and the same start already existed (nothing was executed). */
+  created: boolean;
+}
+
+/** Continue a run from where it stopped. */
+export interface ResumeRequest {
+  /** The run. */
+  runId: string;
+  /** A model spec to use from here on. @default the run's model */
+  model?: string;
+  /** A new user message: continue the run with it (any state but cancelled or malformed). @default none: resume where it stopped */
+  input?: string;
+  /** Who resumes, recorded on the `resumed` event. @default "person" */
+  by?: string;
+}
+
+/** What a resume did: opened (or found opened) a new generation, or why there was nothing to resume. */
+export type ResumeResult =
+  | {
+      resumed: true;
+      /** The run. */
+      runId: string;
+      /** The generation that executes the run from here. */
+      generation: number;
+      /** What the resume continues: a user message, interrupted calls, a model call … */
+      kind: ResumeKind;
+      /** False when this request found its generation opened already (a retry) and only made sure it runs. */
+      opened: boolean;
+    }
+  | {
+      resumed: false;
+      /** The run. */
+      runId: string;
+      /** Why it cannot be resumed. */
+      classification: NotResumable;
+    };
+
+/** What resume answers: the run's outcome, and what the resume did. */
+export interface ResumeOutcome extends RunOutcome {
+  /** What the resume did. */
+  resume: ResumeResult;
+}
+
+/** A copy of a run's log up to a seq, as a new run. */
+export interface ForkRequest {
+  /** The run to copy (never changed). */
+  runId: string;
+  /** Copy the log up to and including this seq. @default the whole log */
+  atSeq?: number;
+  /** Continue the fork with this user message. @default none: the fork resumes where the copy ends */
+  input?: string;
+  /** The new run's id, which makes the fork idempotent. @default a generated id */
+  forkId?: string;
+}
+
+/** What fork answers: the new run's outcome (`runId` is the fork's). */
+export type ForkResult = RunOutcome;
+
+/** Which runs list shows, a page at a time. */
+export interface ListRequest {
+  /** At most this many runs (1 to 1,000). @default 50 */
+  limit?: number;
+  /** Where the previous page ended (its `cursor`). @default the first page */
+  cursor?: string;
+  /** Only runs shown in this status, or in one of these (at least one). @default every status */
+  status?: RunStatus | readonly RunStatus[];
+  /** Only the runs forked from this run (its direct forks). @default every run */
+  parent?: string;
+}
+
+/** How a sweep chooses the runs it resumes, and how often it resumes one. */
+export interface SweepOptions {
+  /** Leave runs whose head changed more recently than this: a live executor moves it with every step. @default 600000 */
+  staleAfterMs?: number;
+  /** Automatic resumes per request (since the run's latest new message); then the run waits for a person. @default 5 */
+  maxAutoResumes?: number;
+  /** The wait after an automatic resume before the next one; it doubles with each resume. @default 60000 */
+  backoffMs?: number;
+  /** The longest wait between two automatic resumes. @default 3600000 */
+  maxBackoffMs?: number;
+  /** Head statuses to look at. @default ["running"] */
+  statuses?: readonly RunStatus[];
+  /** At most this many heads per sweep, so one sweep's time stays bounded. @default 500 */
+  maxRuns?: number;
+}
+
+/** What a sweep did with one run: resumed it, or why not. */
+export type SweepOutcome =
+  | { runId: string; resumed: true; generation: number; kind: ResumeKind }
+  | { runId: string; resumed: false; why: string };
+
+/** What one sweep did. */
+export interface SweepReport {
+  /** Heads looked at. */
+  examined: number;
+  /** Runs resumed, each with the generation that now executes it. */
+  resumed: { runId: string; generation: number; kind: ResumeKind }[];
+  /** Runs left alone, and why (live, resting, waiting out a backoff, out of automatic resumes …). */
+  skipped: { runId: string; why: string }[];
+  /** Runs whose resume failed (a store or orchestrator error); the next sweep tries them again. */
+  failed: { runId: string; error: string }[];
+}
+
+/** Who made a decision or a cancel, and why. */
+export interface Actor {
+  /** Who: a person's name or a system's. */
+  by: string;
+  /** Why, recorded on the event. @default none */
+  reason?: string;
+}
