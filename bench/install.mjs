@@ -14,5 +14,7 @@ if (!existsSync(join(bench, "node_modules"))) {
   const name = process.platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node";
   const binary = `${name}-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`;
   const nodedir = dirname(createRequire(join(wrapper, "package.json")).resolve(`${binary}/package.json`));
-  execFileSync("npm", ["ci", "--prefix", bench, "--no-audit", "--no-fund", `--nodedir=${nodedir}`], { stdio: "inherit" });
+  execFileSync("npm", ["ci", "--prefix", bench, "--no-audit", "--no-fund", `--nodedir=${nodedir}`], {
+    stdio: "inherit",
+  });
 }

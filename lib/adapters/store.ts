@@ -1,17 +1,16 @@
 import { relative, resolve } from "node:path";
-import { InvalidInputError } from "../core/errors.ts";
 import type { EventStore } from "../ports/eventStore.ts";
-import type { ConnectOptions } from "./dynamodb/connect.ts";
+import type { DynamoTarget } from "./dynamodb/connect.ts";
 import type { Durability } from "./sqlite/connection.ts";
 import { SqliteEventStore, sqliteFile } from "./sqlite/sqliteEventStore.ts";
 
-/** Whether this environment points runlog at DynamoDB rather than the local SQLite file. */
-export const wantsDynamo = (env: NodeJS.ProcessEnv) =>
-  Boolean(env.RUNLOG_DYNAMODB_ENDPOINT || env.RUNLOG_TABLE);
-
-export interface StoreOptions extends ConnectOptions {
+export interface StoreOptions {
   /** Where the local store's file lives. @default ".runlog" */
   dataDir?: string;
+  /** How the SQLite store commits (see Durability). @default "full" */
+  durability?: Durability;
+  /** Store the events in this DynamoDB table instead of the SQLite file. */
+  dynamodb?: DynamoTarget;
 }
 
 export interface OpenStore {
@@ -27,26 +26,19 @@ const shown = (path: string) => {
 };
 
 /**
- * The event store this environment points at: DynamoDB when
- * `RUNLOG_DYNAMODB_ENDPOINT` or `RUNLOG_TABLE` is set (see connectDynamo),
- * else the SQLite file in `dataDir`, opened in this process (no server).
+ * The event store the options name: the DynamoDB table of `dynamodb` when given (see
+ * connectDynamo), else the SQLite file in `dataDir`, opened in this process (no server).
  * The one place the store is chosen. The AWS SDK loads only when DynamoDB is
  * chosen: a local command does not pay for it.
  */
 export async function connectStore(options: StoreOptions = {}): Promise<OpenStore> {
-  const env = options.env ?? process.env;
-  if (wantsDynamo(env)) {
+  if (options.dynamodb) {
     const { connectDynamoStore } = await import("./dynamodb/connect.ts");
-    return connectDynamoStore({ ...options, env });
+    return connectDynamoStore(options.dynamodb);
   }
-  const durability = durabilityFrom(env.RUNLOG_DURABILITY);
-  const store = new SqliteEventStore({ file: sqliteFile(resolve(options.dataDir ?? ".runlog")), durability });
+  const store = new SqliteEventStore({
+    file: sqliteFile(resolve(options.dataDir ?? ".runlog")),
+    durability: options.durability ?? "full",
+  });
   return { store, where: `SQLite, ${shown(store.file)}`, close: () => store.close() };
-}
-
-/** `RUNLOG_DURABILITY`: `full` (the default: every commit synced) or `normal` (see Durability). */
-function durabilityFrom(value: string | undefined): Durability {
-  if (value === undefined || value === "" || value === "full") return "full";
-  if (value === "normal") return "normal";
-  throw new InvalidInputError(`RUNLOG_DURABILITY must be full or normal, got ${JSON.stringify(value)}`);
 }

@@ -4,6 +4,7 @@
  * and the Lambda handler API Gateway calls.
  */
 import "../requireNode.ts";
+
 export { type AppOptions, createApp } from "./app.ts";
 export { type ErrorBody, HttpError } from "./errors.ts";
 export { apiHandler } from "./lambda.ts";

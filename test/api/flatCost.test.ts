@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SqliteEventStore } from "../../lib/adapters/sqlite/sqliteEventStore.ts";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
@@ -14,6 +13,7 @@ import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";
 import { counted } from "../support/countingStore.ts";
 import { countingAgent, countingScript } from "../support/longRun.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * The cost of reading a run must not grow with the run: resume-point and resume read the head and

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/store.ts";
 import type { LocalRunlog } from "../../lib/api/local.ts";
 import { classify } from "../../lib/core/classify.ts";
 import { IdTakenError, NotFoundError } from "../../lib/core/errors.ts";
 import { cleanup, library, script, tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 /** The run lifecycle through the library API, in process, on the local (SQLite) store. */
 const dir = tempDataDir("lifecycle-api");

@@ -7,7 +7,6 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/index.ts";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
 import { type RunEvent, stamp } from "../../lib/core/events.ts";
@@ -15,6 +14,7 @@ import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled } from "../support/controlDeps.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * One liveness check for every reader: a run whose lease was just claimed, and whose Step Functions

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { stamp } from "../../lib/core/events.ts";
 import {
   cleanup,
@@ -11,6 +10,7 @@ import {
   tempDataDir,
   testEnv,
 } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 const dir = tempDataDir("resume-table");
 afterAll(() => cleanup(dir));

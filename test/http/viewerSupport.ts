@@ -1,10 +1,10 @@
-import { connectStore } from "../../lib/adapters/store.ts";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
 import { canonicalJson, type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import { type AppOptions, createApp } from "../../lib/http/app.ts";
 import { RESPONSE_MAX_BYTES } from "../../lib/http/limits.ts";
 import { FOLD_CHARS } from "../../lib/http/viewer/fold.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 /** Text that would run as a script if a page put it in unescaped. */
 export const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;

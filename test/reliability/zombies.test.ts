@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { demoAgent } from "../../lib/agents/demo.ts";
 import { StaleError } from "../../lib/core/errors.ts";
@@ -10,6 +9,7 @@ import type { Model } from "../../lib/ports/model.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import { runTool } from "../../lib/steps/runTool.ts";
 import { cleanup, events, library, script, tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 import { gate, harness } from "./support/harness.ts";
 import { tally } from "./support/tally.ts";
 

@@ -1,7 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { defineAgent } from "../../lib/agents/defineAgent.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { type AgentFactory, agentRegistry } from "../../lib/agents/registry.ts";
@@ -18,6 +17,7 @@ import { recordModelFailure } from "../../lib/steps/recordModelFailure.ts";
 import { runTool } from "../../lib/steps/runTool.ts";
 import { workflowErrorName } from "../../lib/workflow/errors.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * Issue 13's error boundaries, through the real steps on the SQLite store: only the model's own

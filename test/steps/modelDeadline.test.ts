@@ -1,6 +1,5 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { defineAgent } from "../../lib/agents/defineAgent.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { classify } from "../../lib/core/classify.ts";
@@ -11,6 +10,7 @@ import { callModel } from "../../lib/steps/callModel.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { modelDeadline } from "../../lib/steps/stepBudget.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * Issue 14: a model call still under way near its CallModel step's deadline is told to end

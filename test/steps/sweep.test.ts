@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalOrchestrator } from "../../lib/adapters/local/localOrchestrator.ts";
 import { modelResolver } from "../../lib/adapters/models.ts";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
 import { type NewEvent, stamp } from "../../lib/core/events.ts";
 import type { AutoResumes, EventStore } from "../../lib/ports/eventStore.ts";
@@ -14,6 +13,7 @@ import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 const dataDir = tempDataDir("sweep");
 const HOUR = 3_600_000;

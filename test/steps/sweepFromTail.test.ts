@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { AutoResumes, EventStore } from "../../lib/ports/eventStore.ts";
@@ -10,6 +9,7 @@ import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";
 import { counted } from "../support/countingStore.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * The sweeper reads heads and tails only: what a candidate costs does not grow with its run, the

@@ -1,7 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectStore } from "../../lib/adapters/store.ts";
 import { defineAgent } from "../../lib/agents/defineAgent.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
@@ -13,6 +12,7 @@ import { runTool } from "../../lib/steps/runTool.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
 import { counted } from "../support/countingStore.ts";
 import { startDynalite } from "../support/dynalite.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * A model response with K tool calls runs as K RunTool tasks at once, each in a Lambda of its own

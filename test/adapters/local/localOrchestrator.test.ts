@@ -2,7 +2,6 @@ import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalOrchestrator } from "../../../lib/adapters/local/localOrchestrator.ts";
-import { connectStore } from "../../../lib/adapters/store.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
 import { Runlog } from "../../../lib/api/runlog.ts";
 import { RetryableError, RunCancelledError, StaleError } from "../../../lib/core/errors.ts";
@@ -12,6 +11,7 @@ import type { Model, ModelRequest } from "../../../lib/ports/model.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
 import { tempDataDir, testEnv } from "../../support/cli.ts";
+import { connectStore } from "../../support/store.ts";
 
 const dataDir = tempDataDir("local-orchestrator");
 let store: EventStore;
