@@ -8,9 +8,13 @@
  * user means by it (the default), and a variable cannot be unset for one command otherwise.
  */
 import * as z from "zod";
-import { CONTROL_CRASH_POINTS, CRASH_POINTS, HANDOFF_CRASH_POINTS } from "../adapters/local/envFaults.ts";
 import { InvalidInputError } from "../core/errors.ts";
-import type { CrashPoint } from "../ports/runtime.ts";
+import {
+  CONTROL_CRASH_POINTS,
+  CRASH_POINTS,
+  type CrashPoint,
+  HANDOFF_CRASH_POINTS,
+} from "../ports/runtime.ts";
 
 /** Each configuration value's variable. Import these instead of spelling a name. */
 export const NAMES = {

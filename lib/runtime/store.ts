@@ -44,7 +44,7 @@ export function storeOptions(config: RunlogConfig, dataDir: string): StoreOption
  * The store an environment points at, for a tool or a test that has only the environment:
  * it is read here, once (see readConfig); the data dir is the given one.
  */
-export function connectConfiguredStore(options: {
+export async function connectConfiguredStore(options: {
   dataDir?: string;
   env?: Readonly<Record<string, string | undefined>>;
 }): Promise<OpenStore> {

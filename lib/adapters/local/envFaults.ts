@@ -1,34 +1,5 @@
 import type { CrashPoint, Faults } from "../../ports/runtime.ts";
 
-export const CRASH_POINTS: readonly CrashPoint[] = [
-  "model:before",
-  "model:after-call",
-  "model:after-append",
-  "tool:after-start",
-  "tool:after-run",
-  "tool:after-append",
-];
-
-/**
- * Points inside a handoff to a new execution (lease moved, then `resumed`
- * written), which only long runs pass: accepted by the configuration's crash point, kept out
- * of CRASH_POINTS so every run still passes each of those.
- */
-export const HANDOFF_CRASH_POINTS: readonly CrashPoint[] = ["handoff:after-claim", "handoff:after-append"];
-
-/**
- * Points inside the control operations (start, resume, send, fork, approve/reject, sweep), which
- * only those commands pass: accepted by the configuration's crash point for the control matrix
- * (test/reliability/controlMatrix.test.ts), kept out of CRASH_POINTS for the same reason.
- */
-export const CONTROL_CRASH_POINTS: readonly CrashPoint[] = [
-  "control:after-claim",
-  "control:after-append",
-  "control:before-execute",
-  "fork:after-copy",
-  "decide:after-append",
-];
-
 /** The exit code of an injected crash: what a shell reports for a process killed by SIGKILL. */
 export const CRASH_EXIT_CODE = 137;
 
