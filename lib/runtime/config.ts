@@ -8,13 +8,15 @@
  * user means by it (the default), and a variable cannot be unset for one command otherwise.
  */
 import * as z from "zod";
-import { InvalidInputError } from "../core/errors.ts";
 import {
   CONTROL_CRASH_POINTS,
   CRASH_POINTS,
   type CrashPoint,
   HANDOFF_CRASH_POINTS,
 } from "../ports/runtime.ts";
+import { ConfigError, type ConfigProblem } from "./configError.ts";
+
+export { ConfigError, type ConfigProblem } from "./configError.ts";
 
 /** Each configuration value's variable. Import these instead of spelling a name. */
 export const NAMES = {
@@ -233,26 +235,6 @@ export type RunlogConfig = Omit<Parsed, "legacyDataDir" | "dataDir"> & { dataDir
 export type HandlerConfig = RunlogConfig & { tableName: string; leaseMs: number };
 /** A field of the configuration: NAMES[field] is its variable. */
 export type ConfigField = keyof typeof NAMES;
-
-/** One variable that could not be used. */
-export interface ConfigProblem {
-  variable: string;
-  /** The value given (undefined when unset), as shown: a secret's is never shown. */
-  value: string | undefined;
-  allowed: string;
-}
-
-/** The environment configures runlog wrongly: every problem found, each naming its variable, value and what is allowed. */
-export class ConfigError extends InvalidInputError {
-  constructor(readonly problems: readonly ConfigProblem[]) {
-    super(problems.map(describe).join("; "));
-  }
-}
-
-const describe = ({ variable, value, allowed }: ConfigProblem) =>
-  value === undefined
-    ? `${variable} is not set; expected ${allowed}`
-    : `${variable}=${value} is not allowed; expected ${allowed}`;
 
 export interface ReadOptions {
   /** Told about a deprecated variable in use, once per read. @default nothing told */
