@@ -7,6 +7,7 @@ import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
+import { NAMES } from "../lib/runtime/config.ts";
 import {
   CONTROL_TIMEOUT_SECONDS,
   EXECUTION_TIMEOUT_SECONDS,
@@ -87,10 +88,10 @@ export class Runlog extends Construct {
     ).table;
     const executionTimeout = props.executionTimeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
     const common = {
-      TABLE_NAME: this.table.tableName,
+      [NAMES.tableName]: this.table.tableName,
       // The lease is claimed just before the execution starts: it must outlast the execution's timeout.
-      RUNLOG_LEASE_MS: String(leaseMsFor(executionTimeout.toSeconds())),
-      ...(props.retentionDays === undefined ? {} : { RUNLOG_RETENTION_DAYS: String(props.retentionDays) }),
+      [NAMES.leaseMs]: String(leaseMsFor(executionTimeout.toSeconds())),
+      ...(props.retentionDays === undefined ? {} : { [NAMES.retentionDays]: String(props.retentionDays) }),
     };
     const secret = props.modelKeySecret === undefined ? undefined : modelKey(this, props.modelKeySecret);
     const reserved = props.concurrency?.reservedConcurrency;
@@ -107,7 +108,7 @@ export class Runlog extends Construct {
           : {}),
       }).fn;
 
-    const callModel = make("callModel", secret ? { MODEL_KEY_SECRET_ARN: secret.secretArn } : {});
+    const callModel = make("callModel", secret ? { [NAMES.modelKeySecretArn]: secret.secretArn } : {});
     const steps = {
       callModel,
       runTool: make("runTool"),
@@ -138,7 +139,7 @@ export class Runlog extends Construct {
     // from the role's default one, so the function does not wait on the machine that waits on it.
     grantExecutionsApart(this, HANDOFF_POLICY_ID, steps.handoff.role!, this.stateMachine);
 
-    const control = { STATE_MACHINE_ARN: this.stateMachine.stateMachineArn };
+    const control = { [NAMES.stateMachineArn]: this.stateMachine.stateMachineArn };
     const starters = {
       startRun: make("startRun", control),
       resume: make("resume", control),

@@ -7,7 +7,7 @@ import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 
 /** The source and detail-types of the events runlog acts on. */
-export const RUNLOG_SOURCE = "runlog";
+export const EVENT_SOURCE = "runlog";
 export const START_RUN = "runlog.StartRun";
 export const RESUME_RUN = "runlog.ResumeRun";
 /** Execution endings after which a run may need resuming (SUCCEEDED never does). */
@@ -59,14 +59,14 @@ export class Triggers extends Construct {
     new Rule(this, "StartRun", {
       description: "runlog: start a run from an event",
       ...(props.eventBus ? { eventBus: props.eventBus } : {}),
-      eventPattern: { source: [RUNLOG_SOURCE], detailType: [START_RUN] },
+      eventPattern: { source: [EVENT_SOURCE], detailType: [START_RUN] },
       targets: [target(props.startRun)],
     });
     // { source: "runlog", detail-type: "runlog.ResumeRun", detail: { runId, model?, input? } }
     new Rule(this, "ResumeRun", {
       description: "runlog: resume a run from an event",
       ...(props.eventBus ? { eventBus: props.eventBus } : {}),
-      eventPattern: { source: [RUNLOG_SOURCE], detailType: [RESUME_RUN] },
+      eventPattern: { source: [EVENT_SOURCE], detailType: [RESUME_RUN] },
       targets: [target(props.resume)],
     });
   }

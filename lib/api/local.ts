@@ -1,4 +1,5 @@
 import type { Observer } from "../ports/runtime.ts";
+import type { RunlogConfig } from "../runtime/config.ts";
 import { type LocalRuntimeOptions, openLocalRuntime } from "../runtime/local/localRuntime.ts";
 import type { StepObserver } from "../steps/deps.ts";
 import { LiveFeed } from "./liveFeed.ts";
@@ -21,12 +22,16 @@ export interface LocalRunlog {
 }
 
 /** The Runlog of one machine: the SQLite store in the data dir (or configured DynamoDB), in-process state machine, wired by lib/runtime. */
-export async function openLocal(options: LocalOptions = {}): Promise<LocalRunlog> {
+export async function openLocal(
+  options: LocalOptions = {},
+  /** The configuration the caller already read (the CLI does, once); read from `options.env` without it. */
+  config?: RunlogConfig,
+): Promise<LocalRunlog> {
   const live = new LiveFeed();
-  const { deps, dataDir, where, close } = await openLocalRuntime({
-    ...options,
-    observer: alsoTelling(live, options.observer),
-  });
+  const { deps, dataDir, where, close } = await openLocalRuntime(
+    { ...options, observer: alsoTelling(live, options.observer) },
+    config,
+  );
   return {
     runlog: new Runlog(deps),
     dataDir,

@@ -3,14 +3,12 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AgentFactory } from "../agents/registry.ts";
 import { errorMessage } from "../core/errors.ts";
+import { NAMES } from "../runtime/config.ts";
 import { UsageError } from "./usage.ts";
-
-/** The variable naming the agents module when `--agents` is not given. */
-export const AGENTS_VARIABLE = "RUNLOG_AGENTS";
 
 /**
  * Load the agents of a user's module (`export const agents = { name: defineAgent(...) }`),
- * named by `--agents PATH` or $RUNLOG_AGENTS, relative to the working directory. TypeScript
+ * named by `--agents PATH` or the agents variable, relative to the working directory. TypeScript
  * modules load directly on Node 22.18 or later (type stripping); otherwise compile them first.
  */
 export async function loadAgentsModule(
@@ -50,12 +48,11 @@ export async function loadAgentsModule(
   return agents as Readonly<Record<string, AgentFactory>>;
 }
 
-/** The agents `--agents` or $RUNLOG_AGENTS names, or undefined for the built-in ones. */
+/** The agents `--agents` or the configured module (its variable) names, or undefined for the built-in ones. */
 export async function agentsOption(
   flag: string | undefined,
-  env: NodeJS.ProcessEnv,
+  configured: string | undefined,
 ): Promise<Readonly<Record<string, AgentFactory>> | undefined> {
   if (flag !== undefined) return loadAgentsModule(flag);
-  const named = env[AGENTS_VARIABLE];
-  return named === undefined || named === "" ? undefined : loadAgentsModule(named, AGENTS_VARIABLE);
+  return configured === undefined ? undefined : loadAgentsModule(configured, NAMES.agents);
 }

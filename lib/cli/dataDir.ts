@@ -1,5 +1,6 @@
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { DEFAULT_DATA_DIR, NAMES } from "../runtime/config.ts";
 import { whenMissing } from "./missing.ts";
 import { UsageError } from "./usage.ts";
 
@@ -36,23 +37,22 @@ const REASONS: Record<string, string> = {
 const reason = (error: unknown) => REASONS[code(error) ?? ""] ?? (error as Error).message;
 
 /**
- * The data dir a command uses: `--dir`, else $RUNLOG_DIR, else ./.runlog, checked
+ * The data dir a command uses: `--dir`, else the configured one (its variable, else ./.runlog), checked
  * before any store is opened. It must be a writable directory; a command that
  * only reads (`create` false) leaves a missing one missing, a command that
  * writes creates it. Every problem is a DataDirError saying what is wrong.
  */
 export async function dataDir(
   flag: string | undefined,
-  env: NodeJS.ProcessEnv,
+  configured: string,
   { create }: { create: boolean },
 ): Promise<DataDir> {
   if (flag === "") {
     throw new UsageError(
-      '--dir must not be empty; leave it out for the default ($RUNLOG_DIR, else ".runlog")',
+      `--dir must not be empty; leave it out for the default ($${NAMES.dataDir}, else "${DEFAULT_DATA_DIR.local}")`,
     );
   }
-  // An empty variable is an unset one, as a shell's `RUNLOG_DIR= runlog ls` means.
-  const path = resolve(flag ?? (env.RUNLOG_DIR || ".runlog"));
+  const path = resolve(flag ?? configured);
   const found = await stat(path).catch((error: unknown) => error as NodeJS.ErrnoException);
   if (found instanceof Error) {
     if (found.code === "ENOTDIR") {

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { openLocal } from "../api/local.ts";
 import type { RunEvent } from "../core/events.ts";
+import { NAMES, type RunlogConfig } from "../runtime/config.ts";
 import { afterResume, atCrash } from "./demoStory.ts";
 import { progressLine } from "./format.ts";
 import type { Io } from "./io.ts";
@@ -35,19 +36,23 @@ const TOUR_SCRIPT = {
  * right after a note is written, its resume point, the resume, and what
  * became of each note. Every sentence after the crash is read from the log.
  */
-export async function demoCommand(options: { io: Io; env: NodeJS.ProcessEnv; dir: string }): Promise<number> {
-  const { io, env } = options;
+export async function demoCommand(options: {
+  io: Io;
+  /** Passed on to the child process the tour kills. */
+  env: NodeJS.ProcessEnv;
+  config: RunlogConfig;
+  dir: string;
+}): Promise<number> {
+  const { io, env, config } = options;
   const dataDir = join(options.dir, "demo");
   const scriptPath = join(dataDir, "tour-script.json");
-  const model = env.OPENAI_API_KEY
-    ? `openai:${env.RUNLOG_DEMO_MODEL ?? "gpt-4.1-mini"}`
-    : `scripted:${scriptPath}`;
-  const offline = !env.OPENAI_API_KEY;
-  const local = await openLocal({
-    env: { ...env, RUNLOG_CRASH_AT: "" },
-    dataDir,
-    observer: { appended: (runId, event) => io.out(`  ${progressLine(runId, event)}`) },
-  });
+  const offline = config.openaiApiKey === undefined;
+  const model = offline ? `scripted:${scriptPath}` : `openai:${config.demoModel}`;
+  // This process is not the one the tour kills: no crash point here, whatever the environment says.
+  const local = await openLocal(
+    { dataDir, observer: { appended: (runId, event) => io.out(`  ${progressLine(runId, event)}`) } },
+    { ...config, crashAt: undefined },
+  );
   try {
     // The SQLite store creates the folder when it opens; DynamoDB never touches the disk.
     await mkdir(dataDir, { recursive: true });
@@ -64,7 +69,7 @@ export async function demoCommand(options: { io: Io; env: NodeJS.ProcessEnv; dir
 
     const runId = `demo-crash-${Date.now().toString(36)}`;
     io.out("2. The same run in a child process that is killed (exit 137) the second time a tool");
-    io.out(`   finishes running, before its result reaches the log (RUNLOG_CRASH_AT=${CRASH_AT}).`);
+    io.out(`   finishes running, before its result reaches the log (${NAMES.crashAt}=${CRASH_AT}).`);
     const code = await runChild(io, dataDir, env, [
       "run",
       "--dir",
@@ -161,7 +166,7 @@ async function runChild(io: Io, dataDir: string, env: NodeJS.ProcessEnv, args: s
   const bin = await runlogBin();
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...env, RUNLOG_DIR: dataDir, RUNLOG_CRASH_AT: CRASH_AT },
+      env: { ...env, [NAMES.dataDir]: dataDir, [NAMES.legacyDataDir]: "", [NAMES.crashAt]: CRASH_AT },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const relay = (chunk: Buffer) => {

@@ -1,6 +1,7 @@
 import type { LocalRunlog } from "../api/local.ts";
 import { errorMessage, NotFoundError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
+import { readConfig } from "../runtime/config.ts";
 import type { Command } from "./commandTable.ts";
 import { dataDir } from "./dataDir.ts";
 import { type Io, processIo } from "./io.ts";
@@ -14,6 +15,9 @@ import { runlogVersion } from "./version.ts";
  * Only what every command needs is imported up front: the store, the state
  * machine, the model SDKs and the HTTP server load when a command uses them,
  * so `runlog --help` and `runlog ls` start in a fraction of the time.
+ *
+ * The CLI's composition root: the configuration is read from `env` here, once, for every command
+ * but help and version, and passed down as values.
  */
 export async function main(
   argv: string[],
@@ -32,6 +36,7 @@ export async function main(
       io.out(await runlogVersion());
       return EXIT.completed;
     }
+    const config = readConfig(env, { warn: (message) => io.err(`runlog: ${message}`) });
     if (name === "demo") {
       const { values } = parseCommand(
         name,
@@ -41,45 +46,50 @@ export async function main(
       if (values.help) return help(io);
       if (values.agents !== undefined)
         throw new UsageError("demo runs the built-in demo agent; --agents is for the other commands");
-      const dir = await dataDir(values.dir, env, { create: true });
+      const dir = await dataDir(values.dir, config.dataDir, { create: true });
       const { demoCommand } = await import("./demo.ts");
-      return await demoCommand({ io, env, dir: dir.path });
+      return await demoCommand({ io, env, config, dir: dir.path });
     }
     if (name === "serve") {
       const { serveCommand } = await import("./serve.ts");
-      return await serveCommand(args, io, env);
+      return await serveCommand(args, io, config);
     }
     const { COMMANDS } = await import("./commandTable.ts");
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; run "runlog help"`);
-    const config = {
+    const parsing = {
       args,
       options: { ...COMMON, ...command.options },
       allowPositionals: true,
       strict: true,
     } as const;
-    const { values, positionals } = parseCommand(name, config, command.positionals);
+    const { values, positionals } = parseCommand(name, parsing, command.positionals);
     if (values.help) return help(io);
     const json = values.json === true;
     const progress = json ? io.err : io.out;
-    const dir = await dataDir(typeof values.dir === "string" ? values.dir : undefined, env, {
+    const dir = await dataDir(typeof values.dir === "string" ? values.dir : undefined, config.dataDir, {
       create: command.creates === true,
     });
     const { agentsOption } = await import("./agentsModule.ts");
-    const agents = await agentsOption(typeof values.agents === "string" ? values.agents : undefined, env);
-    const { wantsDynamo } = await import("../runtime/store.ts");
-    if (!dir.exists && !wantsDynamo(env))
+    const agents = await agentsOption(
+      typeof values.agents === "string" ? values.agents : undefined,
+      config.agents,
+    );
+    const { dynamoTarget } = await import("../runtime/store.ts");
+    if (!dir.exists && dynamoTarget(config) === undefined)
       return await withoutRuns(command, { io, json, dataDir: dir.path }, positionals);
     const [{ openLocal }, { progressLine }] = await Promise.all([
       import("../api/local.ts"),
       import("./format.ts"),
     ]);
-    local = await openLocal({
-      env,
-      dataDir: dir.path,
-      ...(agents === undefined ? {} : { agents }),
-      observer: { appended: (runId, event) => progress(progressLine(runId, event)) },
-    });
+    local = await openLocal(
+      {
+        dataDir: dir.path,
+        ...(agents === undefined ? {} : { agents }),
+        observer: { appended: (runId, event) => progress(progressLine(runId, event)) },
+      },
+      config,
+    );
     return await command.run({ local, io, json, dataDir: dir.path }, values, positionals);
   } catch (error) {
     io.err(`runlog: ${errorMessage(error)}`);

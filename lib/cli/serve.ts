@@ -5,6 +5,7 @@ import { openLocal } from "../api/local.ts";
 import { errorMessage } from "../core/errors.ts";
 import { createApp } from "../http/app.ts";
 import { loopbackOnly } from "../http/loopback.ts";
+import type { RunlogConfig } from "../runtime/config.ts";
 import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
 import { progressLine } from "./format.ts";
@@ -82,7 +83,7 @@ function signals(again: () => void): { first: Promise<NodeJS.Signals>; dispose()
  * stops accepting, waits for the executions under way, and exits 0; a second
  * signal gives up waiting (the runs left behind are resumable).
  */
-export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+export async function serveCommand(args: string[], io: Io, config: RunlogConfig): Promise<number> {
   const options = { ...COMMON, port: { type: "string" }, ...DEPLOYMENT_OPTIONS } as const;
   const { values } = parseCommand(
     "serve",
@@ -95,17 +96,19 @@ export async function serveCommand(args: string[], io: Io, env: NodeJS.ProcessEn
   }
   const port = parsePort(values.port);
   const deployment = deploymentOf(values);
-  const agents = await agentsOption(values.agents, env);
+  const agents = await agentsOption(values.agents, config.agents);
   const local: ServeTarget = deployment
     ? await openServeDeployment(deployment, agents)
-    : await openLocal({
-        env,
-        ...(agents === undefined ? {} : { agents }),
-        background: true,
-        dataDir: (await dataDir(values.dir, env, { create: true })).path,
-        observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },
-        onBackgroundError: (runId, error) => io.err(`runlog: run ${runId}: ${errorMessage(error)}`),
-      });
+    : await openLocal(
+        {
+          ...(agents === undefined ? {} : { agents }),
+          background: true,
+          dataDir: (await dataDir(values.dir, config.dataDir, { create: true })).path,
+          observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },
+          onBackgroundError: (runId, error) => io.err(`runlog: run ${runId}: ${errorMessage(error)}`),
+        },
+        config,
+      );
   let forced!: () => void;
   const gaveUp = new Promise<number>((resolve) => {
     // 128 + SIGINT, as a shell reports an interrupted command.

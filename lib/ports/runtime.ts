@@ -72,6 +72,36 @@ export type CrashPoint =
   | "fork:after-copy"
   | "decide:after-append";
 
+/** The crash points every run passes (lib/runtime/config.ts accepts these and the two lists below). */
+export const CRASH_POINTS: readonly CrashPoint[] = [
+  "model:before",
+  "model:after-call",
+  "model:after-append",
+  "tool:after-start",
+  "tool:after-run",
+  "tool:after-append",
+];
+
+/**
+ * Points inside a handoff to a new execution (lease moved, then `resumed`
+ * written), which only long runs pass: accepted as a crash point, kept out
+ * of CRASH_POINTS so every run still passes each of those.
+ */
+export const HANDOFF_CRASH_POINTS: readonly CrashPoint[] = ["handoff:after-claim", "handoff:after-append"];
+
+/**
+ * Points inside the control operations (start, resume, send, fork, approve/reject, sweep), which
+ * only those commands pass: accepted as crash points for the control matrix
+ * (test/reliability/controlMatrix.test.ts), kept out of CRASH_POINTS for the same reason.
+ */
+export const CONTROL_CRASH_POINTS: readonly CrashPoint[] = [
+  "control:after-claim",
+  "control:after-append",
+  "control:before-execute",
+  "fork:after-copy",
+  "decide:after-append",
+];
+
 export interface Faults {
   /** Called as execution passes a crash point; exits the process when told to. */
   reached(point: CrashPoint): void;

@@ -45,7 +45,7 @@ export function modelResolver(options: { openai?: Omit<OpenAIModelOptions, "mode
  */
 function lazyOpenAIModel(options: OpenAIModelOptions): Model {
   const spec = `${OPENAI_SPEC_PREFIX}${options.model}`;
-  if (!options.client && !(options.apiKey ?? process.env.OPENAI_API_KEY)) {
+  if (!options.client && !options.apiKey) {
     throw new ModelRejectedError(
       `${spec}: cannot create the client: set OPENAI_API_KEY (servers that need no key accept any value)`,
     );

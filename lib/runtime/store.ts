@@ -1,17 +1,20 @@
 import { relative, resolve } from "node:path";
-import type { ConnectOptions } from "../adapters/dynamodb/connect.ts";
+import type { DynamoTarget } from "../adapters/dynamodb/connect.ts";
 import type { Durability } from "../adapters/sqlite/connection.ts";
 import { SqliteEventStore, sqliteFile } from "../adapters/sqlite/sqliteEventStore.ts";
-import { InvalidInputError } from "../core/errors.ts";
 import type { EventStore } from "../ports/eventStore.ts";
+import { type RunlogConfig, readConfig } from "./config.ts";
 
-/** Whether this environment points runlog at DynamoDB rather than the local SQLite file. */
-export const wantsDynamo = (env: NodeJS.ProcessEnv) =>
-  Boolean(env.RUNLOG_DYNAMODB_ENDPOINT || env.RUNLOG_TABLE);
+/** The table used on a DynamoDB-compatible server when the configuration names none. */
+export const DEFAULT_TABLE_NAME = "runlog";
 
-export interface StoreOptions extends ConnectOptions {
+export interface StoreOptions {
   /** Where the local store's file lives. @default ".runlog" */
   dataDir?: string;
+  /** How the SQLite store commits (see Durability). @default "full" */
+  durability?: Durability;
+  /** Store the events in this DynamoDB table instead of the SQLite file. */
+  dynamodb?: DynamoTarget;
 }
 
 export interface OpenStore {
@@ -27,26 +30,66 @@ const shown = (path: string) => {
 };
 
 /**
- * The event store this environment points at: DynamoDB when
- * `RUNLOG_DYNAMODB_ENDPOINT` or `RUNLOG_TABLE` is set (see connectDynamo),
- * else the SQLite file in `dataDir`, opened in this process (no server).
+ * The event store the options name: the DynamoDB table of `dynamodb` when given (see
+ * connectDynamo), else the SQLite file in `dataDir`, opened in this process (no server).
  * The one place the store is chosen. The AWS SDK loads only when DynamoDB is
  * chosen: a local command does not pay for it.
  */
 export async function connectStore(options: StoreOptions = {}): Promise<OpenStore> {
-  const env = options.env ?? process.env;
-  if (wantsDynamo(env)) {
+  if (options.dynamodb) {
     const { connectDynamoStore } = await import("../adapters/dynamodb/connect.ts");
-    return connectDynamoStore({ ...options, env });
+    return connectDynamoStore(options.dynamodb);
   }
-  const durability = durabilityFrom(env.RUNLOG_DURABILITY);
-  const store = new SqliteEventStore({ file: sqliteFile(resolve(options.dataDir ?? ".runlog")), durability });
+  const store = new SqliteEventStore({
+    file: sqliteFile(resolve(options.dataDir ?? ".runlog")),
+    durability: options.durability ?? "full",
+  });
   return { store, where: `SQLite, ${shown(store.file)}`, close: () => store.close() };
 }
 
-/** `RUNLOG_DURABILITY`: `full` (the default: every commit synced) or `normal` (see Durability). */
-function durabilityFrom(value: string | undefined): Durability {
-  if (value === undefined || value === "" || value === "full") return "full";
-  if (value === "normal") return "normal";
-  throw new InvalidInputError(`RUNLOG_DURABILITY must be full or normal, got ${JSON.stringify(value)}`);
+/**
+ * The DynamoDB table the configuration points at, if any: a DynamoDB-compatible server at
+ * `dynamodbEndpoint` (its `table`, else "runlog"; "local" region and keys unless the AWS ones
+ * are set), else `table` on AWS. Undefined: the SQLite file in the data dir.
+ */
+export function dynamoTarget(config: RunlogConfig): DynamoTarget | undefined {
+  const { dynamodbEndpoint: endpoint, table } = config;
+  if (endpoint !== undefined) {
+    const { awsAccessKeyId: accessKeyId, awsSecretAccessKey: secretAccessKey, awsSessionToken } = config;
+    const credentials =
+      accessKeyId === undefined || secretAccessKey === undefined
+        ? undefined
+        : {
+            accessKeyId,
+            secretAccessKey,
+            ...(awsSessionToken === undefined ? {} : { sessionToken: awsSessionToken }),
+          };
+    return {
+      endpoint,
+      tableName: table ?? DEFAULT_TABLE_NAME,
+      ...(config.awsRegion === undefined ? {} : { region: config.awsRegion }),
+      ...(credentials === undefined ? {} : { credentials }),
+    };
+  }
+  if (table === undefined) return undefined;
+  const region = config.awsRegion ?? config.awsDefaultRegion;
+  return { tableName: table, ...(region === undefined ? {} : { region }) };
+}
+
+/** The store options the configuration gives, for the store in `dataDir`. */
+export function storeOptions(config: RunlogConfig, dataDir: string): StoreOptions {
+  const dynamodb = dynamoTarget(config);
+  return { dataDir, durability: config.durability, ...(dynamodb === undefined ? {} : { dynamodb }) };
+}
+
+/**
+ * The store an environment points at, for a tool or a test that has only the environment:
+ * it is read here, once (see readConfig); the data dir is the given one.
+ */
+export async function connectConfiguredStore(options: {
+  dataDir?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}): Promise<OpenStore> {
+  const config = readConfig(options.env);
+  return connectStore(storeOptions(config, options.dataDir ?? config.dataDir));
 }

@@ -2,9 +2,6 @@ import { InvalidInputError } from "../core/errors.ts";
 import type { RunStatus } from "../core/status.ts";
 import type { StepDeps } from "./deps.ts";
 
-/** The environment variable (and CDK prop) that sets how long finished runs are kept. */
-export const RETENTION_VARIABLE = "RUNLOG_RETENTION_DAYS";
-
 const DAY_MS = 86_400_000;
 
 /**
@@ -25,21 +22,17 @@ const FINAL: ReadonlySet<RunStatus> = new Set<RunStatus>([
 export const expiresWhenResting = (status: RunStatus) => FINAL.has(status);
 
 /**
- * The retention as milliseconds from days (a number, or the text of
- * RUNLOG_RETENTION_DAYS); undefined or "" keeps runs forever.
+ * The retention as milliseconds from a number of days (`name` says whose, in the error);
+ * undefined keeps runs forever.
  */
-export function retentionMs(
-  days: number | string | undefined,
-  name = RETENTION_VARIABLE,
-): number | undefined {
-  if (days === undefined || days === "") return undefined;
-  const value = typeof days === "number" ? days : Number(days.trim() || Number.NaN);
-  if (!Number.isFinite(value) || value <= 0) {
+export function retentionMs(days: number | undefined, name = "retentionDays"): number | undefined {
+  if (days === undefined) return undefined;
+  if (!Number.isFinite(days) || days <= 0) {
     throw new InvalidInputError(
       `${name} must be a positive number of days (e.g. 30), got ${JSON.stringify(days)}`,
     );
   }
-  return value * DAY_MS;
+  return days * DAY_MS;
 }
 
 type RetentionDeps = Pick<StepDeps, "store" | "clock" | "retentionMs">;

@@ -34,7 +34,7 @@ export const EXECUTION_TIMEOUT_SECONDS = 86_400;
 /** A lease is claimed just before its execution starts, so it outlasts the execution's timeout by this. */
 export const LEASE_MARGIN_SECONDS = 300;
 
-/** How long a lease holds when executions may take `executionTimeoutSeconds`: RUNLOG_LEASE_MS. */
+/** How long a lease holds when executions may take `executionTimeoutSeconds`: what cdk/ gives the functions as their lease time. */
 export function leaseMsFor(executionTimeoutSeconds: number): number {
   return (executionTimeoutSeconds + LEASE_MARGIN_SECONDS) * 1_000;
 }

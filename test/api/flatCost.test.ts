@@ -8,13 +8,13 @@ import { LogReader } from "../../lib/core/log.ts";
 import { MessageBuilder } from "../../lib/core/messageBuilder.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";
 import { counted } from "../support/countingStore.ts";
 import { countingAgent, countingScript } from "../support/longRun.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * The cost of reading a run must not grow with the run: resume-point and resume read the head and

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalRunlog } from "../../lib/api/local.ts";
 import { classify } from "../../lib/core/classify.ts";
 import { IdTakenError, NotFoundError } from "../../lib/core/errors.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import { cleanup, library, script, tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 /** The run lifecycle through the library API, in process, on the local (SQLite) store. */
 const dir = tempDataDir("lifecycle-api");

@@ -11,11 +11,11 @@ import { agentRegistry } from "../../lib/agents/registry.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
 import { type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled } from "../support/controlDeps.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * One liveness check for every reader: a run whose lease was just claimed, and whose Step Functions

@@ -63,8 +63,11 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
     "lib/api",
     "lib/http",
   ],
-  /** The construct: the workflow's definition, and the table layout and metric names the deployed adapters use. */
-  cdk: ["lib/requireNode.ts", "lib/core", "lib/workflow", "lib/adapters"],
+  /**
+   * The construct: the workflow's definition, the table layout and metric names the deployed
+   * adapters use, and the functions' variable names from the one configuration schema (runtime).
+   */
+  cdk: ["lib/requireNode.ts", "lib/core", "lib/workflow", "lib/adapters", "lib/runtime"],
 };
 
 /**

@@ -133,7 +133,7 @@ async function execute(input: ExecutionInput, failFirst: Record<string, string> 
 async function start(runId: string, turns?: unknown[]): Promise<ExecutionInput> {
   let model: string | undefined;
   if (turns) {
-    const path = join(process.env.RUNLOG_DATA_DIR!, `${runId}.json`);
+    const path = join(process.env.RUNLOG_DIR!, `${runId}.json`);
     writeFileSync(path, JSON.stringify({ turns }));
     model = `scripted:${path}`;
   }

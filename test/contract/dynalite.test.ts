@@ -1,7 +1,7 @@
 import { afterAll } from "vitest";
-import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
+import { connectDynamo } from "../support/store.ts";
 import { dynamoRaw } from "./dynamoRaw.ts";
 import { describeEventStoreContract } from "./eventStore.contract.ts";
 

@@ -1,6 +1,6 @@
-import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { startDynamoDbLocal } from "../support/dynamodbLocal.ts";
+import { connectDynamo } from "../support/store.ts";
 import { dynamoRaw } from "./dynamoRaw.ts";
 import { describeEventStoreContract } from "./eventStore.contract.ts";
 

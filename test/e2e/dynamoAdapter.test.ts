@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connectDynamoStore } from "../../lib/adapters/dynamodb/connect.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { cleanup, events, library, notes, runlog, runlogJson, tempDataDir } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * The end-to-end path once on the DynamoDB adapter (the one AWS runs): the
@@ -38,7 +38,7 @@ describe("the CLI on the DynamoDB adapter", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.json).toMatchObject({ runId: "r", status: "completed" });
 
-    const { store, where, close } = await connectDynamoStore({ env });
+    const { store, where, close } = await connectStore({ env });
     try {
       expect(where).toBe(`DynamoDB at ${server.endpoint}, table e2e`);
       const log: RunEvent[] = await store.read("r");

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { stamp } from "../../lib/core/events.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import {
   cleanup,
   events,
@@ -11,6 +10,7 @@ import {
   tempDataDir,
   testEnv,
 } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 const dir = tempDataDir("resume-table");
 afterAll(() => cleanup(dir));

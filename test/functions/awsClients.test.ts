@@ -34,7 +34,7 @@ beforeAll(async () => {
       TABLE_NAME: "runs",
       STATE_MACHINE_ARN,
       RUNLOG_LEASE_MS: "60000",
-      RUNLOG_DATA_DIR: dataDir,
+      RUNLOG_DIR: dataDir,
     });
   } finally {
     unobserve();

@@ -65,7 +65,7 @@ async function execute(input: ExecutionInput) {
 }
 
 function weatherScript(runId: string, turns: number): string {
-  const path = join(process.env.RUNLOG_DATA_DIR!, `${runId}.json`);
+  const path = join(process.env.RUNLOG_DIR!, `${runId}.json`);
   const calls = Array.from({ length: turns }, (_, i) => ({
     toolCalls: [{ name: "get_weather", arguments: { city: `City ${i}` } }],
   }));

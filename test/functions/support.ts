@@ -1,12 +1,13 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
-import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { executionName } from "../../lib/adapters/stepfunctions/index.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
+import { NAMES } from "../../lib/runtime/config.ts";
 import { tempDataDir } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
 import { useCallRecording } from "../support/iam/recorder.ts";
+import { connectDynamo } from "../support/store.ts";
 
 export const STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:RunMachine";
 export const SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:runlog/model-key-AbCdEf";
@@ -39,9 +40,9 @@ export function useFunctionEnvironment(
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: "local",
       AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-      TABLE_NAME: tableName,
-      RUNLOG_LEASE_MS: String(24 * 3_600_000),
-      RUNLOG_DATA_DIR: dataDir,
+      [NAMES.tableName]: tableName,
+      [NAMES.leaseMs]: String(24 * 3_600_000),
+      [NAMES.dataDir]: dataDir,
       // Quiet: Powertools writes logs and EMF lines to stdout (test/functions/observability.test.ts reads them).
       POWERTOOLS_LOG_LEVEL: "SILENT",
       POWERTOOLS_METRICS_DISABLED: "true",

@@ -3,8 +3,8 @@ import { canonicalJson, type NewEvent, type RunEvent, stamp } from "../../lib/co
 import { type AppOptions, createApp } from "../../lib/http/app.ts";
 import { RESPONSE_MAX_BYTES } from "../../lib/http/limits.ts";
 import { FOLD_CHARS } from "../../lib/http/viewer/fold.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 /** Text that would run as a script if a page put it in unescaped. */
 export const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;

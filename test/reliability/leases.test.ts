@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LeaseHeldError } from "../../lib/core/errors.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import { cleanup, events, library, tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 import { gate, harness, hooked } from "./support/harness.ts";
 import { crashedRun, listedStatus } from "./support/runs.ts";
 import { tally } from "./support/tally.ts";

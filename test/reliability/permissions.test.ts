@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ACTIONS, STORE_ACTIONS } from "../../cdk/grants.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
-import { DEFAULT_TABLE_NAME } from "../../lib/adapters/dynamodb/table.ts";
+import { DEFAULT_TABLE_NAME } from "../../lib/runtime/store.ts";
 import { HANDLERS, type Synthesized, synthesize } from "../cdk/synth.ts";
 import type { AwsCall } from "../support/iam/awsCalls.ts";
 import { deniedCalls, unusedGrants } from "../support/iam/evaluate.ts";

@@ -6,10 +6,10 @@ import { StaleError } from "../../lib/core/errors.ts";
 import { type NewEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { Model } from "../../lib/ports/model.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import { runTool } from "../../lib/steps/runTool.ts";
 import { cleanup, events, library, script, tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 import { gate, harness } from "./support/harness.ts";
 import { tally } from "./support/tally.ts";
 

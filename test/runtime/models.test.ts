@@ -12,14 +12,13 @@ describe("modelResolver", () => {
     expect(() => resolve("openai:gpt-4.1-mini")).toThrow(/openai:gpt-4.1-mini: .*set OPENAI_API_KEY/);
   });
 
-  it("accepts the key from the environment or from its options, and builds each model once", () => {
-    vi.stubEnv("OPENAI_API_KEY", "sk-test");
-    const resolve = modelResolver();
+  it("takes the key from its options, never from the environment, and builds each model once", () => {
+    vi.stubEnv("OPENAI_API_KEY", "sk-in-the-environment");
+    expect(() => modelResolver()("openai:m")).toThrow(/set OPENAI_API_KEY/);
+    const resolve = modelResolver({ openai: { apiKey: "sk-given" } });
     const model = resolve("openai:llama3.1:8b");
     expect(model.spec).toBe("openai:llama3.1:8b");
     expect(resolve("openai:llama3.1:8b")).toBe(model);
-    vi.stubEnv("OPENAI_API_KEY", "");
-    expect(modelResolver({ openai: { apiKey: "sk-given" } })("openai:m").spec).toBe("openai:m");
   });
 
   it("names the specs it knows when given another", () => {

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { SqliteEventStore } from "../../lib/adapters/sqlite/sqliteEventStore.ts";
 import { type RunStarted, stamp } from "../../lib/core/events.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
+import { connectStore } from "../support/store.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "runlog-store-"));
 let server: InProcessDynalite;
@@ -67,7 +67,7 @@ describe("connectStore", () => {
   it("refuses a RUNLOG_DURABILITY it does not know, naming the variable, before opening anything", async () => {
     const dir = join(dataDir, "durability");
     await expect(connectStore({ dataDir: dir, env: { RUNLOG_DURABILITY: "fast" } })).rejects.toThrow(
-      /RUNLOG_DURABILITY must be full or normal, got "fast"/,
+      /RUNLOG_DURABILITY="fast" is not allowed; expected full or normal/,
     );
     expect(existsSync(dir)).toBe(false);
     const { close } = await connectStore({ dataDir: dir, env: { RUNLOG_DURABILITY: "normal" } });

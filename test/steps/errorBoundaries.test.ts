@@ -10,7 +10,6 @@ import { INTERRUPTED_TOOL_RESULT, timedOutToolResult } from "../../lib/core/mess
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { Model, ModelReply, ModelRequest } from "../../lib/ports/model.ts";
 import type { Tool } from "../../lib/ports/tool.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import type { StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
@@ -19,6 +18,7 @@ import { runTool } from "../../lib/steps/runTool.ts";
 import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { workflowErrorName } from "../../lib/workflow/errors.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * Issue 13's error boundaries, through the real steps on the SQLite store: only the model's own

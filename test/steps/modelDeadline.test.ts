@@ -6,12 +6,12 @@ import { classify } from "../../lib/core/classify.ts";
 import { stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { Model, ModelReply, ModelRequest } from "../../lib/ports/model.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import { callModel } from "../../lib/steps/callModel.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { modelDeadline } from "../../lib/steps/stepBudget.ts";
 import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * Issue 14: a model call still under way near its CallModel step's deadline is told to end

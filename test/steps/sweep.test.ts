@@ -8,13 +8,13 @@ import { type NewEvent, stamp } from "../../lib/core/events.ts";
 import type { AutoResumes, EventStore } from "../../lib/ports/eventStore.ts";
 import { LocalOrchestrator } from "../../lib/runtime/local/orchestrator.ts";
 import { modelResolver } from "../../lib/runtime/models.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import type { ControlDeps, StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
 import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
+import { connectStore } from "../support/store.ts";
 
 const dataDir = tempDataDir("sweep");
 const HOUR = 3_600_000;

@@ -3,7 +3,6 @@ import { agentRegistry } from "../../lib/agents/registry.ts";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { AutoResumes, EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import type { ControlDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { recoverRun, sweep } from "../../lib/steps/sweep.ts";
@@ -11,6 +10,7 @@ import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
 import { modelsNeverCalled, recordingOrchestrator } from "../support/controlDeps.ts";
 import { counted } from "../support/countingStore.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * The sweeper reads heads and tails only: what a candidate costs does not grow with its run, the

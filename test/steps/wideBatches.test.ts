@@ -6,7 +6,6 @@ import { defineTool } from "../../lib/agents/defineTool.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
-import { connectStore } from "../../lib/runtime/store.ts";
 import type { StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { runTool } from "../../lib/steps/runTool.ts";
@@ -14,6 +13,7 @@ import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { tempDataDir, testEnv } from "../support/cli.ts";
 import { counted } from "../support/countingStore.ts";
 import { startDynalite } from "../support/dynalite.ts";
+import { connectStore } from "../support/store.ts";
 
 /**
  * A model response with K tool calls runs as K RunTool tasks at once, each in a Lambda of its own

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve as resolvePath } from "node:path";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
+import { NAMES } from "../../lib/runtime/config.ts";
 import { SUITE_ENDPOINT_VARIABLE } from "./dynamodbSuite.ts";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
@@ -35,8 +36,8 @@ const FILE_TABLE = `e2e-${randomUUID()}`;
 export function storeEnv(dir?: string): Record<string, string> {
   if (!SUITE_ENDPOINT) return {};
   return {
-    RUNLOG_DYNAMODB_ENDPOINT: SUITE_ENDPOINT,
-    RUNLOG_TABLE: dir === undefined ? FILE_TABLE : tableOf(dir),
+    [NAMES.dynamodbEndpoint]: SUITE_ENDPOINT,
+    [NAMES.table]: dir === undefined ? FILE_TABLE : tableOf(dir),
   };
 }
 
@@ -52,15 +53,11 @@ const tableOf = (dir: string) =>
  * key, the suite's store (see storeEnv; pass `storeEnv(dir)` in `extra` for a data dir's own).
  */
 export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const {
-    RUNLOG_CRASH_AT: _,
-    OPENAI_API_KEY: __,
-    RUNLOG_DYNAMODB_ENDPOINT: ___,
-    RUNLOG_TABLE: ____,
-    RUNLOG_AGENTS: _____,
-    ...env
-  } = process.env;
-  return { ...env, RUNLOG_RETRY_INTERVAL_MS: "5", ...storeEnv(), ...extra };
+  const env = { ...process.env };
+  for (const field of ["crashAt", "openaiApiKey", "dynamodbEndpoint", "table", "agents"] as const) {
+    delete env[NAMES[field]];
+  }
+  return { ...env, [NAMES.retryIntervalMs]: "5", ...storeEnv(), ...extra };
 }
 
 export interface SpawnOptions {

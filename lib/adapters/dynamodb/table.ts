@@ -9,9 +9,6 @@ import {
 import { PermanentError, RetryableError } from "../../core/errors.ts";
 import { toRunlogError } from "./errors.ts";
 
-/** The table name used when nothing says otherwise (`RUNLOG_DYNAMODB_ENDPOINT`). */
-export const DEFAULT_TABLE_NAME = "runlog";
-
 /** Sparse index over run-heads only (events carry no `status`), for listing and finding stale runs. */
 export const STATUS_INDEX = "byStatus";
 

@@ -40,7 +40,7 @@ export function tableStepDeps(options: TableStepOptions): StepDeps {
   };
 }
 
-/** How control deps start executions: the deployment's state machine, and its lease time (RUNLOG_LEASE_MS). */
+/** How control deps start executions: the deployment's state machine, and its lease time (the functions are given it; see leaseMsFor). */
 export interface StateMachineOptions {
   client: SFNClient;
   stateMachineArn: string;

@@ -3,38 +3,20 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import OpenAI from "openai";
-import { z } from "zod";
 import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
 import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
 import { PermanentError } from "../../core/errors.ts";
 import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
-import { RETENTION_VARIABLE, retentionMs } from "../../steps/retention.ts";
+import { retentionMs } from "../../steps/retention.ts";
 import type { SweepOptions } from "../../steps/sweep.ts";
+import { type HandlerConfig, NAMES, readConfig } from "../config.ts";
 import { modelResolver } from "../models.ts";
 import { stateMachineControlDeps, tableStepDeps } from "./controlDeps.ts";
 import { modelClientOptions } from "./modelClient.ts";
 import { ModelKey } from "./modelKey.ts";
 import { powertools } from "./powertools.ts";
-
-/** What a function is configured with; cdk/ sets these. The model key is never one of them, only its secret. */
-const EnvSchema = z.object({
-  TABLE_NAME: z.string().min(1),
-  /** Only functions that start executions (startRun, resume, sweeper) have one. */
-  STATE_MACHINE_ARN: z.string().startsWith("arn:").optional(),
-  /** Only callModel has one: the secret holding the OpenAI-compatible API key. */
-  MODEL_KEY_SECRET_ARN: z.string().min(1).optional(),
-  /** As long as an execution may run, so a lease never lapses under a live execution. */
-  RUNLOG_LEASE_MS: z.coerce.number().int().positive(),
-  /** Where tools may keep files: Lambda's only writable place. */
-  RUNLOG_DATA_DIR: z.string().min(1).default("/tmp/runlog"),
-  /** Steps one execution does before handing the run to a new one (lib/steps/stepBudget.ts). */
-  RUNLOG_STEPS_PER_EXECUTION: z.coerce.number().int().positive().optional(),
-  /** How often a CallModel or RunTool function looks for a cancel in the run's log while its step runs (ms). */
-  RUNLOG_CANCEL_POLL_MS: z.coerce.number().int().positive().default(2_000),
-});
-export type FunctionEnv = z.infer<typeof EnvSchema>;
 
 /** The step deps every function has, and the control deps of those that start executions. */
 export interface AwsDeps {
@@ -43,7 +25,7 @@ export interface AwsDeps {
   cancelWatch: { intervalMs: number; blindMs: number };
   /** Read the model key again once its cached copy is old, so a rotated key is used; nothing without one. */
   refreshModelKey(): Promise<void>;
-  /** PermanentError for a function deployed without STATE_MACHINE_ARN. */
+  /** PermanentError for a function deployed without a state machine (its variable unset). */
   control(): ControlDeps & { ids: Ids };
   /**
    * Control deps starting executions of the given state machine: for the Handoff task, which
@@ -94,11 +76,12 @@ function made<C extends AwsClient>(client: C): C {
  */
 const AWS_CLIENT = awsClientConfig();
 
-export function readEnv(env: NodeJS.ProcessEnv): FunctionEnv {
-  const parsed = EnvSchema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-  throw new PermanentError(`this function is misconfigured: ${problems.join("; ")}`);
+/**
+ * What a function is configured with (cdk/ sets the variables; lib/runtime/config.ts says which),
+ * read once per cold start. The model key is never one of them, only its secret.
+ */
+export function readFunctionConfig(env: NodeJS.ProcessEnv): HandlerConfig {
+  return readConfig(env, { for: "handlers", warn: (message) => powertools().logger.warn(message) });
 }
 
 /**
@@ -120,43 +103,40 @@ export async function buildDeps(
   env: NodeJS.ProcessEnv,
   agents: Readonly<Record<string, AgentFactory>>,
 ): Promise<AwsDeps> {
-  const config = readEnv(env);
-  // Checked on its own so a bad value is named as bad input (InvalidInputError), not a missing setting.
-  const retention = retentionMs(env[RETENTION_VARIABLE]);
+  const config = readFunctionConfig(env);
+  const retention = retentionMs(config.retentionDays);
   const modelKey =
-    config.MODEL_KEY_SECRET_ARN === undefined
+    config.modelKeySecretArn === undefined
       ? undefined
       : new ModelKey(
           new SecretsProvider({ awsSdkV3Client: made(new SecretsManagerClient(AWS_CLIENT)) }),
-          config.MODEL_KEY_SECRET_ARN,
+          config.modelKeySecretArn,
         );
   await modelKey?.refresh();
   const steps = tableStepDeps({
     client: made(new DynamoDBClient(AWS_CLIENT)),
-    tableName: config.TABLE_NAME,
-    agents: agentRegistry({ dataDir: config.RUNLOG_DATA_DIR }, agents),
+    tableName: config.tableName,
+    agents: agentRegistry({ dataDir: config.dataDir }, agents),
     models: awsModels(modelKey?.current),
-    ...(config.RUNLOG_STEPS_PER_EXECUTION === undefined
-      ? {}
-      : { stepsPerExecution: config.RUNLOG_STEPS_PER_EXECUTION }),
+    ...(config.stepsPerExecution === undefined ? {} : { stepsPerExecution: config.stepsPerExecution }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
   });
   let sfn: SFNClient | undefined;
   const controlFor = (stateMachineArn: string) => {
     sfn ??= made(new SFNClient(AWS_CLIENT));
-    return stateMachineControlDeps(steps, { client: sfn, stateMachineArn, leaseMs: config.RUNLOG_LEASE_MS });
+    return stateMachineControlDeps(steps, { client: sfn, stateMachineArn, leaseMs: config.leaseMs });
   };
-  const stateMachineArn = config.STATE_MACHINE_ARN;
+  const stateMachineArn = config.stateMachineArn;
   const control = stateMachineArn === undefined ? undefined : controlFor(stateMachineArn);
   return {
     steps,
-    cancelWatch: { intervalMs: config.RUNLOG_CANCEL_POLL_MS, blindMs: CANCEL_BLIND_MS },
+    cancelWatch: { intervalMs: config.cancelPollMs, blindMs: CANCEL_BLIND_MS },
     async refreshModelKey() {
       await modelKey?.refresh();
     },
     control() {
       if (!control)
-        throw new PermanentError("this function starts no executions: STATE_MACHINE_ARN is not set");
+        throw new PermanentError(`this function starts no executions: ${NAMES.stateMachineArn} is not set`);
       return control;
     },
     controlFor,

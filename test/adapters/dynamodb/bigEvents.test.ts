@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DeleteItemCommand, type DynamoDBClient, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { encodeEventItem, INLINE_MAX_BYTES } from "../../../lib/adapters/dynamodb/payloads.ts";
 import { encodeBody } from "../../../lib/adapters/encoding/compression.ts";
@@ -19,6 +18,7 @@ import { forkRun } from "../../../lib/steps/fork.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
 import { unstoredWork } from "../../../lib/steps/unstoredWork.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
+import { connectDynamo } from "../../support/store.ts";
 import { compressibleText, countWriteBytes, finishedRun, itemBytes, partition, scanAll } from "./support.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "runlog-big-events-"));

@@ -1,9 +1,11 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
-import { InvalidInputError, RetryableError } from "../../../lib/core/errors.ts";
+import { RetryableError } from "../../../lib/core/errors.ts";
+import { readConfig } from "../../../lib/runtime/config.ts";
+import { dynamoTarget } from "../../../lib/runtime/store.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
+import { connectDynamo } from "../../support/store.ts";
 
 let server: InProcessDynalite;
 beforeAll(async () => {
@@ -31,10 +33,8 @@ describe("connectDynamo", () => {
     client.destroy();
   });
 
-  it("without either variable refuses, naming them", async () => {
-    const failure = connectDynamo({ env: {} });
-    await expect(failure).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(failure).rejects.toThrow(/RUNLOG_DYNAMODB_ENDPOINT or RUNLOG_TABLE/);
+  it("without either variable points at no table: the SQLite file", () => {
+    expect(dynamoTarget(readConfig({}))).toBeUndefined();
   });
 
   it("fails as retryable, not hanging, when the endpoint accepts connections and never answers", async () => {

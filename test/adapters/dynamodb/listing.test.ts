@@ -1,10 +1,10 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import type { RunHead } from "../../../lib/ports/eventStore.ts";
 import { started } from "../../contract/fixtures.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
+import { connectDynamo } from "../../support/store.ts";
 
 /** Every head, a page of `limit` at a time, as the pages came. */
 async function pages(store: DynamoEventStore, limit: number, status?: RunHead["status"]) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectDynamo, type DynamoConnection } from "../../../lib/adapters/dynamodb/connect.ts";
+import type { DynamoConnection } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { started } from "../../contract/fixtures.ts";
 import {
@@ -8,6 +8,7 @@ import {
   startFaultProxy,
 } from "../../reliability/support/faultProxy.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
+import { connectDynamo } from "../../support/store.ts";
 
 /**
  * A lease release whose first attempt landed but whose answer was lost: the SDK sends the update

@@ -1,12 +1,12 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { checkTable } from "../../../lib/adapters/dynamodb/table.ts";
 import { MissingIndexError } from "../../../lib/core/errors.ts";
 import { started } from "../../contract/fixtures.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
 import { createTableWithoutParentIndex } from "../../support/oldTable.ts";
+import { connectDynamo } from "../../support/store.ts";
 
 let server: InProcessDynalite;
 let client: DynamoDBClient;

@@ -1,9 +1,9 @@
-import { connectDynamo } from "../../../lib/adapters/dynamodb/connect.ts";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import type { Runlog } from "../../../lib/api/runlog.ts";
 import { LeaseHeldError, NotFoundError, RunlogError } from "../../../lib/core/errors.ts";
 import type { RunEvent } from "../../../lib/core/events.ts";
 import { startDynalite } from "../../support/dynalite.ts";
+import { connectDynamo } from "../../support/store.ts";
 import { type FaultProxy, startFaultProxy } from "./faultProxy.ts";
 import { harness } from "./harness.ts";
 

@@ -1,8 +1,8 @@
 import { type NewEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
-import { connectStore } from "../../../lib/runtime/store.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { cleanup, testEnv } from "../../support/cli.ts";
+import { connectStore } from "../../support/store.ts";
 import { harness, hooked } from "./harness.ts";
 import { prng, TurnScheduler } from "./turns.ts";
 

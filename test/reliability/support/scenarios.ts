@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { CRASH_POINTS } from "../../../lib/adapters/local/envFaults.ts";
+import { CRASH_POINTS } from "../../../lib/ports/runtime.ts";
 import type { ShownEvent } from "../../support/cli.ts";
 
 /** One agent story the crash matrix crashes at every point. Texts carry the case id, so side effects are countable. */

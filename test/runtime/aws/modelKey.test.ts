@@ -119,7 +119,10 @@ describe("the model key", () => {
 
   it("is never configured through a plain environment variable", async () => {
     const thrown = await failure(buildDeps({ ...process.env, TABLE_NAME: "" }));
-    expect(thrown).toMatchObject({ name: "PermanentError", message: expect.stringMatching(/TABLE_NAME/) });
+    expect(thrown).toMatchObject({
+      name: "ConfigError",
+      message: expect.stringMatching(/^TABLE_NAME is not set/),
+    });
     expect(
       Object.keys(process.env).filter((k) => /KEY/.test(k) && process.env[k]?.startsWith("sk-")),
     ).toEqual([]);

@@ -8,11 +8,11 @@ import { stamp } from "../../../lib/core/events.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { Model, ModelRequest } from "../../../lib/ports/model.ts";
 import { LocalOrchestrator } from "../../../lib/runtime/local/orchestrator.ts";
-import { connectStore } from "../../../lib/runtime/store.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
 import { unstoredWork } from "../../../lib/steps/unstoredWork.ts";
 import { tempDataDir, testEnv } from "../../support/cli.ts";
+import { connectStore } from "../../support/store.ts";
 
 const dataDir = tempDataDir("local-orchestrator");
 let store: EventStore;

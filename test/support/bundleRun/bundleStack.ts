@@ -27,7 +27,7 @@ export interface BundleStackOptions {
   apiKey: string;
   /** The model server's replies, one per request. */
   script: readonly FakeReply[];
-  /** RUNLOG_DATA_DIR of every instance (Lambda's /tmp/runlog), where the fixture's tools leave their effects. */
+  /** RUNLOG_DIR of every instance (Lambda's /tmp/runlog), where the fixture's tools leave their effects. */
   dataDir: string;
 }
 
@@ -136,7 +136,7 @@ export async function startBundleStack(options: BundleStackOptions) {
     AWS_ENDPOINT_URL_SFN: sfn.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     OPENAI_BASE_URL: modelServer.baseURL,
-    RUNLOG_DATA_DIR: options.dataDir,
+    RUNLOG_DIR: options.dataDir,
   }));
   bus = new EventBus(defaultBusRules(s, local.resources), (arn, event) => host!.invoke(arn, event));
   const lambdas = host;

@@ -1,0 +1,295 @@
+/**
+ * The one configuration schema: every environment variable runlog reads, parsed once by the
+ * composition roots (openLocal, the CLI's main, functions/deps.ts) and passed down as values.
+ * Nothing below lib/runtime reads the environment. docs/reference/configuration.md lists the
+ * same variables; test/runtime/config.test.ts fails when the two disagree.
+ *
+ * An empty value is an unset one, for every variable: `RUNLOG_DIR= runlog ls` means what a shell
+ * user means by it (the default), and a variable cannot be unset for one command otherwise.
+ */
+import * as z from "zod";
+import {
+  CONTROL_CRASH_POINTS,
+  CRASH_POINTS,
+  type CrashPoint,
+  HANDOFF_CRASH_POINTS,
+} from "../ports/runtime.ts";
+import { ConfigError, type ConfigProblem } from "./configError.ts";
+
+export { ConfigError, type ConfigProblem } from "./configError.ts";
+
+/** Each configuration value's variable. Import these instead of spelling a name. */
+export const NAMES = {
+  dataDir: "RUNLOG_DIR",
+  legacyDataDir: "RUNLOG_DATA_DIR",
+  agents: "RUNLOG_AGENTS",
+  stepsPerExecution: "RUNLOG_STEPS_PER_EXECUTION",
+  retentionDays: "RUNLOG_RETENTION_DAYS",
+  durability: "RUNLOG_DURABILITY",
+  dynamodbEndpoint: "RUNLOG_DYNAMODB_ENDPOINT",
+  table: "RUNLOG_TABLE",
+  retryIntervalMs: "RUNLOG_RETRY_INTERVAL_MS",
+  crashAt: "RUNLOG_CRASH_AT",
+  demoModel: "RUNLOG_DEMO_MODEL",
+  openaiApiKey: "OPENAI_API_KEY",
+  awsRegion: "AWS_REGION",
+  awsDefaultRegion: "AWS_DEFAULT_REGION",
+  awsAccessKeyId: "AWS_ACCESS_KEY_ID",
+  awsSecretAccessKey: "AWS_SECRET_ACCESS_KEY",
+  awsSessionToken: "AWS_SESSION_TOKEN",
+  tableName: "TABLE_NAME",
+  stateMachineArn: "STATE_MACHINE_ARN",
+  modelKeySecretArn: "MODEL_KEY_SECRET_ARN",
+  leaseMs: "RUNLOG_LEASE_MS",
+  cancelPollMs: "RUNLOG_CANCEL_POLL_MS",
+} as const;
+
+/** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
+export const DEFAULT_DATA_DIR = { local: ".runlog", handlers: "/tmp/runlog" } as const;
+
+/** Who reads a variable: the local runtime and CLI, the Lambda handlers, or both. */
+export type ReadBy = "local/CLI" | "Lambda handlers" | "both";
+
+/** What docs/reference/configuration.md says of a variable, kept beside its schema. */
+export interface VariableDoc {
+  readBy: ReadBy;
+  /** The default in words ("unset" when there is none). */
+  default: string;
+  /** What a value may be: the error for a bad one says this. */
+  allowed: string;
+  /** Its value is never shown, in an error or anywhere else. */
+  secret?: true;
+}
+
+/** The docs of every variable, by its schema field. */
+export const VARIABLE_DOCS = z.registry<VariableDoc, z.ZodType>();
+
+const text = z.string();
+const wholeNumber = (min: number) =>
+  z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER));
+const positiveNumber = z
+  .string()
+  .refine((value) => /^\s*\d*\.?\d+\s*$/.test(value) && Number(value) > 0)
+  .transform(Number);
+/** A header value: a key pasted with a line break or a space in it would fail every call. */
+const credential = z.string().regex(/^\S+$/);
+const httpUrl = z.string().refine((value) => {
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === "http:" || protocol === "https:";
+});
+/** DynamoDB's rule for table names. */
+const tableName = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/);
+
+const KNOWN_CRASH_POINTS: readonly CrashPoint[] = [
+  ...CRASH_POINTS,
+  ...HANDOFF_CRASH_POINTS,
+  ...CONTROL_CRASH_POINTS,
+];
+/** `<point>[@<n>]`: the n-th time (default the first) execution passes that point. */
+export interface CrashAt {
+  point: CrashPoint;
+  nth: number;
+}
+const crashAt = z.string().transform((value, context): CrashAt => {
+  const match = /^([a-z]+:[a-z-]+)(?:@(\d+))?$/.exec(value);
+  const point = match?.[1] as CrashPoint | undefined;
+  const nth = match?.[2] === undefined ? 1 : Number(match[2]);
+  if (!point || !KNOWN_CRASH_POINTS.includes(point) || nth < 1) {
+    context.addIssue({ code: "custom", message: "not a crash point" });
+    return z.NEVER;
+  }
+  return { point, nth };
+});
+
+const doc = <S extends z.ZodType>(schema: S, meta: VariableDoc): S => {
+  VARIABLE_DOCS.add(schema as z.ZodType, meta);
+  return schema;
+};
+const LOCAL = "local/CLI";
+const HANDLERS = "Lambda handlers";
+
+/** The schema of the environment, by field (see NAMES for each field's variable). */
+export const ConfigSchema = z.object({
+  dataDir: doc(text.optional(), {
+    readBy: "both",
+    default: `./${DEFAULT_DATA_DIR.local} locally, ${DEFAULT_DATA_DIR.handlers} in a Lambda function`,
+    allowed: "a directory path",
+  }),
+  legacyDataDir: doc(text.optional(), {
+    readBy: "both",
+    default: "unset",
+    allowed: `a directory path (deprecated: use ${NAMES.dataDir}, which wins when both are set)`,
+  }),
+  agents: doc(text.optional(), {
+    readBy: LOCAL,
+    default: "unset: the built-in demo agent",
+    allowed: "the path of a module exporting `agents`",
+  }),
+  stepsPerExecution: doc(wholeNumber(1).optional(), {
+    readBy: "both",
+    default: "500",
+    allowed: "a whole number of steps, 1 or more",
+  }),
+  retentionDays: doc(positiveNumber.optional(), {
+    readBy: "both",
+    default: "unset: finished runs are kept forever",
+    allowed: "a positive number of days (e.g. 30 or 0.5)",
+  }),
+  durability: doc(z.enum(["full", "normal"]).default("full"), {
+    readBy: LOCAL,
+    default: "full",
+    allowed: "full or normal",
+  }),
+  dynamodbEndpoint: doc(httpUrl.optional(), {
+    readBy: LOCAL,
+    default: "unset: the SQLite file in the data dir",
+    allowed: "an http:// or https:// URL",
+  }),
+  table: doc(tableName.optional(), {
+    readBy: LOCAL,
+    default: "runlog (with an endpoint); unset: the SQLite file in the data dir",
+    allowed: "a DynamoDB table name (3 to 255 of A-Z a-z 0-9 _ . -)",
+  }),
+  retryIntervalMs: doc(wholeNumber(0).optional(), {
+    readBy: LOCAL,
+    default: "unset: the state machine's own backoff",
+    allowed: "a whole number of milliseconds, 0 or more",
+  }),
+  crashAt: doc(crashAt.optional(), {
+    readBy: LOCAL,
+    default: "unset: no fault injected",
+    allowed: `<point>[@<n>], n 1 or more, a point among: ${KNOWN_CRASH_POINTS.join(", ")}`,
+  }),
+  demoModel: doc(text.default("gpt-4.1-mini"), {
+    readBy: LOCAL,
+    default: "gpt-4.1-mini",
+    allowed: "an OpenAI model name",
+  }),
+  openaiApiKey: doc(credential.optional(), {
+    readBy: LOCAL,
+    default: "unset: openai: models cannot be called",
+    allowed: "an API key, without spaces or line breaks",
+    secret: true,
+  }),
+  awsRegion: doc(text.optional(), {
+    readBy: LOCAL,
+    default: "local (with an endpoint); else the SDK's",
+    allowed: "an AWS region name",
+  }),
+  awsDefaultRegion: doc(text.optional(), {
+    readBy: LOCAL,
+    default: "unset",
+    allowed: "an AWS region name",
+  }),
+  awsAccessKeyId: doc(credential.optional(), {
+    readBy: LOCAL,
+    default: "local (with an endpoint)",
+    allowed: "an access key id, without spaces or line breaks",
+    secret: true,
+  }),
+  awsSecretAccessKey: doc(credential.optional(), {
+    readBy: LOCAL,
+    default: "local (with an endpoint)",
+    allowed: "a secret access key, without spaces or line breaks",
+    secret: true,
+  }),
+  awsSessionToken: doc(credential.optional(), {
+    readBy: LOCAL,
+    default: "unset",
+    allowed: "a session token, without spaces or line breaks",
+    secret: true,
+  }),
+  tableName: doc(tableName.optional(), {
+    readBy: HANDLERS,
+    default: "none: required",
+    allowed: "a DynamoDB table name (3 to 255 of A-Z a-z 0-9 _ . -)",
+  }),
+  stateMachineArn: doc(z.string().startsWith("arn:").optional(), {
+    readBy: HANDLERS,
+    default: "unset: the function starts no executions",
+    allowed: "a state machine ARN (arn:…)",
+  }),
+  modelKeySecretArn: doc(text.optional(), {
+    readBy: HANDLERS,
+    default: "unset: openai: models cannot be called",
+    allowed: "the ARN of a Secrets Manager secret",
+  }),
+  leaseMs: doc(wholeNumber(1).optional(), {
+    readBy: HANDLERS,
+    default: "none: required",
+    allowed: "a whole number of milliseconds, 1 or more",
+  }),
+  cancelPollMs: doc(wholeNumber(1).default(2_000), {
+    readBy: HANDLERS,
+    default: "2000",
+    allowed: "a whole number of milliseconds, 1 or more",
+  }),
+});
+
+type Parsed = z.output<typeof ConfigSchema>;
+
+/** Everything the environment configures; the data dir's default applied, the deprecated name folded in. */
+export type RunlogConfig = Omit<Parsed, "legacyDataDir" | "dataDir"> & { dataDir: string };
+/** What a Lambda handler is configured with: as RunlogConfig, with its required variables there. */
+export type HandlerConfig = RunlogConfig & { tableName: string; leaseMs: number };
+/** A field of the configuration: NAMES[field] is its variable. */
+export type ConfigField = keyof typeof NAMES;
+
+export interface ReadOptions {
+  /** Told about a deprecated variable in use, once per read. @default nothing told */
+  warn?: (message: string) => void;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const FIELDS = Object.keys(NAMES) as ConfigField[];
+
+function shown(field: ConfigField, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return VARIABLE_DOCS.get(ConfigSchema.shape[field])?.secret
+    ? `<redacted, ${value.length} characters>`
+    : JSON.stringify(value);
+}
+
+/**
+ * Parse every variable of `env` once, for the local runtime and CLI (`for: "local"`, the default)
+ * or a Lambda handler (`for: "handlers"`, which requires TABLE_NAME and the lease time). Pure over
+ * `env`: a deprecated name is told to `warn`. Throws one ConfigError listing every problem.
+ */
+export function readConfig(env?: Env, options?: ReadOptions & { for?: "local" }): RunlogConfig;
+export function readConfig(env: Env | undefined, options: ReadOptions & { for: "handlers" }): HandlerConfig;
+export function readConfig(
+  env: Env = process.env,
+  options: ReadOptions & { for?: "local" | "handlers" } = {},
+): RunlogConfig {
+  const where = options.for ?? "local";
+  const given: Partial<Record<ConfigField, string>> = {};
+  // An empty value is an unset one (see the top of this file).
+  for (const field of FIELDS) {
+    const value = env[NAMES[field]];
+    if (value !== undefined && value !== "") given[field] = value;
+  }
+  const parsed = ConfigSchema.safeParse(given);
+  const problems: ConfigProblem[] = [];
+  if (!parsed.success) {
+    const bad = new Set(parsed.error.issues.map((issue) => issue.path[0] as ConfigField));
+    for (const field of FIELDS.filter((f) => bad.has(f))) problems.push(problem(field, given[field]));
+  }
+  const required: readonly ConfigField[] = where === "handlers" ? ["tableName", "leaseMs"] : [];
+  for (const field of required) if (given[field] === undefined) problems.push(problem(field, undefined));
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  const { legacyDataDir, dataDir, ...rest } = parsed.data;
+  if (legacyDataDir !== undefined) {
+    options.warn?.(
+      `${NAMES.legacyDataDir} is deprecated: set ${NAMES.dataDir} instead` +
+        (dataDir === undefined ? "" : ` (both are set: ${NAMES.dataDir} is used)`),
+    );
+  }
+  return { ...rest, dataDir: dataDir ?? legacyDataDir ?? DEFAULT_DATA_DIR[where] };
+}
+
+function problem(field: ConfigField, value: string | undefined): ConfigProblem {
+  const allowed = VARIABLE_DOCS.get(ConfigSchema.shape[field])?.allowed ?? "a value";
+  return { variable: NAMES[field], value: shown(field, value), allowed };
+}

@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+/** Every source file (lib/, functions/, cdk/, bin/), as a path from the repository's root. */
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
+    return /\.(ts|js|mjs)$/.test(name) ? [path] : [];
+  });
+}
+const SOURCES = ["lib", "functions", "cdk", "bin"].flatMap(sources);
+const text = (file: string) => readFileSync(join(ROOT, file), "utf8");
+
+/** The schema, and the CLI's usage text, which tells a user the variables. */
+const NAMING_RUNLOG_VARIABLES = ["lib/runtime/config.ts", "lib/cli/usage.ts"];
+
+/**
+ * The composition roots that hand the environment to readConfig: openLocal's default is the
+ * schema module's own; the CLI's main and the Lambda handlers' deps pass theirs.
+ */
+const READING_PROCESS_ENV = ["lib/runtime/config.ts", "lib/cli/main.ts", "functions/deps.ts"];
+
+describe("configuration is read once, in one schema", () => {
+  it("finds the source files it checks", () => {
+    expect(SOURCES.length).toBeGreaterThan(100);
+    for (const file of [...NAMING_RUNLOG_VARIABLES, ...READING_PROCESS_ENV]) expect(SOURCES).toContain(file);
+  });
+
+  it("names RUNLOG_ variables only in the schema and the CLI's usage text", () => {
+    const naming = SOURCES.filter((file) => /\bRUNLOG_[A-Z]/.test(text(file)));
+    expect(naming.sort()).toEqual([...NAMING_RUNLOG_VARIABLES].sort());
+  });
+
+  it("reads process.env only in the composition roots", () => {
+    const reading = SOURCES.filter((file) => /\bprocess\.env\b/.test(text(file)));
+    expect(reading.sort()).toEqual([...READING_PROCESS_ENV].sort());
+  });
+
+  it("leaves the handlers' variables to the schema too: cdk/ and functions/ import their names", () => {
+    const handlerNames =
+      /["'`](TABLE_NAME|STATE_MACHINE_ARN|MODEL_KEY_SECRET_ARN)["'`]|\b(TABLE_NAME|STATE_MACHINE_ARN|MODEL_KEY_SECRET_ARN):/;
+    const naming = SOURCES.filter((file) => handlerNames.test(text(file)));
+    expect(naming).toEqual(["lib/runtime/config.ts"]);
+  });
+});
