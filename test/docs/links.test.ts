@@ -10,12 +10,6 @@ import { docPages, ROOT, readDoc } from "../support/docs.ts";
  */
 const PAGES = [...docPages(), "cdk/README.md"];
 
-/**
- * Pages another change writes: docs/reference/configuration.md is generated from the one
- * configuration schema (lib/runtime/config.ts). A link to it is checked once it exists.
- */
-const WRITTEN_ELSEWHERE = new Set(["docs/reference/configuration.md"]);
-
 /** The text outside fenced code blocks and inline code, where Markdown links are links. */
 const prose = (markdown: string) => markdown.replace(/^```[\s\S]*?^```$/gm, "").replace(/`[^`\n]*`/g, "");
 
@@ -56,7 +50,6 @@ describe("links in the docs", () => {
   it.each(links.map((link) => [`${link.page} -> ${link.target}`, link] as const))("%s", (_, link) => {
     const [path = "", anchor] = link.target.split("#");
     const file = path === "" ? link.page : normalize(join(dirname(link.page), decodeURI(path)));
-    if (WRITTEN_ELSEWHERE.has(file) && !existsSync(join(ROOT, file))) return;
     expect(existsSync(join(ROOT, file)), `${file} does not exist`).toBe(true);
     if (anchor !== undefined && file.endsWith(".md")) {
       expect([...anchors(readDoc(file))], `${file} has no heading #${anchor}`).toContain(anchor);
