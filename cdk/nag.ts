@@ -40,6 +40,16 @@ export function acceptedFindings(runlog: NaggedRunlog): void {
     "IAM5[Resource::*]",
     "only CloudWatch Logs delivery (logs:*LogDelivery*, Describe*) and X-Ray actions, which support no resource-level permissions",
   );
+  // The task functions' versions: a running execution calls the ones it started with, a deploy adds new ones.
+  const steps = [runlog.functions.callModel, runlog.functions.runTool, runlog.functions.recordModelFailure];
+  for (const fn of [...steps, runlog.functions.finish, runlog.functions.handoff]) {
+    const id = Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnResource);
+    ack(
+      machine.role,
+      `IAM5[Resource::<${id}.Arn>:*]`,
+      "InvokeFunction on the published versions of this task function only: executions started before a deploy still call the versions their definition names",
+    );
+  }
   // Execution names carry the run id and generation, so only this state machine's executions can be named.
   const stack = Stack.of(runlog);
   const logicalId = stack.getLogicalId(machine.node.defaultChild as CfnResource);

@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
-import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import type { Version } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
@@ -8,8 +8,8 @@ import { configuredDefinition, TASKS, type TaskName } from "../lib/workflow/defi
 import { EXECUTION_TIMEOUT_SECONDS } from "../lib/workflow/timeouts.ts";
 
 export interface RunStateMachineProps {
-  /** The function behind each Task state of lib/workflow's definition. */
-  tasks: Readonly<Record<TaskName, IFunction>>;
+  /** The published version behind each Task state of lib/workflow's definition: an execution calls the versions it started with. */
+  tasks: Readonly<Record<TaskName, Version>>;
   /** The longest one execution (one generation of a run) may take, in whole seconds. @default Duration.hours(24) */
   timeout?: Duration;
   /** @default RetentionDays.THREE_MONTHS */
@@ -30,7 +30,10 @@ function logName(scope: Construct): string {
  * The run loop as a Standard workflow: lib/workflow's RUN_DEFINITION verbatim
  * (but for its execution timeout and an optional bound on parallel tool calls), its task placeholders
  * filled by definitionSubstitutions, so the deployed definition is the one the
- * local orchestrator and the tests run.
+ * local orchestrator and the tests run. Each Resource is a published version's
+ * qualified ARN (function:name:N), not $LATEST: Step Functions runs an execution
+ * on the definition it started with, so a deploy changes the code of the
+ * executions started after it (a handoff, a resume) and never of one under way.
  */
 export class RunStateMachine extends Construct {
   readonly stateMachine: StateMachine;
@@ -61,11 +64,13 @@ export class RunStateMachine extends Construct {
       // State holds ids and the next action only (never the conversation), so logging data is cheap and safe.
       logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
     });
-    // The definition is a string CDK cannot read, so it cannot infer this; the exact ARNs, no wildcard versions.
+    // The definition is a string CDK cannot read, so it cannot infer this. Every version of exactly
+    // these functions: the role is updated by a deploy while executions started before it still call
+    // the versions their definition names, which an allow of the new versions only would deny.
     this.stateMachine.addToRolePolicy(
       new PolicyStatement({
         actions: ["lambda:InvokeFunction"],
-        resources: Object.values(props.tasks).map((fn) => fn.functionArn),
+        resources: Object.values(props.tasks).map((version) => `${version.lambda.functionArn}:*`),
       }),
     );
   }

@@ -121,12 +121,13 @@ export class Runlog extends Construct {
     for (const fn of Object.values(steps)) grantStore(fn, this.table, { appends: fn !== steps.finish });
 
     const machine = new RunStateMachine(this, "Run", {
+      // Published versions, so a deploy does not change the code under a running execution.
       tasks: {
-        CallModel: steps.callModel,
-        RunTool: steps.runTool,
-        RecordModelFailure: steps.recordModelFailure,
-        Finish: steps.finish,
-        Handoff: steps.handoff,
+        CallModel: steps.callModel.currentVersion,
+        RunTool: steps.runTool.currentVersion,
+        RecordModelFailure: steps.recordModelFailure.currentVersion,
+        Finish: steps.finish.currentVersion,
+        Handoff: steps.handoff.currentVersion,
       },
       timeout: executionTimeout,
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),

@@ -96,6 +96,8 @@ export class RunlogFunction extends Construct {
       ...(props.reservedConcurrency === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
+      // A version a deploy replaces is kept: executions started before the deploy still call it.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       ...props.bundlingRoot,
       bundling: {
         format: OutputFormat.ESM,

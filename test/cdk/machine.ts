@@ -25,9 +25,11 @@ export interface SynthesizedMachine {
   /** DefinitionString, as synthesized: each task's Resource a `${Placeholder}`. */
   text: string;
   definition: Machine;
-  /** The logical id of the function each placeholder names, keyed as a Resource says it (`${Placeholder}`). */
+  /** The logical id of the function each placeholder names (through its version), keyed as a Resource says it (`${Placeholder}`). */
   functionOf: ReadonlyMap<string, string>;
-  /** The definition as deployed, each placeholder filled with `arnOf` the logical id of its function. */
+  /** The logical id of the published version (AWS::Lambda::Version) each placeholder names. */
+  versionOf: ReadonlyMap<string, string>;
+  /** The definition with each placeholder filled with `arnOf` the logical id of its function. */
   filled(arnOf: (logicalId: string) => string): Machine;
 }
 
@@ -36,19 +38,25 @@ export function synthesizedMachine(s: Synthesized): SynthesizedMachine {
   if (found.length !== 1) throw new Error(`expected one state machine, found ${found.length}`);
   const props = found[0]!.Properties as {
     DefinitionString: string;
-    DefinitionSubstitutions: Record<string, { "Fn::GetAtt": [string, string] }>;
+    DefinitionSubstitutions: Record<string, { Ref: string }>;
   };
   const text = props.DefinitionString;
+  const versions = s.template.findResources("AWS::Lambda::Version");
+  const versionOf = new Map(
+    Object.entries(props.DefinitionSubstitutions).map(([name, value]) => [`\${${name}}`, value.Ref]),
+  );
   const functionOf = new Map(
-    Object.entries(props.DefinitionSubstitutions).map(([name, value]) => [
-      `\${${name}}`,
-      value["Fn::GetAtt"][0],
-    ]),
+    [...versionOf].map(([placeholder, versionId]) => {
+      const fn = (versions[versionId]?.Properties.FunctionName as { Ref?: string } | undefined)?.Ref;
+      if (!fn) throw new Error(`${placeholder} names ${versionId}, which is not a version of a function`);
+      return [placeholder, fn];
+    }),
   );
   return {
     text,
     definition: JSON.parse(text) as Machine,
     functionOf,
+    versionOf,
     filled(arnOf) {
       let deployed = text;
       for (const [placeholder, logicalId] of functionOf)

@@ -7,6 +7,7 @@ import { CREATE_ACTIONS, STORE_ACTIONS } from "../../cdk/grants.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import { PARENT_INDEX, STATUS_INDEX, tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
 import { TASK_TIMEOUT_SECONDS } from "../../lib/workflow/definition.ts";
+import { allStates, synthesizedMachine } from "./machine.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesize } from "./synth.ts";
 
 const SECRET = "runlog/model-key";
@@ -152,15 +153,32 @@ describe("least privilege", () => {
     expect("STATE_MACHINE_ARN" in functionProps("handoff").Environment.Variables).toBe(false);
   });
 
-  it("lets the state machine invoke exactly its five task functions", () => {
+  it("lets the state machine invoke the versions of exactly its five task functions, old ones too", () => {
     const { actions, resources } = permissionsOf(s.template, s.logicalId(s.runlog.stateMachine.role));
     expect(actions.filter((a) => a.startsWith("lambda:"))).toEqual(["lambda:InvokeFunction"]);
     const invoked = resources.filter((r) => JSON.stringify(r).includes("Function"));
+    // Any version, not the current ones only: an execution started before a deploy calls its own.
     expect(invoked).toEqual(
       (["callModel", "runTool", "recordModelFailure", "finish", "handoff"] as const).map((h) => ({
-        "Fn::GetAtt": [s.functionIds[h], "Arn"],
+        "Fn::Join": ["", [{ "Fn::GetAtt": [s.functionIds[h], "Arn"] }, ":*"]],
       })),
     );
+  });
+
+  it("runs each task on a published version, kept when a deploy replaces it", () => {
+    const { functionOf, versionOf, definition } = synthesizedMachine(s);
+    const versions = s.template.findResources("AWS::Lambda::Version");
+    const tasks = allStates(definition.States).filter(([, state]) => state.Type === "Task");
+    expect(tasks).toHaveLength(5);
+    for (const [name, task] of tasks) {
+      const handler = (name[0]!.toLowerCase() + name.slice(1)) as HandlerName;
+      expect(functionOf.get(task.Resource!), name).toBe(s.functionIds[handler]);
+      const version = versions[versionOf.get(task.Resource!)!]!;
+      expect(version.DeletionPolicy, name).toBe("Retain");
+      expect(version.UpdateReplacePolicy, name).toBe("Retain");
+    }
+    // Only the task functions have versions: the others are invoked by events and the API ($LATEST).
+    expect(Object.keys(versions)).toHaveLength(5);
   });
 });
 

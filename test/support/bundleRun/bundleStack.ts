@@ -47,7 +47,12 @@ function localResources(s: Synthesized, specs: readonly FunctionSpec[]) {
     const arn = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${stack}-${id}-AbCdEf`;
     resources[id] = { ref: arn, arn };
   }
-  for (const spec of specs) resources[spec.logicalId] = { ref: spec.functionName, arn: spec.arn };
+  for (const spec of specs) {
+    resources[spec.logicalId] = { ref: spec.functionName, arn: spec.arn };
+    // A version's Ref is its qualified ARN (function:name:N).
+    if (spec.versionLogicalId)
+      resources[spec.versionLogicalId] = { ref: spec.versionArn!, arn: spec.versionArn! };
+  }
   return {
     resources,
     table,
@@ -117,7 +122,7 @@ export async function startBundleStack(options: BundleStackOptions) {
     AWS_REGION: REGION,
     AWS_DEFAULT_REGION: REGION,
     AWS_LAMBDA_FUNCTION_NAME: spec.functionName,
-    AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+    AWS_LAMBDA_FUNCTION_VERSION: spec.version,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.memorySize),
     AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${spec.functionName}`,
     AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x",
@@ -151,6 +156,30 @@ export async function startBundleStack(options: BundleStackOptions) {
     bus: events,
     sfn,
     model,
+    /**
+     * Deploy a new version of the stack (synthesized with `bundle: true` into the same outdir, the
+     * same stateful resources): its task functions published as `version`, its definition naming
+     * them for executions started from now on, its bundles behind every unqualified name; an
+     * execution under way keeps its definition and so the versions it started with, as on AWS.
+     */
+    deploy(next: Synthesized, version: number): FunctionSpec[] {
+      const nextSpecs = functionSpecs(next, outdir, version);
+      for (const spec of nextSpecs) {
+        if (spec.versionLogicalId) {
+          local.resources[spec.versionLogicalId] = { ref: spec.versionArn!, arn: spec.versionArn! };
+        }
+      }
+      const machine = onlyResource(next, "AWS::StepFunctions::StateMachine");
+      if (
+        machine.logicalId !== local.machine.logicalId ||
+        onlyResource(next, "AWS::DynamoDB::Table").logicalId !== local.table.logicalId
+      ) {
+        throw new Error("the deploy would replace the table or the state machine");
+      }
+      lambdas.deploy(nextSpecs);
+      sfn.deploy(deployedDefinition(machine.properties, local.resources));
+      return nextSpecs;
+    },
     /** Invoke a function's bundle directly (as API Gateway or a test would). */
     invoke: (fn: string, event: unknown) => lambdas.invoke(fn, event),
     /** Wait until no execution runs and no event is being delivered (one may start the other). */

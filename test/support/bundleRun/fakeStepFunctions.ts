@@ -49,17 +49,21 @@ export interface FakeStepFunctionsOptions {
 export async function startFakeStepFunctions(options: FakeStepFunctionsOptions) {
   const { stateMachineArn, definition, log } = options;
   const executions = new Map<string, Execution>();
-  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
   const stateMachineName = stateMachineArn.split(":").at(-1)!;
-  const routes = Object.fromEntries(
-    Object.entries(taskResources(definition)).map(([state, arn]) => [
-      state,
-      async (input: unknown) => {
-        log.record({ fn: "stateMachine", action: "lambda:InvokeFunction", resource: arn });
-        return (await options.invoke(arn, input)) as never;
-      },
-    ]),
-  );
+  const compile = (deployed: Record<string, unknown>) => ({
+    machine: new StateMachine(deployed as never, { validationOptions: { checkArn: false } }),
+    routes: Object.fromEntries(
+      Object.entries(taskResources(deployed)).map(([state, arn]) => [
+        state,
+        async (input: unknown) => {
+          log.record({ fn: "stateMachine", action: "lambda:InvokeFunction", resource: arn });
+          return (await options.invoke(arn, input)) as never;
+        },
+      ]),
+    ),
+  });
+  // UpdateStateMachine: executions started after it run the new definition, those under way their own.
+  let current = compile(definition);
 
   const statusChange = (execution: Execution) =>
     options.publish({
@@ -88,6 +92,7 @@ export async function startFakeStepFunctions(options: FakeStepFunctionsOptions) 
   const run = (name: string, input: string): Execution => {
     const executionArn = `arn:aws:states:${REGION}:${ACCOUNT}:execution:${stateMachineName}:${name}`;
     const startDate = Date.now();
+    const { machine, routes } = current;
     const running = machine.run(JSON.parse(input), {
       overrides: { taskResourceLocalHandlers: routes },
       context: {
@@ -193,6 +198,10 @@ export async function startFakeStepFunctions(options: FakeStepFunctionsOptions) 
 
   return {
     ...service,
+    /** A deploy's new definition (UpdateStateMachine): only executions started from now on run it. */
+    deploy(deployed: Record<string, unknown>): void {
+      current = compile(deployed);
+    },
     executions: () => [...executions.values()],
     /** The executions that have not ended yet. */
     running: () => [...executions.values()].filter((e) => e.status === "RUNNING"),

@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import type { HandlerName } from "../../../cdk/runlogFunction.ts";
 import type { FunctionSpec } from "./template.ts";
 
 const WORKER = join(import.meta.dirname, "lambdaWorker.ts");
@@ -102,15 +103,27 @@ export class LambdaHost {
   /** The most invocations of each function that were under way at once. */
   readonly peakConcurrency = new Map<string, number>();
   private readonly underWay = new Map<string, number>();
+  /** Every invocation: the ARN it named, the function and the version that served it, its event. */
+  readonly invocations: { arn: string; fn: HandlerName; version: string; event: unknown }[] = [];
+  /** Each deployment's functions, the newest first. */
+  private readonly deployments: (readonly FunctionSpec[])[];
 
   constructor(
-    private readonly specs: readonly FunctionSpec[],
+    specs: readonly FunctionSpec[],
     /** The process environment of an instance of the function: its template's plus Lambda's and the endpoints. */
     private readonly environment: (spec: FunctionSpec) => NodeJS.ProcessEnv,
-  ) {}
+  ) {
+    this.deployments = [specs];
+  }
+
+  /** A deploy: the functions' new code. A name or unqualified ARN now means it; a version's ARN still means that version. */
+  deploy(specs: readonly FunctionSpec[]): void {
+    this.deployments.unshift(specs);
+  }
 
   spec(fnOrArn: string): FunctionSpec {
-    const spec = this.specs.find((s) => s.name === fnOrArn || s.arn === fnOrArn);
+    const versioned = this.deployments.flat().find((s) => s.versionArn === fnOrArn);
+    const spec = versioned ?? this.deployments[0]!.find((s) => s.name === fnOrArn || s.arn === fnOrArn);
     if (!spec) throw new Error(`no function ${fnOrArn} in the template`);
     return spec;
   }
@@ -118,6 +131,7 @@ export class LambdaHost {
   /** Invoke a function (by handler name or ARN); resolves with its result, rejects with LambdaInvocationError. */
   async invoke(fnOrArn: string, event: unknown): Promise<unknown> {
     const spec = this.spec(fnOrArn);
+    this.invocations.push({ arn: fnOrArn, fn: spec.name, version: spec.version, event });
     const instance = this.idleInstance(spec);
     instance.busy = true;
     const now = (this.underWay.get(spec.name) ?? 0) + 1;
@@ -136,11 +150,11 @@ export class LambdaHost {
             awsRequestId: id,
             deadlineMs: Date.now() + timeoutMs,
             functionName: spec.functionName,
-            functionVersion: "$LATEST",
-            invokedFunctionArn: spec.arn,
+            functionVersion: spec.version,
+            invokedFunctionArn: fnOrArn.startsWith("arn:") ? fnOrArn : spec.arn,
             memoryLimitInMB: String(spec.memorySize),
             logGroupName: `/aws/lambda/${spec.functionName}`,
-            logStreamName: `local/[$LATEST]${instance.process.pid}`,
+            logStreamName: `local/[${spec.version}]${instance.process.pid}`,
             traceId: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${id.replaceAll("-", "").slice(0, 24)};Sampled=1`,
           },
         },
@@ -160,8 +174,10 @@ export class LambdaHost {
   }
 
   private idleInstance(spec: FunctionSpec): Instance {
-    const live = (this.instances.get(spec.name) ?? []).filter((i) => !i.dead && i.process.exitCode === null);
-    this.instances.set(spec.name, live);
+    // One pool per function and version: a version's instances run its own bundle.
+    const key = `${spec.name}:${spec.version}:${spec.taskRoot}`;
+    const live = (this.instances.get(key) ?? []).filter((i) => !i.dead && i.process.exitCode === null);
+    this.instances.set(key, live);
     const idle = live.find((i) => !i.busy);
     if (idle) return idle;
     const lines = this.logs.get(spec.name) ?? [];

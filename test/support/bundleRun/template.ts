@@ -69,6 +69,11 @@ export interface FunctionSpec {
   /** The deployed function's name (the template leaves it to CloudFormation; we make one up). */
   functionName: string;
   arn: string;
+  /** The deployment's published version of it ("1", "2" …), or $LATEST for a function with none. */
+  version: string;
+  /** The template's AWS::Lambda::Version of it (the task functions have one), and its qualified ARN. */
+  versionLogicalId?: string;
+  versionArn?: string;
   /** `index.handler`: the file (without extension) and export Lambda loads. */
   handler: string;
   /** The asset directory CDK staged: Lambda's task root. */
@@ -79,17 +84,28 @@ export interface FunctionSpec {
   memorySize: number;
 }
 
-/** Every function of the synthesized stack, read from the template (not from the construct's props). */
-export function functionSpecs(s: Synthesized, outdir: string): FunctionSpec[] {
+/**
+ * Every function of the synthesized stack, read from the template (not from the construct's props);
+ * a function with an AWS::Lambda::Version is published as `version`, the number this deployment gives it.
+ */
+export function functionSpecs(s: Synthesized, outdir: string, version = 1): FunctionSpec[] {
   const template = s.template.toJSON().Resources as Template;
+  const versions = Object.entries(template).filter(([, r]) => r.Type === "AWS::Lambda::Version");
   return (Object.entries(s.functionIds) as [HandlerName, string][]).map(([name, logicalId]) => {
     const properties = template[logicalId]?.Properties ?? {};
     const functionName = `${s.stack.stackName}-${logicalId}`.slice(0, 64);
+    const arn = `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionName}`;
+    const published = versions.find(
+      ([, r]) => (r.Properties?.FunctionName as { Ref?: string } | undefined)?.Ref === logicalId,
+    );
     return {
       name,
       logicalId,
       functionName,
-      arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionName}`,
+      arn,
+      ...(published
+        ? { version: String(version), versionLogicalId: published[0], versionArn: `${arn}:${version}` }
+        : { version: "$LATEST" }),
       handler: properties.Handler as string,
       taskRoot: dirname(bundleFile(s, outdir, name)),
       environment: ((properties.Environment as { Variables?: Record<string, unknown> } | undefined)
