@@ -1,5 +1,5 @@
 import { ArnFormat, Stack } from "aws-cdk-lib";
-import type { Table } from "aws-cdk-lib/aws-dynamodb";
+import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { Grant, type IGrantable, type IRole, Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { ViaServicePrincipal } from "aws-cdk-lib/aws-kms";
 import type { DestinationConfig, IDestination, IFunction } from "aws-cdk-lib/aws-lambda";
@@ -45,7 +45,7 @@ export interface StoreUse {
 }
 
 /** Use the run log table as the store does, and no more than `use` says. */
-export function grantStore(grantee: IGrantable, table: Table, use: StoreUse = {}): void {
+export function grantStore(grantee: IGrantable, table: ITable, use: StoreUse = {}): void {
   const actions = [
     ...STORE_ACTIONS.filter((action) => use.appends !== false || !APPEND_ACTIONS.includes(action)),
     ...(use.createsRuns ? CREATE_ACTIONS : []),

@@ -1,6 +1,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { Duration, type RemovalPolicy, Token } from "aws-cdk-lib";
+import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
@@ -37,8 +38,12 @@ export interface RunlogProps {
   sweepEvery?: Duration;
   /** The longest one execution may take; leases last as long, plus 5 minutes. @default Duration.hours(24) */
   executionTimeout?: Duration;
-  /** What happens to the runs when this construct is removed. @default RemovalPolicy.RETAIN */
+  /** The run log table to use instead of making one: it must have runlog's keys and indexes (docs/reference/construct-props.md); one imported by attributes is used as it is. @default a table the construct makes */
+  table?: ITable;
+  /** What happens to the runs when this construct is removed; not with `table`. @default RemovalPolicy.RETAIN */
   tableRemovalPolicy?: RemovalPolicy;
+  /** DynamoDB's deletion protection on the table the construct makes: nothing deletes it while on; not with `table`. @default true */
+  tableDeletionProtection?: boolean;
   /** CloudWatch alarms on dead letters, failed or timed-out executions, sweep give-ups and each function's errors and throttles; false for none. @default alarms with no action */
   alarms?: RunlogAlarmsProps | false;
   /** A CloudWatch dashboard of executions, steps, the model, resumes, sweeps and the dead-letter queue; false for none. @default true */
@@ -171,6 +176,21 @@ export function validateProps(props: RunlogProps): void {
   }
   if (props.dashboard !== undefined && typeof props.dashboard !== "boolean") {
     throw new RunlogPropsError("dashboard", `must be true or false, got ${String(props.dashboard)}`);
+  }
+  // A table the user brings is the user's to protect: the construct neither removes nor guards it.
+  for (const key of ["tableRemovalPolicy", "tableDeletionProtection"] as const) {
+    if (props.table !== undefined && props[key] !== undefined) {
+      throw new RunlogPropsError(
+        key,
+        "is for the table the construct makes: set it on the table given as `table`",
+      );
+    }
+  }
+  if (props.tableDeletionProtection !== undefined && typeof props.tableDeletionProtection !== "boolean") {
+    throw new RunlogPropsError(
+      "tableDeletionProtection",
+      `must be true or false, got ${String(props.tableDeletionProtection)}`,
+    );
   }
   if (alarms !== undefined && alarms !== false && (typeof alarms !== "object" || alarms === null)) {
     throw new RunlogPropsError("alarms", `must be { topic? } or false, got ${String(alarms)}`);

@@ -1,7 +1,7 @@
 import { Duration } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
-import type { Table } from "aws-cdk-lib/aws-dynamodb";
+import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
@@ -27,6 +27,7 @@ import {
 } from "./grants.ts";
 import { RunlogHttpApi } from "./httpApi.ts";
 import { acceptedFindings } from "./nag.ts";
+import { checkOwnTable } from "./ownTable.ts";
 import { agentsModulePath, bundlingRoot, type RunlogProps, validateProps } from "./props.ts";
 import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
 import { RunStateMachine } from "./runStateMachine.ts";
@@ -64,7 +65,8 @@ function modelKey(scope: Construct, secret: ISecret | string): ISecret {
  * events). Each function can do only what its step needs.
  */
 export class Runlog extends Construct {
-  readonly table: Table;
+  /** The run log: the table the construct made, or the one given as `table`. */
+  readonly table: ITable;
   readonly stateMachine: StateMachine;
   readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
   /** Events and async invocations that failed after their retries. */
@@ -81,11 +83,16 @@ export class Runlog extends Construct {
     validateProps(props);
     const agentsModule = agentsModulePath(props.agentsModule);
     const root = bundlingRoot(agentsModule, props.projectRoot);
-    this.table = new RunlogTable(
-      this,
-      "Runs",
-      props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {},
-    ).table;
+    if (props.table) checkOwnTable(this, props.table, { retention: props.retentionDays !== undefined });
+    // A Table is an ITable; exactOptionalPropertyTypes meets aws-cdk-lib's own optional fields.
+    this.table =
+      props.table ??
+      (new RunlogTable(this, "Runs", {
+        ...(props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {}),
+        ...(props.tableDeletionProtection === undefined
+          ? {}
+          : { deletionProtection: props.tableDeletionProtection }),
+      }).table as ITable);
     const executionTimeout = props.executionTimeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
     const common = {
       [NAMES.tableName]: this.table.tableName,

@@ -1,6 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
-import type { Table } from "aws-cdk-lib/aws-dynamodb";
+import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus } from "aws-cdk-lib/aws-events";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
@@ -25,7 +25,7 @@ export interface RunlogStackProps extends StackProps, Omit<RunlogProps, "agentsM
  */
 export class RunlogStack extends Stack {
   readonly runlog: Runlog;
-  readonly table: Table;
+  readonly table: ITable;
   readonly stateMachine: StateMachine;
   readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
   /** Events and async invocations that failed after their retries. */

@@ -10,9 +10,12 @@ export { TTL_ATTRIBUTE };
 export interface RunlogTableProps {
   /** What happens to the runs when the stack is deleted. @default RemovalPolicy.RETAIN */
   removalPolicy?: RemovalPolicy;
+  /** DynamoDB refuses to delete the table (by CloudFormation or anyone) while this is on. @default true */
+  deletionProtection?: boolean;
 }
 
-const layout = tableDefinition("unused");
+/** The layout every runlog store uses: keys, attribute types, indexes (lib/adapters/dynamodb/table.ts). */
+export const layout = tableDefinition("unused");
 const typeOf = (name: string | undefined): { name: string; type: AttributeType } => {
   const attribute = layout.AttributeDefinitions?.find((a) => a.AttributeName === name);
   if (!attribute?.AttributeName) throw new Error(`table layout: no attribute definition for ${name}`);
@@ -41,6 +44,7 @@ export class RunlogTable extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TTL_ATTRIBUTE,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      deletionProtection: props.deletionProtection ?? true,
     });
     // CloudFormation adds one new index per update: a stack deployed before byParent existed gains it in one.
     for (const index of layout.GlobalSecondaryIndexes ?? []) {
