@@ -4,7 +4,8 @@ import type { StepDeps } from "../../lib/steps/deps.ts";
 /**
  * A head the sweep already rested as given up: `interrupted` with no lease is where giving up
  * leaves a run, and what resting it again leaves unchanged (sweep.ts's `rest`). The sweeper lists
- * `interrupted` heads too (AWS_SWEEP), so it meets such a run, and gives up on it, every sweep.
+ * `interrupted` heads too (AWS_SWEEP), so it meets such a run, and gives up on it, every sweep
+ * (and twice in the sweep that gives up: listed `running`, then again among the `interrupted`).
  */
 const restingAsGivenUp = (head: RunHead) => head.status === "interrupted" && !head.lease;
 
