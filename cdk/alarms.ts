@@ -260,6 +260,10 @@ export function staleRunLimit(sweepEvery = Duration.minutes(5), staleAfter = STA
 function alarmNamePrefix(alarms: Construct): string | undefined {
   const stack = Stack.of(alarms);
   if (Token.isUnresolved(stack.stackName)) return undefined;
-  const path = alarms.node.scopes.slice(alarms.node.scopes.indexOf(stack) + 1).map((scope) => scope.node.id);
+  const path = alarms.node.scopes
+    .slice(alarms.node.scopes.indexOf(stack) + 1)
+    .map((scope) => scope.node.id)
+    // As in logical ids: a construct named Default stands for its parent (RunlogStack's Runlog).
+    .filter((id) => id !== "Default");
   return [stack.stackName, ...path].join("-");
 }

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { staleRunLimit } from "../../cdk/alarms.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { METRICS, METRICS_NAMESPACE, METRICS_SERVICE } from "../../lib/adapters/aws/metrics.ts";
-import { HANDLERS, type Synthesized, synthesizeConstruct } from "./synth.ts";
+import { HANDLERS, type Synthesized, synthesize, synthesizeConstruct } from "./synth.ts";
 
 const AGENTS = join(import.meta.dirname, "fixtures", "agents.ts");
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -118,6 +118,12 @@ describe("the alarms' names", () => {
     for (const name of names)
       expect(name).toEqual(expect.stringMatching(/^(One|Two)-(Sales|Support)-Alarms-\w+$/));
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("leave out RunlogStack's Default construct, as its logical ids do", () => {
+    const stack = synthesize();
+    const names = alarmsOf(stack.template).map((a) => a.AlarmName);
+    expect(names).toContain(`${stack.stack.stackName}-Alarms-DeadLetters`);
   });
 });
 
