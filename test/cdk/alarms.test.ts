@@ -103,6 +103,11 @@ describe("every alarm has a runbook", () => {
       );
     }
   });
+  it("refuses a runbookBaseUrl that links nothing, naming it", () => {
+    expect(() => synthesizeConstruct({ agentsModule: AGENTS, alarms: { runbookBaseUrl: " " } })).toThrow(
+      expect.objectContaining({ name: "RunlogPropsError", prop: "alarms.runbookBaseUrl" }),
+    );
+  });
 });
 
 describe("the alarms' names", () => {
