@@ -75,18 +75,22 @@ export class RunlogDashboard extends Construct {
         sum(METRICS.modelInputTokens, "input"),
         sum(METRICS.modelOutputTokens, "output"),
       ]),
-      graph("Model failures and tool errors", [
-        sum(METRICS.modelFailures, "model failures"),
+      graph("Model failures by kind, and tool errors", [
+        runlogSearch(METRICS.modelFailures, Stats.SUM, PERIOD),
         sum(METRICS.toolErrors, "tool errors"),
       ]),
       graph("Lost seq races", [sum(METRICS.lostSeqRaces, "lost races")]),
       graph("Resumes by who and kind", [runlogSearch(METRICS.resumes, Stats.SUM, PERIOD)]),
-      graph("Sweeps", [
-        sum(METRICS.sweepExamined, "examined"),
-        sum(METRICS.sweepResumed, "resumed"),
-        sum(METRICS.sweepFailed, "failed"),
-        sum(METRICS.sweepGaveUp, "gave up"),
-      ]),
+      graph(
+        "Sweeps",
+        [
+          sum(METRICS.sweepExamined, "examined"),
+          sum(METRICS.sweepResumed, "resumed"),
+          sum(METRICS.sweepFailed, "failed"),
+          sum(METRICS.sweepGaveUp, "gave up"),
+        ],
+        [runlogMetric(METRICS.oldestStaleRunAge, Stats.MAXIMUM, PERIOD, "oldest stale run (s)")],
+      ),
       graph("Dead-letter queue depth", [
         props.deadLetters.metricApproximateNumberOfMessagesVisible({
           statistic: Stats.MAXIMUM,

@@ -9,10 +9,21 @@ export function runlogMetric(
   period: Duration,
   label?: string,
 ): Metric {
+  return runlogSeries(metric, {}, statistic, period, label);
+}
+
+/** One series of a runlog metric: the values of its dimensions named (an alarm reads one series, not a SEARCH). */
+export function runlogSeries<M extends RunlogMetric>(
+  metric: M,
+  dimensions: Record<M["dimensions"][number], string>,
+  statistic: string,
+  period: Duration,
+  label?: string,
+): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: metric.name,
-    dimensionsMap: { service: METRICS_SERVICE },
+    dimensionsMap: { service: METRICS_SERVICE, ...dimensions },
     statistic,
     period,
     ...(label === undefined ? {} : { label }),

@@ -13,6 +13,8 @@ import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
 export interface RunlogAlarmsProps {
   /** The topic told when an alarm fires and when it clears. @default none: the alarms only show in CloudWatch */
   topic?: ITopic;
+  /** Where you publish runlog's runbooks: each alarm's description links `<runbookBaseUrl>/<name>.md`. @default "docs/runbooks" (the pages in the runlog package) */
+  runbookBaseUrl?: string;
 }
 
 /** Bounds on how much runs do at once. */
@@ -44,7 +46,7 @@ export interface RunlogProps {
   tableRemovalPolicy?: RemovalPolicy;
   /** DynamoDB's deletion protection on the table the construct makes: nothing deletes it while on; not with `table`. @default true */
   tableDeletionProtection?: boolean;
-  /** CloudWatch alarms on dead letters, failed or timed-out executions, sweep give-ups and each function's errors and throttles; false for none. @default alarms with no action */
+  /** CloudWatch alarms, each linking its runbook (docs/runbooks/): dead letters, executions, functions, the table, the API, the model, the sweep; false for none. @default alarms with no action */
   alarms?: RunlogAlarmsProps | false;
   /** A CloudWatch dashboard of executions, steps, the model, resumes, sweeps and the dead-letter queue; false for none. @default true */
   dashboard?: boolean;
@@ -193,6 +195,16 @@ export function validateProps(props: RunlogProps): void {
     );
   }
   if (alarms !== undefined && alarms !== false && (typeof alarms !== "object" || alarms === null)) {
-    throw new RunlogPropsError("alarms", `must be { topic? } or false, got ${String(alarms)}`);
+    throw new RunlogPropsError(
+      "alarms",
+      `must be { topic?, runbookBaseUrl? } or false, got ${String(alarms)}`,
+    );
+  }
+  const base = alarms === false ? undefined : alarms?.runbookBaseUrl;
+  if (base !== undefined && (Token.isUnresolved(base) || base.trim() === "")) {
+    throw new RunlogPropsError(
+      "alarms.runbookBaseUrl",
+      "must be a URL or path written out (no token), got an empty or unresolved one",
+    );
   }
 }

@@ -188,8 +188,11 @@ export class Runlog extends Construct {
             functions: this.functions,
             stateMachine: this.stateMachine,
             deadLetters: this.deadLetters,
+            table: this.table,
+            httpApi: this.httpApi,
             ...(props.sweepEvery ? { sweepEvery: props.sweepEvery } : {}),
             ...(props.alarms?.topic ? { topic: props.alarms.topic } : {}),
+            ...(props.alarms?.runbookBaseUrl ? { runbookBaseUrl: props.alarms.runbookBaseUrl } : {}),
           }).alarms;
     this.dashboard =
       props.dashboard === false

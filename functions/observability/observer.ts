@@ -1,6 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { Metrics } from "@aws-lambda-powertools/metrics";
-import { METRICS } from "../../lib/adapters/aws/metrics.ts";
+import { METRICS, type ModelFailureKind } from "../../lib/adapters/aws/metrics.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import type { StepObserver } from "../../lib/steps/deps.ts";
 import { emit } from "./emit.ts";
@@ -46,7 +46,7 @@ function emitFor(metrics: Metrics, event: RunEvent): void {
       );
       return;
     case "model_failed":
-      emit(metrics, [[METRICS.modelFailures, 1]], {});
+      emit(metrics, [[METRICS.modelFailures, 1]], { kind: modelFailureKind(event.retryable) });
       return;
     case "tool_result":
       // A result runlog wrote for an interrupted call is recovery, not the tool failing.
@@ -67,3 +67,6 @@ function emitFor(metrics: Metrics, event: RunEvent): void {
     }
   }
 }
+
+/** Retries spent on an unavailable model page differently from a request the model refused. */
+const modelFailureKind = (retryable: boolean): ModelFailureKind => (retryable ? "retryable" : "rejected");

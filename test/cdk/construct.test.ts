@@ -14,7 +14,6 @@ import { RunlogPropsError } from "../../cdk/index.ts";
 import { bundlingRoot, type RunlogProps } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { FUNCTIONS_DIR, type HandlerName } from "../../cdk/runlogFunction.ts";
-import { METRICS, METRICS_NAMESPACE } from "../../lib/adapters/aws/metrics.ts";
 import { RUN_DEFINITION } from "../../lib/workflow/definition.ts";
 import { synthesizedMachine } from "./machine.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesizeConstruct } from "./synth.ts";
@@ -78,28 +77,25 @@ describe("the construct in a user's stack", () => {
     expect(synthesizedMachine(s).definition).toEqual(JSON.parse(JSON.stringify(RUN_DEFINITION)));
   });
 
-  it("alarms on dead letters, failed and timed-out executions, sweep give-ups, and each function's errors and throttles", () => {
+  it("alarms on the queue, executions, each function, the table, the API, the model and the sweep", () => {
     const s = synthesizeConstruct({ agentsModule: AGENTS });
     const found = alarms(s);
-    expect(found).toHaveLength(4 + 2 * HANDLERS.length);
-    const metrics = found.map((a) => `${a.Properties.Namespace}/${a.Properties.MetricName}`);
-    expect(new Set(metrics)).toEqual(
-      new Set([
-        "AWS/SQS/ApproximateNumberOfMessagesVisible",
-        "AWS/States/ExecutionsFailed",
-        "AWS/States/ExecutionsTimedOut",
-        `${METRICS_NAMESPACE}/${METRICS.sweepGaveUp.name}`,
-        "AWS/Lambda/Errors",
-        "AWS/Lambda/Throttles",
-      ]),
-    );
+    expect(found).toHaveLength(9 + 2 * HANDLERS.length);
     for (const handler of HANDLERS) {
       const on = found.filter((a) =>
-        (a.Properties.Dimensions as { Value: unknown }[]).some(
-          (d) => JSON.stringify(d.Value) === JSON.stringify({ Ref: s.functionIds[handler] }),
-        ),
+        JSON.stringify(a.Properties.Metrics ?? []).includes(JSON.stringify({ Ref: s.functionIds[handler] })),
       );
-      expect(on.map((a) => a.Properties.MetricName).sort(), handler).toEqual(["Errors", "Throttles"]);
+      expect(
+        on
+          .map(
+            (a) =>
+              a.Properties.Metrics.find(
+                (q: { ReturnData?: boolean; Label: string }) => q.ReturnData !== false,
+              ).Label,
+          )
+          .sort(),
+        handler,
+      ).toEqual([`% of ${handler} invocations failed`, `% of ${handler} invocations throttled`]);
     }
     for (const alarm of found) expect(alarm.Properties.AlarmActions).toBeUndefined();
     expect(s.runlog.alarms).toHaveLength(found.length);

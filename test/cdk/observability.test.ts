@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { Duration, type Stack } from "aws-cdk-lib";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { beforeAll, describe, expect, it } from "vitest";
-import { METRICS, METRICS_NAMESPACE, METRICS_SERVICE } from "../../lib/adapters/aws/metrics.ts";
+import { METRICS, METRICS_NAMESPACE } from "../../lib/adapters/aws/metrics.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesizeConstruct } from "./synth.ts";
 
 const AGENTS = join(import.meta.dirname, "fixtures", "agents.ts");
@@ -24,11 +24,6 @@ const alarmsOf = (s: Synthesized) =>
     id,
     ...(r.Properties as AlarmProps),
   }));
-const alarm = (s: Synthesized, name: string) => {
-  const found = alarmsOf(s).filter((a) => a.id.includes(`Alarms${name}`));
-  expect(found, name).toHaveLength(1);
-  return found[0]!;
-};
 
 /** The dashboard's body as text: CloudFormation joins it from strings and references. */
 function dashboardBody(s: Synthesized): string {
@@ -48,60 +43,7 @@ beforeAll(() => {
 });
 
 describe("the alarms", () => {
-  const once = { Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: "GreaterThanOrEqualToThreshold" };
-
-  it("fire on the most dead letters waiting in five minutes, not a sum of samples", () => {
-    expect(alarm(s, "DeadLetters")).toMatchObject({
-      ...once,
-      Namespace: "AWS/SQS",
-      MetricName: "ApproximateNumberOfMessagesVisible",
-      Statistic: "Maximum",
-      Period: 300,
-      TreatMissingData: "notBreaching",
-    });
-  });
-
-  it("fire on any failed or timed-out execution, and any function error or throttle, in five minutes", () => {
-    for (const [name, metric] of [
-      ["ExecutionsFailed", "ExecutionsFailed"],
-      ["ExecutionsTimedOut", "ExecutionsTimedOut"],
-    ]) {
-      expect(alarm(s, name!)).toMatchObject({
-        ...once,
-        Namespace: "AWS/States",
-        MetricName: metric,
-        Statistic: "Sum",
-        Period: 300,
-      });
-    }
-    for (const handler of HANDLERS) {
-      const name = handler[0]!.toUpperCase() + handler.slice(1);
-      for (const metric of ["Errors", "Throttles"]) {
-        expect(alarm(s, `${name}${metric}`)).toMatchObject({
-          ...once,
-          Namespace: "AWS/Lambda",
-          MetricName: metric,
-          Statistic: "Sum",
-          Period: 300,
-          Dimensions: [{ Name: "FunctionName", Value: { Ref: s.functionIds[handler] } }],
-        });
-      }
-    }
-  });
-
-  it("fire on a sweep giving up, on the metric the functions emit, over one sweep's time", () => {
-    expect(alarm(s, "SweepGaveUp")).toMatchObject({
-      ...once,
-      Namespace: METRICS_NAMESPACE,
-      MetricName: METRICS.sweepGaveUp.name,
-      Dimensions: [{ Name: "service", Value: METRICS_SERVICE }],
-      Statistic: "Sum",
-      Period: 600,
-      TreatMissingData: "notBreaching",
-    });
-    expect(alarm(withTopic, "SweepGaveUp").Period).toBe(300);
-  });
-
+  // Their shapes and runbooks: test/cdk/alarms.test.ts.
   it("tell the topic when they fire and clear, and nobody without one", () => {
     const topic = { Ref: withTopic.logicalId(withTopic.stack.node.findChild("Oncall")) };
     const all = alarmsOf(withTopic);

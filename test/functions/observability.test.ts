@@ -161,6 +161,25 @@ describe("a step's logs and metrics", () => {
     ]);
   });
 
+  it("counts model failures by kind: retries spent on an unavailable model, or a request refused", async () => {
+    const { logger, metrics } = powertools();
+    const observer = stepObserver(logger, metrics);
+    const at = new Date();
+    const { lines } = await outputOf(async () => {
+      const failed = (retryable: boolean): NewEvent => ({
+        type: "model_failed",
+        error: { name: retryable ? "ModelUnavailableError" : "PermanentError", message: "m" },
+        retryable,
+      });
+      observer.appended("r", stamp(failed(true), 3, at));
+      observer.appended("r", stamp(failed(false), 4, at));
+    });
+    expect(metricLines(lines, METRICS.modelFailures.name)).toEqual([
+      expect.objectContaining({ kind: "retryable", ModelFailures: 1 }),
+      expect.objectContaining({ kind: "rejected", ModelFailures: 1 }),
+    ]);
+  });
+
   it("the API counts the resumes it writes, by person, as the steps count theirs", async () => {
     const first = stamp(
       { type: "run_started", runId: "obs-api", agent: "demo", model: "scripted:demo", input: "x" },

@@ -25,8 +25,11 @@ export const METRICS = {
   modelInputTokens: { name: "ModelInputTokens", unit: "Count", dimensions: [] },
   /** Output tokens of each `model_response`. */
   modelOutputTokens: { name: "ModelOutputTokens", unit: "Count", dimensions: [] },
-  /** Each `model_failed`: a model call whose retries were spent. */
-  modelFailures: { name: "ModelFailures", unit: "Count", dimensions: [] },
+  /**
+   * Each `model_failed`: a model call whose retries were spent, by `kind`: `retryable` (the
+   * provider was unavailable or throttled throughout) or `rejected` (it refused the request).
+   */
+  modelFailures: { name: "ModelFailures", unit: "Count", dimensions: ["kind"] },
   /** Each `tool_result` with `isError` that a tool returned (not one runlog wrote for an interrupted call). */
   toolErrors: { name: "ToolErrors", unit: "Count", dimensions: [] },
   /** Each conditional append that lost its seq to another writer (the writer read again and went on). */
@@ -41,12 +44,18 @@ export const METRICS = {
   sweepFailed: { name: "SweepRunsFailed", unit: "Count", dimensions: [] },
   /**
    * Runs a sweep (or a failure event) found out of automatic resumes: they wait for a person.
-   * Counted each time one is examined, so it keeps counting until someone resumes the run.
+   * Counted once per run given up: the sweeper does not count a run it had already rested as
+   * given up (functions/observability/giveUps.ts).
    */
   sweepGaveUp: { name: "SweepRunsGivenUp", unit: "Count", dimensions: [] },
+  /** How long (s) the oldest run the sweep would resume has gone without progress, once per sweep. */
+  oldestStaleRunAge: { name: "OldestStaleRunAge", unit: "Seconds", dimensions: [] },
 } as const satisfies Record<
   string,
-  { name: string; unit: "Count" | "Milliseconds"; dimensions: readonly string[] }
+  { name: string; unit: "Count" | "Milliseconds" | "Seconds"; dimensions: readonly string[] }
 >;
+
+/** The `kind` of a `ModelFailures` datum. */
+export type ModelFailureKind = "retryable" | "rejected";
 
 export type RunlogMetric = (typeof METRICS)[keyof typeof METRICS];
