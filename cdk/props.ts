@@ -39,6 +39,10 @@ export interface RunlogProps {
   executionTimeout?: Duration;
   /** What happens to the runs when this construct is removed. @default RemovalPolicy.RETAIN */
   tableRemovalPolicy?: RemovalPolicy;
+  /** Partitions of the status index each status is spread over (1 to 32), so head writes of a busy fleet are not throttled on one; raise it, never lower it. @default 8 */
+  statusShards?: number;
+  /** Keep the status index of a table made by a runlog before 0.x sharded it, for the first deploy of an upgrade (cdk/README.md). @default false */
+  legacyStatusIndex?: boolean;
   /** CloudWatch alarms on dead letters, failed or timed-out executions, sweep give-ups and each function's errors and throttles; false for none. @default alarms with no action */
   alarms?: RunlogAlarmsProps | false;
   /** A CloudWatch dashboard of executions, steps, the model, resumes, sweeps and the dead-letter queue; false for none. @default true */
@@ -168,6 +172,13 @@ export function validateProps(props: RunlogProps): void {
   }
   if (typeof modelKeySecret === "string" && modelKeySecret.trim() === "") {
     throw new RunlogPropsError("modelKeySecret", "must name a secret (its name or ARN), got an empty string");
+  }
+  const { statusShards } = props;
+  if (
+    statusShards !== undefined &&
+    !(Number.isInteger(statusShards) && statusShards >= 1 && statusShards <= 32)
+  ) {
+    throw new RunlogPropsError("statusShards", `must be a whole number from 1 to 32, got ${statusShards}`);
   }
   if (props.dashboard !== undefined && typeof props.dashboard !== "boolean") {
     throw new RunlogPropsError("dashboard", `must be true or false, got ${String(props.dashboard)}`);

@@ -81,17 +81,17 @@ export class Runlog extends Construct {
     validateProps(props);
     const agentsModule = agentsModulePath(props.agentsModule);
     const root = bundlingRoot(agentsModule, props.projectRoot);
-    this.table = new RunlogTable(
-      this,
-      "Runs",
-      props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {},
-    ).table;
+    this.table = new RunlogTable(this, "Runs", {
+      ...(props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {}),
+      ...(props.legacyStatusIndex ? { legacyStatusIndex: true } : {}),
+    }).table;
     const executionTimeout = props.executionTimeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
     const common = {
       [NAMES.tableName]: this.table.tableName,
       // The lease is claimed just before the execution starts: it must outlast the execution's timeout.
       [NAMES.leaseMs]: String(leaseMsFor(executionTimeout.toSeconds())),
       ...(props.retentionDays === undefined ? {} : { [NAMES.retentionDays]: String(props.retentionDays) }),
+      ...(props.statusShards === undefined ? {} : { [NAMES.statusShards]: String(props.statusShards) }),
     };
     const secret = props.modelKeySecret === undefined ? undefined : modelKey(this, props.modelKeySecret);
     const reserved = props.concurrency?.reservedConcurrency;
