@@ -44,9 +44,14 @@ export const METRICS = {
    * Counted each time one is examined, so it keeps counting until someone resumes the run.
    */
   sweepGaveUp: { name: "SweepRunsGivenUp", unit: "Count", dimensions: [] },
+  /**
+   * Per sweep, the age (s) of the oldest run it found without progress (stale, not waiting for a
+   * person), 0 when none: it grows while recovery falls behind or cannot reach a run.
+   */
+  oldestStaleRunAge: { name: "OldestStaleRunAge", unit: "Seconds", dimensions: [] },
 } as const satisfies Record<
   string,
-  { name: string; unit: "Count" | "Milliseconds"; dimensions: readonly string[] }
+  { name: string; unit: "Count" | "Milliseconds" | "Seconds"; dimensions: readonly string[] }
 >;
 
 export type RunlogMetric = (typeof METRICS)[keyof typeof METRICS];
