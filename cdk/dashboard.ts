@@ -81,12 +81,16 @@ export class RunlogDashboard extends Construct {
       ]),
       graph("Lost seq races", [sum(METRICS.lostSeqRaces, "lost races")]),
       graph("Resumes by who and kind", [runlogSearch(METRICS.resumes, Stats.SUM, PERIOD)]),
-      graph("Sweeps", [
-        sum(METRICS.sweepExamined, "examined"),
-        sum(METRICS.sweepResumed, "resumed"),
-        sum(METRICS.sweepFailed, "failed"),
-        sum(METRICS.sweepGaveUp, "gave up"),
-      ]),
+      graph(
+        "Sweeps",
+        [
+          sum(METRICS.sweepExamined, "examined"),
+          sum(METRICS.sweepResumed, "resumed"),
+          sum(METRICS.sweepFailed, "failed"),
+          sum(METRICS.sweepGaveUp, "gave up"),
+        ],
+        [runlogMetric(METRICS.oldestStaleRunAge, Stats.MAXIMUM, PERIOD, "oldest stale run (s)")],
+      ),
       graph("Dead-letter queue depth", [
         props.deadLetters.metricApproximateNumberOfMessagesVisible({
           statistic: Stats.MAXIMUM,

@@ -98,18 +98,22 @@ function encodeCursor(position: Position): string {
 }
 
 function decodeCursor(cursor: string, statuses: number): Position {
+  const refused = (cause?: unknown) =>
+    new InvalidInputError(
+      `cursor: expected the cursor of an earlier sweep's report, got ${JSON.stringify(cursor.slice(0, 40))}`,
+      cause === undefined ? undefined : { cause },
+    );
+  let parsed: Position;
   try {
-    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Position;
-    if (Number.isInteger(parsed.status) && parsed.status >= 0 && parsed.status < statuses) {
-      const done = parsed.done === undefined || (Array.isArray(parsed.done) && parsed.done.length === 2);
-      if ((parsed.list === undefined || typeof parsed.list === "string") && done) return parsed;
-    }
-  } catch {
-    // Not one of ours: refused below, never read as "start over".
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Position;
+  } catch (error) {
+    throw refused(error);
   }
-  throw new InvalidInputError(
-    `cursor: expected the cursor of an earlier sweep's report, got ${JSON.stringify(cursor.slice(0, 40))}`,
-  );
+  const status = Number.isInteger(parsed?.status) && parsed.status >= 0 && parsed.status < statuses;
+  const list = parsed?.list === undefined || typeof parsed.list === "string";
+  const done = parsed?.done === undefined || (Array.isArray(parsed.done) && parsed.done.length === 2);
+  if (!status || !list || !done) throw refused();
+  return parsed;
 }
 
 /**
@@ -161,9 +165,6 @@ export async function sweep(deps: ControlDeps, options: SweepOptions = {}): Prom
       page = { ...page, runs: page.runs.filter(after) };
     }
     for (;;) {
-      // The next page is read while this one is worked on.
-      const next = page.cursor === undefined ? undefined : list(status, page.cursor);
-      next?.catch(() => {}); // awaited below; a failure there is thrown there
       // A head moved by someone else while the sweep pages (a resume elsewhere) may be listed again.
       const heads = page.runs.filter((head) => !examined.has(head.runId));
       const started = await forEachConcurrently(
@@ -194,13 +195,9 @@ export async function sweep(deps: ControlDeps, options: SweepOptions = {}): Prom
           last === undefined ? position : { ...position, done: [last.updatedAt, last.runId] };
         return stopped(report, at, now, oldest);
       }
-      if (next === undefined) break;
-      position = { status: position.status, list: page.cursor! };
-      page = await next;
-      if (!more() && page.runs.length > 0) {
-        saw(page.runs[0]!.updatedAt);
-        return stopped(report, position, now, oldest);
-      }
+      if (page.cursor === undefined) break;
+      position = { status: position.status, list: page.cursor };
+      page = await list(status, page.cursor);
     }
   }
   return finish(report, now, oldest);
