@@ -41,7 +41,7 @@ export interface RunlogProps {
   tableRemovalPolicy?: RemovalPolicy;
   /** Partitions of the status index each status is spread over (1 to 32), so head writes of a busy fleet are not throttled on one; raise it, never lower it. @default 8 */
   statusShards?: number;
-  /** Keep the status index of a table made by a runlog before 0.x sharded it, for the first deploy of an upgrade (cdk/README.md). @default false */
+  /** Keep the unsharded status index (`byStatus`) of a table made before the status index was sharded, for the first of the two deploys an upgrade takes (cdk/README.md). @default false */
   legacyStatusIndex?: boolean;
   /** CloudWatch alarms on dead letters, failed or timed-out executions, sweep give-ups and each function's errors and throttles; false for none. @default alarms with no action */
   alarms?: RunlogAlarmsProps | false;
