@@ -1,12 +1,6 @@
 import { classifyFacts } from "../core/classify.ts";
 import { forEachConcurrently } from "../core/concurrency.ts";
-import {
-  benignReason,
-  ConflictError,
-  CorruptEventError,
-  errorMessage,
-  InvalidInputError,
-} from "../core/errors.ts";
+import { benignReason, ConflictError, CorruptEventError, errorMessage } from "../core/errors.ts";
 import type { ResumeKind } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
@@ -20,6 +14,7 @@ import { leaseFor } from "./lease.ts";
 import { leaseIsLive } from "./liveness.ts";
 import { readTail, viewFacts } from "./logReads.ts";
 import { expireRun } from "./retention.ts";
+import { decodeCursor, encodeCursor, type Position } from "./sweepCursor.ts";
 
 export { autoResumesAfter } from "./autoResumes.ts";
 
@@ -84,37 +79,6 @@ const PAGE = 100;
 
 /** A candidate's outcome, and whether it now waits for a person (or rests) rather than for recovery. */
 type Considered = SweepOutcome & { settled?: true };
-
-/** Where a sweep stands: the status it is in (by its index) and the listing's cursor there. */
-interface Position {
-  status: number;
-  list?: string;
-  /** The last head looked at on the page `list` starts (updatedAt, runId): those up to it are done. */
-  done?: [string, string];
-}
-
-function encodeCursor(position: Position): string {
-  return Buffer.from(JSON.stringify(position)).toString("base64url");
-}
-
-function decodeCursor(cursor: string, statuses: number): Position {
-  const refused = (cause?: unknown) =>
-    new InvalidInputError(
-      `cursor: expected the cursor of an earlier sweep's report, got ${JSON.stringify(cursor.slice(0, 40))}`,
-      cause === undefined ? undefined : { cause },
-    );
-  let parsed: Position;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Position;
-  } catch (error) {
-    throw refused(error);
-  }
-  const status = Number.isInteger(parsed?.status) && parsed.status >= 0 && parsed.status < statuses;
-  const list = parsed?.list === undefined || typeof parsed.list === "string";
-  const done = parsed?.done === undefined || (Array.isArray(parsed.done) && parsed.done.length === 2);
-  if (!status || !list || !done) throw refused();
-  return parsed;
-}
 
 /**
  * Resume runs whose executor died: heads in a swept status, idle past the
