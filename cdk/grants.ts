@@ -7,7 +7,7 @@ import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
-import { PARENT_INDEX, STATUS_INDEX } from "../lib/adapters/dynamodb/table.ts";
+import { PARENT_INDEX, STATUS_SHARD_INDEX } from "../lib/adapters/dynamodb/table.ts";
 
 /**
  * What DynamoEventStore calls on the table to read and append runs: no Scan, no batch writes
@@ -51,7 +51,10 @@ export function grantStore(grantee: IGrantable, table: ITable, use: StoreUse = {
     ...(use.createsRuns ? CREATE_ACTIONS : []),
   ];
   grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [table.tableArn] }));
-  const indexes = [...(use.listByStatus ? [STATUS_INDEX] : []), ...(use.listForks ? [PARENT_INDEX] : [])];
+  const indexes = [
+    ...(use.listByStatus ? [STATUS_SHARD_INDEX] : []),
+    ...(use.listForks ? [PARENT_INDEX] : []),
+  ];
   if (indexes.length > 0) {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({

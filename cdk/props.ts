@@ -46,6 +46,10 @@ export interface RunlogProps {
   tableRemovalPolicy?: RemovalPolicy;
   /** DynamoDB's deletion protection on the table the construct makes: nothing deletes it while on; not with `table`. @default true */
   tableDeletionProtection?: boolean;
+  /** Partitions of the status index each status is spread over (1 to 32), so head writes of a busy fleet are not throttled on one; raise it, never lower it. @default 8 */
+  statusShards?: number;
+  /** Keep the unsharded status index (`byStatus`) of a table made before the status index was sharded, for the first of the two deploys an upgrade takes (cdk/README.md). @default false */
+  legacyStatusIndex?: boolean;
   /** CloudWatch alarms, each linking its runbook (docs/runbooks/): dead letters, executions, functions, the table, the API, the model, the sweep; false for none. @default alarms with no action */
   alarms?: RunlogAlarmsProps | false;
   /** A CloudWatch dashboard of executions, steps, the model, resumes, sweeps and the dead-letter queue; false for none. @default true */
@@ -175,6 +179,13 @@ export function validateProps(props: RunlogProps): void {
   }
   if (typeof modelKeySecret === "string" && modelKeySecret.trim() === "") {
     throw new RunlogPropsError("modelKeySecret", "must name a secret (its name or ARN), got an empty string");
+  }
+  const { statusShards } = props;
+  if (
+    statusShards !== undefined &&
+    !(Number.isInteger(statusShards) && statusShards >= 1 && statusShards <= 32)
+  ) {
+    throw new RunlogPropsError("statusShards", `must be a whole number from 1 to 32, got ${statusShards}`);
   }
   if (props.dashboard !== undefined && typeof props.dashboard !== "boolean") {
     throw new RunlogPropsError("dashboard", `must be true or false, got ${String(props.dashboard)}`);

@@ -92,6 +92,7 @@ export class Runlog extends Construct {
         ...(props.tableDeletionProtection === undefined
           ? {}
           : { deletionProtection: props.tableDeletionProtection }),
+        ...(props.legacyStatusIndex ? { legacyStatusIndex: true } : {}),
       }).table as ITable);
     const executionTimeout = props.executionTimeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
     const common = {
@@ -99,6 +100,7 @@ export class Runlog extends Construct {
       // The lease is claimed just before the execution starts: it must outlast the execution's timeout.
       [NAMES.leaseMs]: String(leaseMsFor(executionTimeout.toSeconds())),
       ...(props.retentionDays === undefined ? {} : { [NAMES.retentionDays]: String(props.retentionDays) }),
+      ...(props.statusShards === undefined ? {} : { [NAMES.statusShards]: String(props.statusShards) }),
     };
     const secret = props.modelKeySecret === undefined ? undefined : modelKey(this, props.modelKeySecret);
     const reserved = props.concurrency?.reservedConcurrency;

@@ -12,18 +12,21 @@ export interface RunlogTableProps {
   removalPolicy?: RemovalPolicy;
   /** DynamoDB refuses to delete the table (by CloudFormation or anyone) while this is on. @default true */
   deletionProtection?: boolean;
+  /** Keep the unsharded status index of older runlogs too, for the first deploy of an upgrade. @default false */
+  legacyStatusIndex?: boolean;
 }
 
 /** The layout every runlog store uses: keys, attribute types, indexes (lib/adapters/dynamodb/table.ts). */
 export const layout = tableDefinition("unused");
-const typeOf = (name: string | undefined): { name: string; type: AttributeType } => {
+type Layout = ReturnType<typeof tableDefinition>;
+const typeOf = (layout: Layout, name: string | undefined): { name: string; type: AttributeType } => {
   const attribute = layout.AttributeDefinitions?.find((a) => a.AttributeName === name);
   if (!attribute?.AttributeName) throw new Error(`table layout: no attribute definition for ${name}`);
   const types = { S: AttributeType.STRING, N: AttributeType.NUMBER, B: AttributeType.BINARY } as const;
   return { name: attribute.AttributeName, type: types[attribute.AttributeType as keyof typeof types] };
 };
-const keyOf = (schema: typeof layout.KeySchema, type: "HASH" | "RANGE") =>
-  typeOf(schema?.find((key) => key.KeyType === type)?.AttributeName);
+const keyOf = (layout: Layout, schema: Layout["KeySchema"], type: "HASH" | "RANGE") =>
+  typeOf(layout, schema?.find((key) => key.KeyType === type)?.AttributeName);
 
 /**
  * The run log table, declared from the same layout every runlog store uses
@@ -36,9 +39,10 @@ export class RunlogTable extends Construct {
 
   constructor(scope: Construct, id: string, props: RunlogTableProps = {}) {
     super(scope, id);
+    const layout = tableDefinition("unused", { legacyStatusIndex: props.legacyStatusIndex === true });
     this.table = new Table(this, "Table", {
-      partitionKey: keyOf(layout.KeySchema, "HASH"),
-      sortKey: keyOf(layout.KeySchema, "RANGE"),
+      partitionKey: keyOf(layout, layout.KeySchema, "HASH"),
+      sortKey: keyOf(layout, layout.KeySchema, "RANGE"),
       billingMode:
         layout.BillingMode === "PAY_PER_REQUEST" ? BillingMode.PAY_PER_REQUEST : BillingMode.PROVISIONED,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
@@ -50,8 +54,8 @@ export class RunlogTable extends Construct {
     for (const index of layout.GlobalSecondaryIndexes ?? []) {
       this.table.addGlobalSecondaryIndex({
         indexName: index.IndexName ?? "",
-        partitionKey: keyOf(index.KeySchema, "HASH"),
-        sortKey: keyOf(index.KeySchema, "RANGE"),
+        partitionKey: keyOf(layout, index.KeySchema, "HASH"),
+        sortKey: keyOf(layout, index.KeySchema, "RANGE"),
         projectionType:
           index.Projection?.ProjectionType === "ALL" ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
       });

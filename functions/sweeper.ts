@@ -6,14 +6,27 @@ import { sweep } from "../lib/steps/sweep.ts";
 import { controlHandler } from "./handler.ts";
 import { emit } from "./observability/emit.ts";
 import { countingNewGiveUps } from "./observability/giveUps.ts";
+import type { LambdaContext } from "./observability/invocation.ts";
 
-/**
- * The scheduled sweep: resumes runs whose executor died. The event itself carries nothing it
- * needs. A run another resumer got to first is skipped, not failed (lib/steps/sweep.ts).
- */
-export const handler = controlHandler("sweeper", z.unknown(), async (deps) => {
+/** Time kept back from the invocation's remaining time: candidates in flight finish, the report is logged. */
+export const SWEEP_MARGIN_MS = 30_000;
+
+/** The least budget one sweep gets, even when started late: it always looks at some candidates. */
+const MIN_BUDGET_MS = 5_000;
+
+/** Per invocation: its time budget. Across invocations of a warm instance: where an incomplete sweep stopped. */
+const state: { budgetMs?: number; cursor?: string } = {};
+
+const swept = controlHandler("sweeper", z.unknown(), async (deps) => {
   // A run given up stays listed (AWS_SWEEP sweeps `interrupted` too): counted once, not every sweep.
-  const report = await sweep(countingNewGiveUps(deps), AWS_SWEEP);
+  const report = await sweep(countingNewGiveUps(deps), {
+    ...AWS_SWEEP,
+    ...(state.budgetMs === undefined ? {} : { budgetMs: state.budgetMs }),
+    ...(state.cursor === undefined ? {} : { cursor: state.cursor }),
+  });
+  // An incomplete sweep's successor goes on past what it skipped; a complete one starts at the oldest again.
+  if (report.cursor === undefined) delete state.cursor;
+  else state.cursor = report.cursor;
   const { logger, metrics } = powertools();
   // One structured line per sweep, so what it resumed, skipped and failed is in the logs.
   logger.info("runlog sweep", { step: "sweeper", ...report });
@@ -23,8 +36,25 @@ export const handler = controlHandler("sweeper", z.unknown(), async (deps) => {
       [METRICS.sweepExamined, report.examined],
       [METRICS.sweepResumed, report.resumed.length],
       [METRICS.sweepFailed, report.failed.length],
+      // Zero when nothing waits, so the alarm on it sees a value every sweep, not missing data.
+      [METRICS.oldestStaleRunAge, Math.round((report.oldestStaleAgeMs ?? 0) / 1000)],
     ],
     {},
   );
   return report;
 });
+
+/**
+ * The scheduled sweep: resumes runs whose executor died. The event itself carries nothing it
+ * needs. A run another resumer got to first is skipped, not failed (lib/steps/sweep.ts). It
+ * starts no candidate past the invocation's remaining time less a margin, and a warm instance's
+ * next sweep continues where an incomplete one stopped.
+ */
+export const handler = async (event: unknown, context?: LambdaContext) => {
+  const remaining = (
+    context as { getRemainingTimeInMillis?: () => number } | undefined
+  )?.getRemainingTimeInMillis?.();
+  if (remaining === undefined) delete state.budgetMs;
+  else state.budgetMs = Math.max(MIN_BUDGET_MS, remaining - SWEEP_MARGIN_MS);
+  return swept(event, context);
+};

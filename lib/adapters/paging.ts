@@ -1,6 +1,6 @@
 import { InvalidInputError } from "../core/errors.ts";
 import type { RunStatus } from "../core/status.ts";
-import type { ListOptions } from "../ports/eventStore.ts";
+import type { ListOptions, ListOrder } from "../ports/eventStore.ts";
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1_000;
@@ -35,13 +35,17 @@ export interface ListPosition {
   runId: string;
 }
 
-/** Callers must treat the cursor as opaque, so its encoding can change with the query. */
-export function encodePosition(position: ListPosition): string {
-  return Buffer.from(JSON.stringify({ u: position.updatedAt, r: position.runId })).toString("base64url");
+/**
+ * Callers must treat the cursor as opaque, so its encoding can change with the query. An
+ * oldest-first cursor says so (`o`), so it is never taken for a newest-first one.
+ */
+export function encodePosition(position: ListPosition, order: ListOrder = "newestFirst"): string {
+  const fields = { u: position.updatedAt, r: position.runId, ...(order === "oldestFirst" ? { o: 1 } : {}) };
+  return Buffer.from(JSON.stringify(fields)).toString("base64url");
 }
 
-/** A cursor back into a position, refusing anything listRuns did not issue. */
-export function decodePosition(cursor: string): ListPosition {
+/** A cursor back into a position, refusing anything listRuns did not issue (or issued for the other order). */
+export function decodePosition(cursor: string, order: ListOrder = "newestFirst"): ListPosition {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
@@ -55,7 +59,32 @@ export function decodePosition(cursor: string): ListPosition {
   if (typeof u !== "string" || typeof r !== "string" || r === "") {
     throw invalidCursor(cursor, "it names no position in the list of runs");
   }
+  const oldest = (parsed as { o?: unknown }).o === 1;
+  if (oldest !== (order === "oldestFirst")) {
+    throw invalidCursor(cursor, `it continues a listing in the other order, not ${order}`);
+  }
   return { updatedAt: u, runId: r };
+}
+
+/** The order a listing asks for; InvalidInputError for anything else. */
+export function listOrder({ order }: ListOptions): ListOrder {
+  if (order === undefined || order === "newestFirst" || order === "oldestFirst")
+    return order ?? "newestFirst";
+  throw new InvalidInputError(`order: expected "newestFirst" or "oldestFirst", got ${JSON.stringify(order)}`);
+}
+
+/** The comparator of an order: negative when `a` is listed before `b`. */
+export function comparatorOf(order: ListOrder): (a: ListPosition, b: ListPosition) => number {
+  return order === "newestFirst" ? newestFirst : (a, b) => newestFirst(b, a);
+}
+
+/** The `updatedAtMost` bound of a listing; InvalidInputError when it is given and not a non-empty string. */
+export function updatedBound({ updatedAtMost }: ListOptions): string | undefined {
+  if (updatedAtMost === undefined) return undefined;
+  if (typeof updatedAtMost !== "string" || updatedAtMost === "") {
+    throw new InvalidInputError(`updatedAtMost: expected an ISO time, got ${JSON.stringify(updatedAtMost)}`);
+  }
+  return updatedAtMost;
 }
 
 /** Newest update first, ties by run id descending: the order of every page and across pages. */

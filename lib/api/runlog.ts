@@ -125,6 +125,9 @@ export class Runlog {
       check.optionalInteger(given[name], name, 0);
     }
     check.optionalInteger(given.maxRuns, "maxRuns", 1);
+    check.optionalInteger(given.budgetMs, "budgetMs", 0);
+    check.optionalInteger(given.concurrency, "concurrency", 1);
+    check.optionalText(given.cursor, "cursor");
     check.optionalStatuses(given.statuses, "statuses", "list");
     return sweep(this.deps, options);
   }

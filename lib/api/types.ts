@@ -113,8 +113,14 @@ export interface SweepOptions {
   maxBackoffMs?: number;
   /** Head statuses to look at. @default ["running"] */
   statuses?: readonly RunStatus[];
-  /** At most this many heads per sweep, so one sweep's time stays bounded. @default 500 */
+  /** At most this many heads per sweep, an explicit bound. @default every candidate */
   maxRuns?: number;
+  /** Start no candidate after this long (ms); the report's cursor continues from there. @default no limit */
+  budgetMs?: number;
+  /** Candidates looked at (lease, tail, resume) at the same time. @default 16 */
+  concurrency?: number;
+  /** Continue an incomplete sweep: its report's `cursor`. @default from the oldest candidate */
+  cursor?: string;
 }
 
 /** What a sweep did with one run: resumed it, or why not. */
@@ -132,6 +138,12 @@ export interface SweepReport {
   skipped: { runId: string; why: string }[];
   /** Runs whose resume failed (a store or orchestrator error); the next sweep tries them again. */
   failed: { runId: string; error: string }[];
+  /** Whether every candidate was looked at (false when the budget or maxRuns ran out first). */
+  complete: boolean;
+  /** Where an incomplete sweep stopped: pass it as `cursor` to go on from there. */
+  cursor?: string;
+  /** The age (ms) of the oldest candidate without progress it saw, those waiting for a person aside. */
+  oldestStaleAgeMs?: number;
 }
 
 /** Who made a decision or a cancel, and why. */

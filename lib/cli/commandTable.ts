@@ -172,7 +172,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   sweep: {
     options: { "stale-after": { type: "string" }, "max-resumes": { type: "string" } },
     positionals: { min: 0, max: 0, names: "no arguments" },
-    withoutRuns: (context) => printSweep(context, { examined: 0, resumed: [], skipped: [], failed: [] }),
+    withoutRuns: (context) =>
+      printSweep(context, { examined: 0, resumed: [], skipped: [], failed: [], complete: true }),
     run: async (context, values) => {
       // Locally a dead executor is known at once (its process is gone), so by default nothing waits.
       const staleAfter = parseCount("--stale-after", str(values, "stale-after")) ?? 0;

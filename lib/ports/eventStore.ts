@@ -62,7 +62,14 @@ export interface ListOptions {
   status?: RunStatus | readonly RunStatus[];
   /** Only the runs forked from this run (its direct forks, not theirs). */
   parent?: string;
+  /** Most recent update first (listing) or least recent first (recovery, which wants the oldest). @default "newestFirst" */
+  order?: ListOrder;
+  /** Only heads whose updatedAt (ISO time) is at or before this: a bound of the query, not a filter of its pages. */
+  updatedAtMost?: string;
 }
+
+/** The order of a listing: by updatedAt, ties by runId, both descending or both ascending. */
+export type ListOrder = "newestFirst" | "oldestFirst";
 
 export interface RunPage {
   runs: RunHead[];
@@ -156,8 +163,10 @@ export interface EventStore {
    */
   releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean>;
   /**
-   * Heads by most recent update, newest first (ties by run id); `status` lists only runs in that
-   * status, `parent` only the forks of that run. Expired runs are left out.
+   * Heads by most recent update, newest first (ties by run id), or oldest first when asked;
+   * `status` lists only runs in that status, `parent` only the forks of that run, `updatedAtMost`
+   * only heads not updated since. Expired runs are left out. A cursor continues the listing it
+   * came from (the same order), and is opaque.
    */
   listRuns(options?: ListOptions): Promise<RunPage>;
   /**

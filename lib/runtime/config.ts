@@ -42,6 +42,7 @@ export const NAMES = {
   modelKeySecretArn: "MODEL_KEY_SECRET_ARN",
   leaseMs: "RUNLOG_LEASE_MS",
   cancelPollMs: "RUNLOG_CANCEL_POLL_MS",
+  statusShards: "RUNLOG_STATUS_SHARDS",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -224,6 +225,11 @@ export const ConfigSchema = z.object({
     readBy: HANDLERS,
     default: "2000",
     allowed: "a whole number of milliseconds, 1 or more",
+  }),
+  statusShards: doc(wholeNumber(1).pipe(z.number().max(32)).optional(), {
+    readBy: "both",
+    default: "8",
+    allowed: "a whole number of shards of the DynamoDB status index, 1 to 32",
   }),
 });
 

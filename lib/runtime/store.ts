@@ -53,6 +53,13 @@ export async function connectStore(options: StoreOptions = {}): Promise<OpenStor
  * are set), else `table` on AWS. Undefined: the SQLite file in the data dir.
  */
 export function dynamoTarget(config: RunlogConfig): DynamoTarget | undefined {
+  const target = dynamoTable(config);
+  return target === undefined || config.statusShards === undefined
+    ? target
+    : { ...target, statusShards: config.statusShards };
+}
+
+function dynamoTable(config: RunlogConfig): DynamoTarget | undefined {
   const { dynamodbEndpoint: endpoint, table } = config;
   if (endpoint !== undefined) {
     const { awsAccessKeyId: accessKeyId, awsSecretAccessKey: secretAccessKey, awsSessionToken } = config;

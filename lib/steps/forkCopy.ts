@@ -1,3 +1,4 @@
+import { forEachConcurrently } from "../core/concurrency.ts";
 import { ConflictError, IdTakenError } from "../core/errors.ts";
 import { canonicalJson, type RunEvent, type RunStarted } from "../core/events.ts";
 import { assertSameStart } from "../core/sameStart.ts";
@@ -33,18 +34,14 @@ export async function copyEvents(
     if (stored && !same(event, stored)) throw taken(event.seq);
   }
   const missing = events.filter((event) => !copied.has(event.seq));
-  for (let i = 0; i < missing.length; i += COPY_CONCURRENCY) {
-    await Promise.all(
-      missing.slice(i, i + COPY_CONCURRENCY).map(async (event) => {
-        try {
-          await store.append(forkId, event);
-        } catch (error) {
-          if (!(error instanceof ConflictError)) throw error;
-          // A second fork with this id, at the same moment: the same copy is fine, another is not.
-          const [stored] = await store.read(forkId, event.seq - 1);
-          if (!same(event, stored)) throw taken(event.seq, { cause: error });
-        }
-      }),
-    );
-  }
+  await forEachConcurrently(missing, COPY_CONCURRENCY, async (event) => {
+    try {
+      await store.append(forkId, event);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      // A second fork with this id, at the same moment: the same copy is fine, another is not.
+      const [stored] = await store.read(forkId, event.seq - 1);
+      if (!same(event, stored)) throw taken(event.seq, { cause: error });
+    }
+  });
 }

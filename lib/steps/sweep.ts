@@ -1,4 +1,5 @@
 import { classifyFacts } from "../core/classify.ts";
+import { forEachConcurrently } from "../core/concurrency.ts";
 import { benignReason, ConflictError, CorruptEventError, errorMessage } from "../core/errors.ts";
 import type { ResumeKind } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
@@ -13,6 +14,7 @@ import { leaseFor } from "./lease.ts";
 import { leaseIsLive } from "./liveness.ts";
 import { readTail, viewFacts } from "./logReads.ts";
 import { expireRun } from "./retention.ts";
+import { decodeCursor, encodeCursor, type Position } from "./sweepCursor.ts";
 
 export { autoResumesAfter } from "./autoResumes.ts";
 
@@ -30,8 +32,14 @@ export interface SweepOptions {
   maxBackoffMs?: number;
   /** Head statuses to look at. @default ["running"] */
   statuses?: readonly RunStatus[];
-  /** At most this many heads per sweep, so one sweep's time stays bounded. @default 500 */
+  /** At most this many heads per sweep, an explicit bound. @default every candidate */
   maxRuns?: number;
+  /** Start no candidate after this long (ms, by the clock); the report's cursor continues from there. @default no limit */
+  budgetMs?: number;
+  /** Candidates looked at (lease, tail, resume) at the same time. @default 16 */
+  concurrency?: number;
+  /** Continue an incomplete sweep: its report's `cursor`. @default from the oldest candidate */
+  cursor?: string;
 }
 
 export type SweepOutcome =
@@ -44,6 +52,15 @@ export interface SweepReport {
   skipped: { runId: string; why: string }[];
   /** Runs whose resume failed (a store or orchestrator error); the next sweep tries them again. */
   failed: { runId: string; error: string }[];
+  /** Whether every candidate was looked at (false when the budget or maxRuns ran out first). */
+  complete: boolean;
+  /** Where an incomplete sweep stopped: pass it as `cursor` to go on from there. */
+  cursor?: string;
+  /**
+   * The age (ms) of the oldest candidate without progress the sweep saw, the ones left waiting for
+   * a person aside: what an alarm on recovery falling behind watches. Absent when there was none.
+   */
+  oldestStaleAgeMs?: number;
 }
 
 const DEFAULTS = {
@@ -52,10 +69,16 @@ const DEFAULTS = {
   backoffMs: 60_000,
   maxBackoffMs: 3_600_000,
   statuses: ["running"] as readonly RunStatus[],
-  maxRuns: 500,
+  maxRuns: Number.POSITIVE_INFINITY,
+  budgetMs: Number.POSITIVE_INFINITY,
+  concurrency: 16,
 };
 type Policy = typeof DEFAULTS;
+/** Heads per listing page: a few windows of work, so a page is read while the one before is worked on. */
 const PAGE = 100;
+
+/** A candidate's outcome, and whether it now waits for a person (or rests) rather than for recovery. */
+type Considered = SweepOutcome & { settled?: true };
 
 /**
  * Resume runs whose executor died: heads in a swept status, idle past the
@@ -67,30 +90,96 @@ const PAGE = 100;
  * however long its run is. A candidate it will not resume (its tail is final, or
  * it gave up on it) gets the status it rests in written to its head, so later
  * sweeps of `running` heads do not read it again.
+ *
+ * Candidates are read oldest first, only those idle past the threshold (a bound of the query),
+ * every page of them, and looked at `concurrency` at a time. Within `budgetMs` it starts no more,
+ * and its report says where it stopped: a resumed or rested run leaves the candidates, so the
+ * next sweep from the oldest finds the rest, and one passed the cursor goes on past the runs this
+ * one skipped (waiting out a back-off), so those never starve the ones behind them.
  */
 export async function sweep(deps: ControlDeps, options: SweepOptions = {}): Promise<SweepReport> {
   const policy = { ...DEFAULTS, ...options };
-  const report: SweepReport = { examined: 0, resumed: [], skipped: [], failed: [] };
-  for (const status of policy.statuses) {
-    let cursor: string | undefined;
-    do {
-      const limit = Math.min(PAGE, policy.maxRuns - report.examined);
-      if (limit <= 0) return report;
-      const page = await deps.store.listRuns({ status, limit, ...(cursor === undefined ? {} : { cursor }) });
-      for (const head of page.runs) {
-        report.examined++;
-        try {
-          const outcome = await consider(deps, head, policy, true);
-          if (outcome.resumed) {
-            report.resumed.push({ runId: head.runId, generation: outcome.generation, kind: outcome.kind });
-          } else report.skipped.push({ runId: head.runId, why: outcome.why });
-        } catch (error) {
-          report.failed.push({ runId: head.runId, error: errorMessage(error) });
-        }
+  const report: SweepReport = { examined: 0, resumed: [], skipped: [], failed: [], complete: true };
+  const now = deps.clock.now().getTime();
+  const deadline = now + policy.budgetMs;
+  const upTo = new Date(now - policy.staleAfterMs).toISOString();
+  let oldest: string | undefined;
+  const examined = new Set<string>();
+  const saw = (updatedAt: string) => {
+    if (oldest === undefined || updatedAt < oldest) oldest = updatedAt;
+  };
+  let position: Position =
+    options.cursor === undefined ? { status: 0 } : decodeCursor(options.cursor, policy.statuses.length);
+  const more = () => report.examined < policy.maxRuns && deps.clock.now().getTime() < deadline;
+  const list = (status: RunStatus, cursor: string | undefined) =>
+    deps.store.listRuns({
+      status,
+      order: "oldestFirst",
+      updatedAtMost: upTo,
+      limit: PAGE,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+  for (; position.status < policy.statuses.length; position = { status: position.status + 1 }) {
+    const status = policy.statuses[position.status]!;
+    let page = await list(status, position.list);
+    const done = position.done;
+    // A sweep that stopped part way through this page looked at its heads up to `done`.
+    if (done !== undefined) {
+      const after = (h: RunHead) => h.updatedAt > done[0] || (h.updatedAt === done[0] && h.runId > done[1]);
+      page = { ...page, runs: page.runs.filter(after) };
+    }
+    for (;;) {
+      // A head moved by someone else while the sweep pages (a resume elsewhere) may be listed again.
+      const heads = page.runs.filter((head) => !examined.has(head.runId));
+      const started = await forEachConcurrently(
+        heads,
+        policy.concurrency,
+        async (head) => {
+          examined.add(head.runId);
+          report.examined++;
+          try {
+            const outcome = await consider(deps, head, policy, true);
+            if (!outcome.settled) saw(head.updatedAt);
+            if (outcome.resumed) {
+              report.resumed.push({ runId: head.runId, generation: outcome.generation, kind: outcome.kind });
+            } else report.skipped.push({ runId: head.runId, why: outcome.why });
+          } catch (error) {
+            saw(head.updatedAt);
+            report.failed.push({ runId: head.runId, error: errorMessage(error) });
+          }
+        },
+        more,
+      );
+      if (started < heads.length) {
+        // Out of budget mid-page: the next sweep reads the page again and goes on after the last
+        // head started here (started in order, all finished); the first not looked at counts as waiting.
+        const last = heads[started - 1];
+        saw(heads[started]!.updatedAt);
+        const at: Position =
+          last === undefined ? position : { ...position, done: [last.updatedAt, last.runId] };
+        return stopped(report, at, now, oldest);
       }
-      cursor = page.cursor;
-    } while (cursor !== undefined);
+      if (page.cursor === undefined) break;
+      position = { status: position.status, list: page.cursor };
+      page = await list(status, page.cursor);
+    }
   }
+  return finish(report, now, oldest);
+}
+
+function stopped(
+  report: SweepReport,
+  position: Position,
+  now: number,
+  oldest: string | undefined,
+): SweepReport {
+  report.complete = false;
+  report.cursor = encodeCursor(position);
+  return finish(report, now, oldest);
+}
+
+function finish(report: SweepReport, now: number, oldest: string | undefined): SweepReport {
+  if (oldest !== undefined) report.oldestStaleAgeMs = Math.max(0, now - Date.parse(oldest));
   return report;
 }
 
@@ -106,7 +195,8 @@ export async function recoverRun(
 ): Promise<SweepOutcome> {
   const head = await deps.store.getHead(runId);
   if (!head) return { runId, resumed: false, why: "no such run" };
-  return consider(deps, head, { ...DEFAULTS, ...options }, false);
+  const { settled: _, ...outcome } = await consider(deps, head, { ...DEFAULTS, ...options }, false);
+  return outcome;
 }
 
 async function consider(
@@ -114,9 +204,10 @@ async function consider(
   head: RunHead,
   policy: Policy,
   waitForStale: boolean,
-): Promise<SweepOutcome> {
+): Promise<Considered> {
   const { runId } = head;
   const skip = (why: string): SweepOutcome => ({ runId, resumed: false, why });
+  const settle = (why: string): Considered => ({ runId, resumed: false, why, settled: true });
   const now = deps.clock.now().getTime();
   const idleMs = now - Date.parse(head.updatedAt);
   if (waitForStale && !(idleMs >= policy.staleAfterMs)) {
@@ -131,14 +222,14 @@ async function consider(
   } catch (error) {
     if (!(error instanceof CorruptEventError)) throw error;
     await rest(deps, head, "malformed");
-    return skip(`not resumable: malformed (${error.message})`);
+    return settle(`not resumable: malformed (${error.message})`);
   }
   const facts = viewFacts(deps, runId, tail);
   const classification = classifyFacts(facts);
   const lastSeq = tail.events.at(-1)!.seq;
   if (!classification.resumable) {
     await rest(deps, head, restingStatusOf(facts, classification), lastSeq);
-    return skip(`not resumable: ${classification.reason}`);
+    return settle(`not resumable: ${classification.reason}`);
   }
   // A generation opened and never executed (its opener died, or its start failed) is finished, not
   // resumed anew: it opens nothing, so it spends no budget and waits for no back-off.
@@ -151,7 +242,7 @@ async function consider(
     // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
     await rest(deps, head, "interrupted", lastSeq);
     deps.observer?.gaveUp?.(runId, count);
-    return skip(`gave up after ${count} resumes since the latest message; resume it by hand`);
+    return settle(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }
   const due = nextAutoResumeAt(record, policy);
   if (due !== undefined && now < due)

@@ -33,6 +33,21 @@ const functionProps = (s: Synthesized, handler: HandlerName) =>
 const alarms = (s: Synthesized) => Object.values(s.template.findResources("AWS::CloudWatch::Alarm"));
 
 describe("the construct in a user's stack", () => {
+  it("tells every function the status index's shard count, and keeps the old index only when asked", () => {
+    const sharded = synthesizeConstruct({ agentsModule: AGENTS, statusShards: 16, legacyStatusIndex: true });
+    for (const handler of HANDLERS) {
+      expect(functionProps(sharded, handler).Environment.Variables.RUNLOG_STATUS_SHARDS, handler).toBe("16");
+    }
+    const indexes = (s: Synthesized) =>
+      (
+        Object.values(s.template.findResources("AWS::DynamoDB::Table"))[0]!.Properties as {
+          GlobalSecondaryIndexes: { IndexName: string }[];
+        }
+      ).GlobalSecondaryIndexes.map((index) => index.IndexName);
+    expect(indexes(sharded)).toEqual(["byStatusShard", "byParent", "byStatus"]);
+    expect(indexes(synthesizeConstruct({ agentsModule: AGENTS }))).toEqual(["byStatusShard", "byParent"]);
+  });
+
   it("keeps finished runs retentionDays days (the table's TTL), and forever without it", () => {
     const kept = synthesizeConstruct({ agentsModule: AGENTS, retentionDays: 30 });
     kept.template.hasResourceProperties("AWS::DynamoDB::Table", {
@@ -241,6 +256,9 @@ describe("bad props", () => {
     ["concurrency.reservedConcurrency", { concurrency: { reservedConcurrency: 0 } }],
     ["concurrency.maxToolCalls", { concurrency: { maxToolCalls: 2.5 } }],
     ["modelKeySecret", { modelKeySecret: " " }],
+    ["statusShards", { statusShards: 0 }],
+    ["statusShards", { statusShards: 33 }],
+    ["statusShards", { statusShards: 2.5 }],
   ];
   it.each(cases)("%s: %o is refused, naming the prop", (prop, bad) => {
     const stack = new Stack(new App({ context: { "aws:cdk:bundling-stacks": [] } }), "Bad");

@@ -5,7 +5,7 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ACTIONS, STORE_ACTIONS } from "../../cdk/grants.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
-import { PARENT_INDEX, STATUS_INDEX, tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
+import { PARENT_INDEX, STATUS_SHARD_INDEX, tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
 import { TASK_TIMEOUT_SECONDS } from "../../lib/workflow/definition.ts";
 import { allStates, synthesizedMachine } from "./machine.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesize } from "./synth.ts";
@@ -27,7 +27,7 @@ describe("the table", () => {
   it("has the layout every runlog store uses, billed on demand, with TTL and point-in-time recovery", () => {
     const layout = tableDefinition("x");
     expect(layout.GlobalSecondaryIndexes!.map((index) => index.IndexName)).toEqual([
-      STATUS_INDEX,
+      STATUS_SHARD_INDEX,
       PARENT_INDEX,
     ]);
     s.template.resourceCountIs("AWS::DynamoDB::Table", 1);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { RunlogProps } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { RunlogTable } from "../../cdk/table.ts";
-import { PARENT_INDEX, STATUS_INDEX } from "../../lib/adapters/dynamodb/table.ts";
+import { PARENT_INDEX, STATUS_SHARD_INDEX } from "../../lib/adapters/dynamodb/table.ts";
 import { NAMES } from "../../lib/runtime/config.ts";
 import { permissionsOf, synthesize, synthesizeConstruct } from "./synth.ts";
 
@@ -34,8 +34,8 @@ const tableV2 = (stack: Stack, options: { statusIndex?: boolean; ttl?: boolean }
         ? []
         : [
             {
-              indexName: STATUS_INDEX,
-              partitionKey: { name: "status", type: AttributeType.STRING },
+              indexName: STATUS_SHARD_INDEX,
+              partitionKey: { name: "statusShard", type: AttributeType.STRING },
               sortKey: { name: "updatedAt", type: AttributeType.STRING },
             },
           ]),
@@ -85,7 +85,7 @@ describe("a table the user brings", () => {
     );
     expect(resources).toContainEqual({ "Fn::GetAtt": [tableId, "Arn"] });
     expect(resources).toContainEqual({
-      "Fn::Join": ["", [{ "Fn::GetAtt": [tableId, "Arn"] }, `/index/${STATUS_INDEX}`]],
+      "Fn::Join": ["", [{ "Fn::GetAtt": [tableId, "Arn"] }, `/index/${STATUS_SHARD_INDEX}`]],
     });
   });
 
@@ -98,7 +98,7 @@ describe("a table the user brings", () => {
     const { stack, runlog, synth } = withTable((stack) =>
       Table.fromTableAttributes(stack, "Theirs", {
         tableArn: IMPORTED_ARN,
-        globalIndexes: [STATUS_INDEX, PARENT_INDEX],
+        globalIndexes: [STATUS_SHARD_INDEX, PARENT_INDEX],
       }),
     );
     const template = synth();
@@ -110,7 +110,7 @@ describe("a table the user brings", () => {
     expect(resources).toEqual(
       expect.arrayContaining([
         IMPORTED_ARN,
-        `${IMPORTED_ARN}/index/${STATUS_INDEX}`,
+        `${IMPORTED_ARN}/index/${STATUS_SHARD_INDEX}`,
         `${IMPORTED_ARN}/index/${PARENT_INDEX}`,
       ]),
     );
@@ -126,7 +126,7 @@ describe("a table the user brings", () => {
     [
       "no status index",
       (stack: Stack) => tableV2(stack, { statusIndex: false }),
-      `has no global secondary index ${STATUS_INDEX}`,
+      `has no global secondary index ${STATUS_SHARD_INDEX}`,
     ],
   ])("is refused at synth when it has %s, naming the prop", (_case, make, problem) => {
     const { synth } = withTable(make);

@@ -256,6 +256,60 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       await expect(store.listRuns({ status: [] })).rejects.toBeInstanceOf(InvalidInputError);
     });
 
+    it("lists oldest first across pages, bounded by updatedAtMost in the query, the shards unseen", async () => {
+      const { store } = get();
+      const ids: string[] = [];
+      for (let i = 0; i < 9; i++) ids.push((await runWithEvents(`list-oldest-${i}`, 1)).runId);
+      const times: string[] = [];
+      for (const runId of ids) {
+        await store.setStatus(runId, "unknown_stop", 1);
+        times.push((await store.getHead(runId))!.updatedAt);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const bound = times[5]!;
+      const pages: RunHead[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.listRuns({
+          status: "unknown_stop",
+          order: "oldestFirst",
+          updatedAtMost: bound,
+          limit: 2,
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const head of page.runs) expect(head.updatedAt <= bound).toBe(true);
+        pages.push(page.runs);
+        cursor = page.cursor;
+      } while (cursor);
+      for (const page of pages) expect(page.length).toBeLessThanOrEqual(2);
+      const listed = pages.flat();
+      const order = listed.map((head) => `${head.updatedAt} ${head.runId}`);
+      expect(order).toEqual([...order].sort());
+      expect(new Set(order).size).toBe(order.length);
+      expect(listed.map((head) => head.runId).filter((runId) => ids.includes(runId))).toEqual(
+        ids.slice(0, 6),
+      );
+
+      // Newest first under the same bound: the same heads, the other way round.
+      const newest = (await store.listRuns({ status: "unknown_stop", updatedAtMost: bound, limit: 1000 }))
+        .runs;
+      expect(newest.map((head) => head.runId).filter((runId) => ids.includes(runId))).toEqual(
+        ids.slice(0, 6).reverse(),
+      );
+    });
+
+    it("refuses a cursor of one order for the other", async () => {
+      const { store } = get();
+      for (let i = 0; i < 3; i++) await runWithEvents(`list-order-${i}`, 1);
+      const page = await store.listRuns({ limit: 1, order: "oldestFirst" });
+      expect(page.cursor).toBeDefined();
+      await expect(store.listRuns({ cursor: page.cursor! })).rejects.toBeInstanceOf(InvalidInputError);
+      const newest = await store.listRuns({ limit: 1 });
+      await expect(store.listRuns({ cursor: newest.cursor!, order: "oldestFirst" })).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+    });
+
     it.each([
       ["not base64url JSON", "not-a-cursor"],
       ["JSON that is no position", Buffer.from(JSON.stringify({ a: 1 })).toString("base64url")],

@@ -19,6 +19,7 @@ import { powertools } from "../../lib/runtime/aws/powertools.ts";
 import type { StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { writeNext } from "../../lib/steps/writeNext.ts";
+import { started as idleStart } from "../contract/fixtures.ts";
 import { createFakeOpenAI, textReply } from "../helpers/fakeOpenAI.ts";
 import { logLines, metricLines, outputOf } from "./stdout.ts";
 import { busEvent, SECRET_ARN, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
@@ -114,15 +115,21 @@ describe("a step's logs and metrics", () => {
     });
   });
 
-  it("a sweep emits the runs it examined, resumed and failed to resume", async () => {
+  it("a sweep emits the runs it examined, resumed and failed to resume, and the oldest stale run's age", async () => {
+    // A run left interrupted an hour ago: stale, so the sweep reads it.
+    const anHourAgo = env.storeAt({ now: () => new Date(Date.now() - 3_600_000) });
+    await anHourAgo.createRun(idleStart("obs-idle"));
+    await anHourAgo.setStatus("obs-idle", "interrupted", 1);
     const { value, lines } = await outputOf(() => sweeper({ "detail-type": "Scheduled Event", detail: {} }));
     const [sweep] = metricLines(lines, METRICS.sweepExamined.name);
     expect(sweep).toMatchObject({
       SweepRunsExamined: value.examined,
       SweepRunsResumed: value.resumed.length,
       SweepRunsFailed: value.failed.length,
+      OldestStaleRunAge: Math.round(value.oldestStaleAgeMs! / 1000),
     });
     expect(value.examined).toBeGreaterThan(0);
+    expect(value.oldestStaleAgeMs).toBeGreaterThanOrEqual(3_600_000);
     expect(logLines(lines).find((line) => line.message === "runlog sweep")).toMatchObject({
       level: "INFO",
       step: "sweeper",

@@ -85,7 +85,7 @@ describe("the functions' IAM roles, checked against every AWS call the handler t
 
 describe("the evaluator", () => {
   const call = (fn: HandlerName, action: string, resource: string): AwsCall => ({ fn, action, resource });
-  const INDEX = `arn:aws:dynamodb:us-east-1:123456789012:table/${TABLE}/index/byStatus`;
+  const INDEX = `arn:aws:dynamodb:us-east-1:123456789012:table/${TABLE}/index/byStatusShard`;
 
   it("denies what a role does not allow: another action, another function's grant, a Scan", async () => {
     const wrong = [

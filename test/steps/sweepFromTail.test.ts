@@ -136,7 +136,7 @@ describe("the sweeper from the tail", () => {
 
     const { store: countedStore, count } = counted(store);
     const second = await sweep(depsOn(countedStore));
-    expect(second).toEqual({ examined: 0, resumed: [], skipped: [], failed: [] });
+    expect(second).toEqual({ examined: 0, resumed: [], skipped: [], failed: [], complete: true });
     expect(count.calls).toEqual({ listRuns: 1 });
   });
 

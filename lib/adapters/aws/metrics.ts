@@ -48,7 +48,10 @@ export const METRICS = {
    * given up (functions/observability/giveUps.ts).
    */
   sweepGaveUp: { name: "SweepRunsGivenUp", unit: "Count", dimensions: [] },
-  /** How long (s) the oldest run the sweep would resume has gone without progress, once per sweep. */
+  /**
+   * Per sweep, the age (s) of the oldest run it found without progress (stale, not waiting for a
+   * person), 0 when none: it grows while recovery falls behind or cannot reach a run.
+   */
   oldestStaleRunAge: { name: "OldestStaleRunAge", unit: "Seconds", dimensions: [] },
 } as const satisfies Record<
   string,

@@ -5,6 +5,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
+import { forEachConcurrently } from "../../core/concurrency.ts";
 import { RetryableError } from "../../core/errors.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { type Item, num, readNumber, str, TTL_ATTRIBUTE } from "./items.ts";
@@ -61,11 +62,6 @@ function blobTtl(manifest: Item): Ttl {
     latest = Math.max(latest, ttl);
   }
   return latest > 0 ? latest : undefined;
-}
-
-/** Run `each` over `items`, `size` at a time. */
-export async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<unknown>) {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(each));
 }
 
 /**
@@ -174,7 +170,7 @@ export async function linkBlob(
   const complete = manifest.complete?.BOOL === true;
 
   if (data && (created || !complete)) {
-    await inBatches(chunkSeqs(ref), PUT_CONCURRENCY, async (seq) => {
+    await forEachConcurrently(chunkSeqs(ref), PUT_CONCURRENCY, async (seq) => {
       if (!(await putChunk(ctx, ref.hash, seq, data, blob, version)) && ttlWork) {
         await setBlobTtl(ctx, ref.hash, seq, blob, version);
       }
@@ -191,7 +187,7 @@ export async function linkBlob(
       ),
     );
   } else if (ttlWork) {
-    await inBatches(chunkSeqs(ref), PUT_CONCURRENCY, async (seq) => {
+    await forEachConcurrently(chunkSeqs(ref), PUT_CONCURRENCY, async (seq) => {
       if (await setBlobTtl(ctx, ref.hash, seq, blob, version)) return;
       // Deleted by TTL in the meantime (a referrer's TTL passed): write it again when we can.
       if (data && !(await exists(ctx, ref.hash, seq)))

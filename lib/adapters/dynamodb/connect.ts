@@ -22,6 +22,8 @@ export interface DynamoTarget {
   credentials?: DynamoCredentials;
   /** Give up on one HTTP request after this long (then the SDK retries, up to 3 attempts). @default 15000 (AWS_REQUEST.outsideAwsRequestMs) */
   requestTimeoutMs?: number;
+  /** The status index's shards on this table (as the stack that made it says). @default 8 */
+  statusShards?: number;
 }
 
 export interface DynamoConnection {
@@ -71,7 +73,11 @@ export async function connectDynamo(target: DynamoTarget): Promise<DynamoConnect
 export async function connectDynamoStore(target: DynamoTarget) {
   const { client, tableName, where } = await connectDynamo(target);
   return {
-    store: new DynamoEventStore({ client, tableName }),
+    store: new DynamoEventStore({
+      client,
+      tableName,
+      ...(target.statusShards === undefined ? {} : { statusShards: target.statusShards }),
+    }),
     where,
     close: async () => client.destroy(),
   };

@@ -6,6 +6,8 @@ export interface StoreContext {
   client: DynamoDBClient;
   tableName: string;
   now(): Date;
+  /** How many shards the status index spreads each status over (shards.ts); every head write names its shard. */
+  statusShards: number;
 }
 
 /** Run one SDK call, translating any failure into a runlog error that names the operation. */

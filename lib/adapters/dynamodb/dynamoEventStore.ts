@@ -25,12 +25,19 @@ import { deleteLeftovers, expiredLeftovers } from "./leftovers.ts";
 import { listRuns } from "./listing.ts";
 import { readPage } from "./page.ts";
 import { decodeEventItems, encodeEventItem } from "./payloads.ts";
+import { checkStatusShards } from "./shards.ts";
 
 export interface DynamoEventStoreOptions {
   client: DynamoDBClient;
   tableName: string;
   /** @default the system clock */
   clock?: { now(): Date };
+  /**
+   * How many shards the status index spreads each status over (1 to 32): every process on one
+   * table should use the same number; raising it later is safe, lowering it hides heads in the
+   * shards above until they are written again. @default 8
+   */
+  statusShards?: number;
 }
 
 function checkPosition(runId: string, seq: number): void {
@@ -48,7 +55,12 @@ export class DynamoEventStore implements EventStore {
 
   constructor(options: DynamoEventStoreOptions) {
     const clock = options.clock ?? { now: () => new Date() };
-    this.ctx = { client: options.client, tableName: options.tableName, now: () => clock.now() };
+    this.ctx = {
+      client: options.client,
+      tableName: options.tableName,
+      now: () => clock.now(),
+      statusShards: checkStatusShards(options.statusShards),
+    };
   }
 
   /**
@@ -106,7 +118,7 @@ export class DynamoEventStore implements EventStore {
       this.ctx.client.send(
         new PutItemCommand({
           TableName: this.ctx.tableName,
-          Item: encodeHead(head),
+          Item: encodeHead(head, this.ctx.statusShards),
           ConditionExpression: "attribute_not_exists(runId)",
         }),
       ),

@@ -1,6 +1,7 @@
 import { GetItemCommand, QueryCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { forEachConcurrently } from "../../core/concurrency.ts";
 import { InvalidInputError } from "../../core/errors.ts";
-import { type BlobRef, inBatches, linkBlob, type Ttl } from "./blobs.ts";
+import { type BlobRef, linkBlob, type Ttl } from "./blobs.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { HEAD_SEQ, type Item, key, num, readNumber, str, TTL_ATTRIBUTE } from "./items.ts";
 import { blobOf } from "./payloads.ts";
@@ -88,8 +89,8 @@ export async function expireRun(ctx: StoreContext, runId: string, at: Date | nul
   const later = ttl === undefined || (current.ttl !== undefined && ttl >= current.ttl);
   const { seqs, blobs } = await eventsOf(ctx, runId);
   const head = () => (current.head ? setTtl(ctx, runId, HEAD_SEQ, ttl) : Promise.resolve());
-  const events = () => inBatches(seqs, CONCURRENCY, (seq) => setTtl(ctx, runId, seq, ttl));
-  const shared = () => inBatches(blobs, CONCURRENCY, (blob) => linkBlob(ctx, runId, blob, ttl));
+  const events = () => forEachConcurrently(seqs, CONCURRENCY, (seq) => setTtl(ctx, runId, seq, ttl));
+  const shared = () => forEachConcurrently(blobs, CONCURRENCY, (blob) => linkBlob(ctx, runId, blob, ttl));
   if (later) {
     await shared();
     await events();

@@ -16,6 +16,7 @@ import {
   TTL_ATTRIBUTE,
 } from "./items.ts";
 import { decodeEventItems } from "./payloads.ts";
+import { statusShardOf } from "./shards.ts";
 
 /** Read one item with a strongly consistent read: heads and seq 1 decide what happens next. */
 export async function getItem(ctx: StoreContext, runId: string, seq: number): Promise<Item | undefined> {
@@ -66,6 +67,7 @@ async function repairHead(ctx: StoreContext, runId: string, last: number) {
         UpdateExpression:
           "SET lastSeq = :last, updatedAt = :now, #agent = if_not_exists(#agent, :agent), " +
           "createdAt = if_not_exists(createdAt, :createdAt), #status = if_not_exists(#status, :status), " +
+          "statusShard = if_not_exists(statusShard, :shard), " +
           `leaseVersion = if_not_exists(leaseVersion, :zero)${setParent}`,
         ConditionExpression: "attribute_not_exists(lastSeq) OR lastSeq <= :last",
         // `agent` and `status` are DynamoDB reserved words.
@@ -76,6 +78,7 @@ async function repairHead(ctx: StoreContext, runId: string, last: number) {
           ":agent": str(agent),
           ":createdAt": str(createdAt),
           ":status": str("interrupted"),
+          ":shard": str(statusShardOf("interrupted", runId, ctx.statusShards)),
           ":zero": num(0),
           ...(parent ? { ":parentRunId": str(parent.runId), ":parentSeq": num(parent.seq) } : {}),
         },
@@ -111,13 +114,14 @@ export async function setStatus(ctx: StoreContext, runId: string, status: RunSta
         new UpdateItemCommand({
           TableName: ctx.tableName,
           Key: key(runId, HEAD_SEQ),
-          UpdateExpression: `SET #status = :status, updatedAt = :now${withSeq ? ", lastSeq = :seq" : ""}`,
+          UpdateExpression: `SET #status = :status, statusShard = :shard, updatedAt = :now${withSeq ? ", lastSeq = :seq" : ""}`,
           ConditionExpression: withSeq
             ? "attribute_exists(runId) AND lastSeq <= :seq"
             : "attribute_exists(runId)",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
             ":status": str(status),
+            ":shard": str(statusShardOf(status, runId, ctx.statusShards)),
             ":now": str(ctx.now().toISOString()),
             ...(withSeq ? { ":seq": num(lastSeq) } : {}),
           },

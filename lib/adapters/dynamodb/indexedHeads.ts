@@ -1,78 +1,160 @@
 import { QueryCommand } from "@aws-sdk/client-dynamodb";
 import { MissingIndexError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
-import type { RunHead } from "../../ports/eventStore.ts";
-import { type ListPosition, newestFirst } from "../paging.ts";
+import type { ListOrder, RunHead } from "../../ports/eventStore.ts";
+import { comparatorOf, type ListPosition } from "../paging.ts";
 import type { StoreContext } from "./context.ts";
 import { toRunlogError } from "./errors.ts";
-import { decodeHead, type Item, isExpired, str } from "./items.ts";
-import { PARENT_INDEX, STATUS_INDEX } from "./table.ts";
+import { decodeHead, type Item, isExpired, readString, str } from "./items.ts";
+import { STATUS_SHARD_ATTRIBUTE } from "./shards.ts";
+import { PARENT_INDEX, STATUS_SHARD_INDEX } from "./table.ts";
 
-/** Each heads index's partition key: the heads of one status, or the forks of one run. */
-const PARTITION_KEY = { [STATUS_INDEX]: "status", [PARENT_INDEX]: "parentRunId" } as const;
+/** Each heads index's partition key: the heads of one status's shard, or the forks of one run. */
+const PARTITION_KEY = {
+  [STATUS_SHARD_INDEX]: STATUS_SHARD_ATTRIBUTE,
+  [PARENT_INDEX]: "parentRunId",
+} as const;
 
 /** One partition of a heads index, sorted by updatedAt. */
 export interface HeadsPartition {
   index: keyof typeof PARTITION_KEY;
-  /** The partition key's value: a status, or the parent's run id. */
+  /** The partition key's value: a status's shard (`running#3`), or the parent's run id. */
   value: string;
   /** Only heads in one of these statuses (a filter, for the parent index). */
   statuses?: readonly RunStatus[];
 }
 
+/** Which heads a listing wants, in which order. */
+export interface HeadsRange {
+  order: ListOrder;
+  /** Only heads listed after this position (the cursor's). */
+  after?: ListPosition;
+  /** Only heads with updatedAt <= this: part of the key condition, never a filter of what was read. */
+  upTo?: string;
+}
+
+/** How far one partition has been read. */
+interface Reading {
+  partition: HeadsPartition;
+  heads: RunHead[];
+  startKey?: Item;
+  done: boolean;
+  /** The updatedAt the partition was read up to (its LastEvaluatedKey's): nothing unread sorts before it. */
+  frontier?: string;
+}
+
 /**
- * At least `want` heads of a partition listed after `after` (newest first), or all there are,
- * read by Query (partition key, sort: updatedAt). The index keeps no order among heads of equal
- * updatedAt, so every head tied with the last one kept is read too: the caller sorts by runId and
- * cuts, and no tied head is skipped or listed twice across pages.
+ * The first `want` heads of several partitions merged in the range's order (fewer when there are no
+ * more), each partition read by Query (partition key, sort: updatedAt) oldest or newest first, in
+ * parallel. A k-way merge: each partition is read a slice at a time from where it stopped, and a
+ * head is final once it sorts strictly before every unfinished partition's frontier, so each head
+ * is read about once however many partitions there are. The index keeps no order among heads of
+ * equal updatedAt; a head tied with a frontier waits until that tie is read through, so none is
+ * skipped or listed twice across pages (the caller's cursor is updatedAt and runId).
  */
-export async function headsOf(
+export async function mergedHeads(
   ctx: StoreContext,
-  partition: HeadsPartition,
+  partitions: readonly HeadsPartition[],
   what: string,
-  after: ListPosition | undefined,
+  range: HeadsRange,
   want: number,
 ): Promise<RunHead[]> {
-  const heads: RunHead[] = [];
-  let startKey: Item | undefined;
-  do {
-    const out = await send(ctx, partition, what, query(ctx, partition, after, want, startKey));
-    const now = ctx.now();
-    for (const item of out.Items ?? []) {
-      // Expired runs are gone to readers, even while DynamoDB has not deleted them yet.
-      const head = isExpired(item, now) ? undefined : decodeHead(item);
-      if (head === undefined || (after !== undefined && newestFirst(head, after) <= 0)) continue;
-      if (partition.statuses !== undefined && !partition.statuses.includes(head.status)) continue;
-      const last = heads[want - 1];
-      if (last !== undefined && head.updatedAt !== last.updatedAt) return heads;
-      heads.push(head);
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey !== undefined);
-  return heads;
+  const compare = comparatorOf(range.order);
+  const before = (a: string, b: string) => (range.order === "newestFirst" ? a > b : a < b);
+  const readings: Reading[] = partitions.map((partition) => ({ partition, heads: [], done: false }));
+  const slice = Math.ceil(want / Math.max(1, partitions.length)) + 1;
+  const readOn = (reading: Reading) => readSlice(ctx, reading, what, range, slice);
+  await Promise.all(readings.map(readOn));
+  for (;;) {
+    const all = readings.flatMap((reading) => reading.heads).sort(compare);
+    const open = readings.filter((reading) => !reading.done);
+    if (open.length === 0) return all.slice(0, want);
+    const first = open.map((reading) => reading.frontier!).reduce((a, b) => (before(a, b) ? a : b));
+    const final = all.filter((head) => before(head.updatedAt, first));
+    if (final.length >= want) return final.slice(0, want);
+    // Read on where a head of this page may still be unread: partitions not past the want-th head.
+    const cut = all[want - 1]?.updatedAt;
+    await Promise.all(
+      open.filter((reading) => cut === undefined || !before(cut, reading.frontier!)).map(readOn),
+    );
+  }
+}
+
+async function readSlice(
+  ctx: StoreContext,
+  reading: Reading,
+  what: string,
+  range: HeadsRange,
+  limit: number,
+): Promise<void> {
+  const { partition } = reading;
+  const out = await send(ctx, partition, what, query(ctx, partition, range, limit, reading.startKey));
+  const compare = comparatorOf(range.order);
+  const now = ctx.now();
+  for (const item of out.Items ?? []) {
+    // Expired runs are gone to readers, even while DynamoDB has not deleted them yet.
+    const head = isExpired(item, now) ? undefined : decodeHead(item);
+    if (head === undefined || (range.after !== undefined && compare(head, range.after) <= 0)) continue;
+    if (partition.statuses !== undefined && !partition.statuses.includes(head.status)) continue;
+    reading.heads.push(head);
+  }
+  const startKey = out.LastEvaluatedKey;
+  const frontier = startKey === undefined ? undefined : readString(startKey, "updatedAt");
+  if (startKey === undefined || frontier === undefined) {
+    reading.done = true;
+    delete reading.startKey;
+    delete reading.frontier;
+  } else {
+    reading.startKey = startKey;
+    reading.frontier = frontier;
+  }
 }
 
 function query(
   ctx: StoreContext,
   partition: HeadsPartition,
-  after: ListPosition | undefined,
-  want: number,
+  range: HeadsRange,
+  limit: number,
   startKey: Item | undefined,
 ): QueryCommand {
+  const { low, high } = bounds(range);
+  const condition =
+    low !== undefined && high !== undefined
+      ? " AND updatedAt BETWEEN :low AND :high"
+      : low !== undefined
+        ? " AND updatedAt >= :low"
+        : high !== undefined
+          ? " AND updatedAt <= :high"
+          : "";
   return new QueryCommand({
     TableName: ctx.tableName,
     IndexName: partition.index,
-    KeyConditionExpression: after === undefined ? "#key = :key" : "#key = :key AND updatedAt <= :after",
+    KeyConditionExpression: `#key = :key${condition}`,
     // A name placeholder always: `status` is a DynamoDB reserved word.
     ExpressionAttributeNames: { "#key": PARTITION_KEY[partition.index] },
     ExpressionAttributeValues: {
       ":key": str(partition.value),
-      ...(after === undefined ? {} : { ":after": str(after.updatedAt) }),
+      ...(low === undefined ? {} : { ":low": str(low) }),
+      ...(high === undefined ? {} : { ":high": str(high) }),
     },
-    ScanIndexForward: false,
-    Limit: want,
+    ScanIndexForward: range.order === "oldestFirst",
+    Limit: limit,
     ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
   });
+}
+
+/** The updatedAt range a listing reads: the cursor bounds one end (inclusive: ties), `upTo` the top. */
+function bounds({ order, after, upTo }: HeadsRange): { low?: string; high?: string } {
+  if (order === "oldestFirst") {
+    if (after !== undefined && upTo !== undefined && after.updatedAt > upTo) return { low: upTo, high: upTo };
+    return {
+      ...(after === undefined ? {} : { low: after.updatedAt }),
+      ...(upTo === undefined ? {} : { high: upTo }),
+    };
+  }
+  const high =
+    after === undefined ? upTo : upTo === undefined || after.updatedAt < upTo ? after.updatedAt : upTo;
+  return high === undefined ? {} : { high };
 }
 
 async function send(ctx: StoreContext, partition: HeadsPartition, what: string, command: QueryCommand) {
@@ -84,7 +166,7 @@ async function send(ctx: StoreContext, partition: HeadsPartition, what: string, 
 }
 
 /**
- * A table made before the parent index existed answers a Query of it with a ValidationException
+ * A table made before an index existed answers a Query of it with a ValidationException
  * ("The table does not have the specified index"): say which index, and how to get it.
  */
 function missingIndex(

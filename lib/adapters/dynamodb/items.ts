@@ -1,6 +1,7 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
 import type { AutoResumes, RunHead } from "../../ports/eventStore.ts";
+import { STATUS_SHARD_ATTRIBUTE, statusShardOf } from "./shards.ts";
 
 /** One stored DynamoDB item in wire form. */
 export type Item = Record<string, AttributeValue>;
@@ -44,10 +45,12 @@ export function isExpired(item: Item, now: Date): boolean {
 }
 
 /** A head as written in full (createRun, repair); partial updates go through UpdateItem. */
-export function encodeHead(head: RunHead): Item {
+export function encodeHead(head: RunHead, statusShards: number): Item {
   const item: Item = {
     ...key(head.runId, HEAD_SEQ),
     status: str(head.status),
+    // The sharded status index's key (shards.ts): every write of a head's status writes it too.
+    [STATUS_SHARD_ATTRIBUTE]: str(statusShardOf(head.status, head.runId, statusShards)),
     lastSeq: num(head.lastSeq),
     agent: str(head.agent),
     createdAt: str(head.createdAt),

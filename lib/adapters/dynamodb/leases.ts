@@ -7,6 +7,7 @@ import { attemptConditional, type StoreContext } from "./context.ts";
 import { isConditionalFailure, toRunlogError, wasRetried } from "./errors.ts";
 import { getHead, getItem } from "./heads.ts";
 import { HEAD_SEQ, type Item, key, num, readString, str } from "./items.ts";
+import { statusShardOf } from "./shards.ts";
 
 const describeLease = (lease: Lease | undefined) =>
   lease ? `held by ${lease.owner} until ${new Date(lease.until).toISOString()}` : "not held";
@@ -45,7 +46,8 @@ async function casClaim(
         TableName: ctx.tableName,
         Key: key(runId, HEAD_SEQ),
         UpdateExpression:
-          "SET leaseOwner = :owner, leaseUntil = :until, #status = :running, leaseVersion = :next, " +
+          "SET leaseOwner = :owner, leaseUntil = :until, #status = :running, statusShard = :shard, " +
+          "leaseVersion = :next, " +
           `updatedAt = :now${record.set}${record.remove}`,
         ConditionExpression: `attribute_exists(runId) AND ${versionMatches}`,
         ExpressionAttributeNames: { "#status": "status" },
@@ -53,6 +55,7 @@ async function casClaim(
           ":owner": str(lease.owner),
           ":until": num(lease.until),
           ":running": str("running"),
+          ":shard": str(statusShardOf("running", runId, ctx.statusShards)),
           ":expect": num(expect),
           ":next": num(expect + 1),
           ":now": str(ctx.now().toISOString()),
@@ -131,7 +134,8 @@ export async function releaseLease(
         TableName: ctx.tableName,
         Key: key(runId, HEAD_SEQ),
         UpdateExpression:
-          "REMOVE leaseOwner, leaseUntil SET #status = :status, updatedAt = :now, releaseToken = :token" +
+          "REMOVE leaseOwner, leaseUntil SET #status = :status, statusShard = :shard, updatedAt = :now, " +
+          "releaseToken = :token" +
           (withSeq ? ", lastSeq = :seq" : ""),
         // The holder's last seq is the log's: nobody else writes while it holds the lease.
         ConditionExpression: "leaseOwner = :owner",
@@ -139,6 +143,7 @@ export async function releaseLease(
         ExpressionAttributeValues: {
           ":owner": str(owner),
           ":status": str(status),
+          ":shard": str(statusShardOf(status, runId, ctx.statusShards)),
           ":now": str(ctx.now().toISOString()),
           ":token": str(token),
           ...(withSeq ? { ":seq": num(lastSeq) } : {}),

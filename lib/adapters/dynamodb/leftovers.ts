@@ -1,5 +1,5 @@
 import { DeleteItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
-import { inBatches } from "./blobs.ts";
+import { forEachConcurrently } from "../../core/concurrency.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { HEAD_SEQ, type Item, isExpired, key, num, readNumber, str, TTL_ATTRIBUTE } from "./items.ts";
 
@@ -56,7 +56,7 @@ export async function expiredLeftovers(ctx: StoreContext, runId: string): Promis
  */
 export async function deleteLeftovers(ctx: StoreContext, runId: string, seqs: readonly number[]) {
   const now = Math.floor(ctx.now().getTime() / 1000);
-  await inBatches(seqs, CONCURRENCY, (seq) =>
+  await forEachConcurrently(seqs, CONCURRENCY, (seq) =>
     // False (the condition failed) is the case above: the item is live again, and stays.
     attemptConditional(ctx, `delete expired seq ${seq} of run ${runId}`, () =>
       ctx.client.send(

@@ -8,9 +8,21 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { PermanentError, RetryableError } from "../../core/errors.ts";
 import { toRunlogError } from "./errors.ts";
+import { STATUS_SHARD_ATTRIBUTE } from "./shards.ts";
 
-/** Sparse index over run-heads only (events carry no `status`), for listing and finding stale runs. */
-export const STATUS_INDEX = "byStatus";
+/**
+ * Sparse index over run-heads only (events carry no `statusShard`), for listing and finding stale
+ * runs: keyed by `${status}#${shard}` (shards.ts), so the heads of one status are spread over
+ * several partitions and the writes of a busy fleet's running heads are too.
+ */
+export const STATUS_SHARD_INDEX = "byStatusShard";
+
+/**
+ * The index runlog keyed by the status alone before the status was sharded: one partition took
+ * every head write of every running run. Declared only while a deployed table is upgraded
+ * (`legacyStatusIndex`); nothing reads it.
+ */
+export const LEGACY_STATUS_INDEX = "byStatus";
 
 /** Sparse index over the heads of forks only (no other item has `parentRunId`), for listing a run's forks. */
 export const PARENT_INDEX = "byParent";
@@ -28,15 +40,33 @@ const parentIndex: GlobalSecondaryIndex = {
   Projection: { ProjectionType: "ALL" },
 };
 
-/** The one table layout every runlog store uses; cdk/ must declare the same keys and index. */
-export function tableDefinition(tableName: string): CreateTableCommandInput {
+const legacyStatusIndex: GlobalSecondaryIndex = {
+  IndexName: LEGACY_STATUS_INDEX,
+  KeySchema: [
+    { AttributeName: "status", KeyType: "HASH" },
+    { AttributeName: "updatedAt", KeyType: "RANGE" },
+  ],
+  Projection: { ProjectionType: "ALL" },
+};
+
+/**
+ * The one table layout every runlog store uses; cdk/ must declare the same keys and indexes.
+ * `legacyStatusIndex` keeps the index of older runlogs too, for the first of the two deploys an
+ * upgrade takes (DynamoDB adds or drops one index per table update).
+ */
+export function tableDefinition(
+  tableName: string,
+  options: { legacyStatusIndex?: boolean } = {},
+): CreateTableCommandInput {
+  const legacy = options.legacyStatusIndex === true;
   return {
     TableName: tableName,
     BillingMode: "PAY_PER_REQUEST",
     AttributeDefinitions: [
       { AttributeName: "runId", AttributeType: "S" },
       { AttributeName: "seq", AttributeType: "N" },
-      { AttributeName: "status", AttributeType: "S" },
+      { AttributeName: STATUS_SHARD_ATTRIBUTE, AttributeType: "S" },
+      ...(legacy ? [{ AttributeName: "status", AttributeType: "S" as const }] : []),
       { AttributeName: "updatedAt", AttributeType: "S" },
       { AttributeName: "parentRunId", AttributeType: "S" },
     ],
@@ -46,14 +76,15 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
     ],
     GlobalSecondaryIndexes: [
       {
-        IndexName: STATUS_INDEX,
+        IndexName: STATUS_SHARD_INDEX,
         KeySchema: [
-          { AttributeName: "status", KeyType: "HASH" },
+          { AttributeName: STATUS_SHARD_ATTRIBUTE, KeyType: "HASH" },
           { AttributeName: "updatedAt", KeyType: "RANGE" },
         ],
         Projection: { ProjectionType: "ALL" },
       },
       parentIndex,
+      ...(legacy ? [legacyStatusIndex] : []),
     ],
   };
 }
@@ -73,8 +104,13 @@ function checkShape(table: TableDescription, tableName: string): void {
       `table ${tableName} exists with key schema [${keys}], expected runId (HASH) and seq (RANGE)`,
     );
   }
-  if (!hasIndex(table, STATUS_INDEX)) {
-    throw new PermanentError(`table ${tableName} has no global secondary index ${STATUS_INDEX}`);
+  if (!hasIndex(table, STATUS_SHARD_INDEX)) {
+    const older = hasIndex(table, LEGACY_STATUS_INDEX)
+      ? ` (it has ${LEGACY_STATUS_INDEX}: an older runlog made it; see "Upgrading a deployed stack" in cdk/README.md)`
+      : "";
+    throw new PermanentError(
+      `table ${tableName} has no global secondary index ${STATUS_SHARD_INDEX}${older}`,
+    );
   }
 }
 

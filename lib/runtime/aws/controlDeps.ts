@@ -18,6 +18,8 @@ export interface TableStepOptions {
   models: ModelResolver;
   stepsPerExecution?: number;
   retentionMs?: number;
+  /** The status index's shards on this table (the stack's `statusShards`). @default 8 */
+  statusShards?: number;
 }
 
 /**
@@ -26,7 +28,11 @@ export interface TableStepOptions {
  * the Lambda functions (runtime/aws/handlerDeps.ts) and `runlog serve --table` share.
  */
 export function tableStepDeps(options: TableStepOptions): StepDeps {
-  const store = new DynamoEventStore({ client: options.client, tableName: options.tableName });
+  const store = new DynamoEventStore({
+    client: options.client,
+    tableName: options.tableName,
+    ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+  });
   return {
     store,
     logs: new LogCache(store),

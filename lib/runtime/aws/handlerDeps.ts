@@ -120,6 +120,7 @@ export async function buildDeps(
     models: awsModels(modelKey?.current),
     ...(config.stepsPerExecution === undefined ? {} : { stepsPerExecution: config.stepsPerExecution }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
+    ...(config.statusShards === undefined ? {} : { statusShards: config.statusShards }),
   });
   let sfn: SFNClient | undefined;
   const controlFor = (stateMachineArn: string) => {

@@ -222,7 +222,7 @@ describe("a big event's chunks", () => {
     const events = finishedRun(runId, randomBytes(MB).toString("base64"));
     await write(events.slice(0, 3));
     // Chunks written, then the process died before the event's put.
-    await encodeEventItem({ client, tableName, now: () => new Date() }, runId, events[3]!);
+    await encodeEventItem({ client, tableName, now: () => new Date(), statusShards: 8 }, runId, events[3]!);
     expect((await store.read(runId)).map((e) => e.seq)).toEqual([1, 2, 3]);
     await store.append(runId, events[3]!);
     expect(await store.read(runId, 3)).toEqual([events[3]]);

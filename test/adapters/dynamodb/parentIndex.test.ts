@@ -5,7 +5,7 @@ import { checkTable } from "../../../lib/adapters/dynamodb/table.ts";
 import { MissingIndexError } from "../../../lib/core/errors.ts";
 import { started } from "../../contract/fixtures.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
-import { createTableWithoutParentIndex } from "../../support/oldTable.ts";
+import { createTableWithoutParentIndex, createTableWithUnshardedStatus } from "../../support/oldTable.ts";
 import { connectDynamo } from "../../support/store.ts";
 
 let server: InProcessDynalite;
@@ -34,5 +34,29 @@ describe("the parent index on a table made before it existed", () => {
     await expect(failure).rejects.toThrow(
       /table old-deployed has no index byParent \(it was made by an older runlog\); deploy runlog's table/,
     );
+  });
+});
+
+describe("a table made before the status index was sharded", () => {
+  it("is refused up front, naming the index it lacks and where the upgrade is described", async () => {
+    await createTableWithUnshardedStatus(client, "old-unsharded");
+    await expect(checkTable(client, "old-unsharded")).rejects.toThrow(
+      /has no global secondary index byStatusShard \(it has byStatus: an older runlog made it; see "Upgrading a deployed stack"/,
+    );
+  });
+
+  it("spreads a status's heads over its shards, and lists them as one", async () => {
+    await createTableWithoutParentIndex(client, "sharded-spread");
+    const store = new DynamoEventStore({ client, tableName: "sharded-spread", statusShards: 4 });
+    const ids = Array.from({ length: 24 }, (_, i) => `spread-${i}`);
+    for (const runId of ids) await store.createRun(started(runId));
+    const { ScanCommand } = await import("@aws-sdk/client-dynamodb");
+    const items =
+      (await client.send(new ScanCommand({ TableName: "sharded-spread", IndexName: "byStatusShard" })))
+        .Items ?? [];
+    const shards = new Set(items.map((item) => item.statusShard?.S));
+    expect(shards.size).toBe(4);
+    const listed = (await store.listRuns({ limit: 1000 })).runs.map((head) => head.runId);
+    expect(listed.sort()).toEqual([...ids].sort());
   });
 });

@@ -16,7 +16,7 @@ describe("reading payload chunks", () => {
         return { Responses: {}, UnprocessedKeys: command.input.RequestItems };
       },
     } as unknown as DynamoDBClient;
-    const ctx = { client, tableName: "throttled", now: () => new Date() };
+    const ctx = { client, tableName: "throttled", now: () => new Date(), statusShards: 8 };
     const ref = { hash: "ab".repeat(32), chunks: 2, bytes: 400_000 };
     const error = await readChunks(ctx, [ref]).then(
       () => undefined,
