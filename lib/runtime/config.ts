@@ -42,6 +42,7 @@ export const NAMES = {
   modelKeySecretArn: "MODEL_KEY_SECRET_ARN",
   leaseMs: "RUNLOG_LEASE_MS",
   cancelPollMs: "RUNLOG_CANCEL_POLL_MS",
+  deployment: "RUNLOG_DEPLOYMENT",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -225,6 +226,17 @@ export const ConfigSchema = z.object({
     default: "2000",
     allowed: "a whole number of milliseconds, 1 or more",
   }),
+  deployment: doc(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_./-]{1,255}$/)
+      .optional(),
+    {
+      readBy: HANDLERS,
+      default: "unset: metrics carry no deployment dimension",
+      allowed: "1 to 255 of A-Z a-z 0-9 _ . / -",
+    },
+  ),
 });
 
 type Parsed = z.output<typeof ConfigSchema>;
