@@ -13,6 +13,8 @@ export interface AlarmsProps {
   functions: Readonly<Record<string, IFunction>>;
   stateMachine: IStateMachine;
   deadLetters: IQueue;
+  /** The deployment's name: the `deployment` dimension of the runlog metrics it alarms on (cdk/deployment.ts). */
+  deployment: string;
   /** How often the sweeper runs: the give-up alarm looks at one sweep's worth of time. @default Duration.minutes(5) */
   sweepEvery?: Duration;
   /** Told when an alarm fires and when it clears. @default no action */
@@ -75,7 +77,7 @@ export class RunlogAlarms extends Construct {
     alarm(
       "SweepGaveUp",
       // One sweep's worth: a shorter period would clear the alarm between two sweeps.
-      runlogMetric(METRICS.sweepGaveUp, Stats.SUM, sweepPeriod(props.sweepEvery)),
+      runlogMetric(props.deployment, METRICS.sweepGaveUp, Stats.SUM, sweepPeriod(props.sweepEvery)),
       "runs ran out of automatic resumes and wait for a person to resume them (it stays while any does)",
     );
     for (const [handler, fn] of Object.entries(props.functions)) {

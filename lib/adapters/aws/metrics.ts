@@ -12,8 +12,8 @@ export const METRICS_SERVICE = "runlog";
 
 /**
  * The dimension naming the deployment every metric of a deployed function carries besides
- * `service` (its value the configuration's `deployment`, set by cdk), so two deployments in one account keep
- * apart series and each one's alarms read only its own.
+ * `service` (its value the configuration's `deployment`, set by cdk), so two deployments in
+ * one account keep apart series and each one's alarms read only its own.
  */
 export const METRICS_DEPLOYMENT = "deployment";
 
