@@ -139,8 +139,6 @@ const positiveInteger = (value: number) =>
 
 /** Step Functions runs at most this many iterations of an inline Map at once (its documented limit). */
 export const MAX_TOOL_CALLS_LIMIT = 40;
-/** The functions `concurrency.reservedConcurrency` reserves for, each that many. */
-export const RESERVED_FUNCTIONS = 5;
 /** A new account's concurrency quota, and what Lambda keeps unreserved out of it. */
 export const ACCOUNT_CONCURRENCY = { default: 1_000, unreserved: 100 } as const;
 
@@ -150,17 +148,20 @@ export interface PropsWarning {
   message: string;
 }
 
-/** Props that can deploy but may not on an account with default quotas (RunlogProps already valid). */
-export function propsWarnings(props: RunlogProps): PropsWarning[] {
+/**
+ * Props that can deploy but may not on an account with default quotas (RunlogProps already
+ * valid): `functions` is how many functions `concurrency.reservedConcurrency` reserves for.
+ */
+export function propsWarnings(props: RunlogProps, functions: number): PropsWarning[] {
   const reserved = props.concurrency?.reservedConcurrency;
   if (reserved === undefined || Token.isUnresolved(reserved)) return [];
   const most = ACCOUNT_CONCURRENCY.default - ACCOUNT_CONCURRENCY.unreserved;
-  if (reserved * RESERVED_FUNCTIONS <= most) return [];
+  if (reserved * functions <= most) return [];
   return [
     {
       prop: "concurrency.reservedConcurrency",
       message:
-        `${reserved} for each of ${RESERVED_FUNCTIONS} functions reserves ${reserved * RESERVED_FUNCTIONS}: ` +
+        `${reserved} for each of ${functions} functions reserves ${reserved * functions}: ` +
         `more than the ${most} an account with the default quota (${ACCOUNT_CONCURRENCY.default}) can reserve; ` +
         "the deploy fails unless the account's quota was raised",
     },

@@ -30,14 +30,7 @@ import {
 } from "./grants.ts";
 import { RunlogHttpApi } from "./httpApi.ts";
 import { acceptedFindings } from "./nag.ts";
-import {
-  agentsModulePath,
-  bundlingRoot,
-  propsWarnings,
-  RESERVED_FUNCTIONS,
-  type RunlogProps,
-  validateProps,
-} from "./props.ts";
+import { agentsModulePath, bundlingRoot, propsWarnings, type RunlogProps, validateProps } from "./props.ts";
 import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
 import { RunStateMachine } from "./runStateMachine.ts";
 import { RunlogTable } from "./table.ts";
@@ -58,8 +51,6 @@ const SIZING: Record<HandlerName, { timeout: Duration; memorySize: number }> = {
 };
 /** The functions behind the state machine's Task states (the ones `concurrency.reservedConcurrency` bounds). */
 const STEPS = ["callModel", "runTool", "recordModelFailure", "finish", "handoff"] as const;
-// props.ts warns from how many functions reserve: it must be these.
-if (STEPS.length !== RESERVED_FUNCTIONS) throw new Error("RESERVED_FUNCTIONS must count STEPS");
 
 function modelKey(scope: Construct, secret: ISecret | string): ISecret {
   if (typeof secret !== "string") return secret;
@@ -98,7 +89,7 @@ export class Runlog extends Construct {
   constructor(scope: Construct, id: string, props: RunlogProps) {
     super(scope, id);
     validateProps(props);
-    for (const { prop, message } of propsWarnings(props)) {
+    for (const { prop, message } of propsWarnings(props, STEPS.length)) {
       Annotations.of(this).addWarningV2(`runlog:${prop}`, `${prop}: ${message}`);
     }
     this.deployment = deploymentName(this);
