@@ -18,6 +18,8 @@ export interface AlarmsProps {
   deadLetters: IQueue;
   table: Pick<ITable, "metric" | "tableName">;
   httpApi: Pick<IHttpApi, "metricServerError" | "metricCount">;
+  /** The deployment's name: the `deployment` dimension of the runlog metrics it alarms on (cdk/deployment.ts). */
+  deployment: string;
   /** How often the sweeper runs: the give-up and stale-run alarms look at one sweep's worth of time. @default Duration.minutes(5) */
   sweepEvery?: Duration;
   /** How long a run goes without progress before the sweep resumes it (SweepOptions.staleAfterMs). @default Duration.minutes(10) */
@@ -196,12 +198,20 @@ export class RunlogAlarms extends Construct {
       "over 5% of the HTTP API's requests were answered 5xx (at least 5 in 5 minutes), in 2 of 3 five-minute periods.",
     );
     const modelCalls = {
-      calls: runlogSeries(METRICS.steps, { step: "callModel", outcome: "ok" }, Stats.SUM, SLOW_PERIOD),
+      calls: runlogSeries(
+        props.deployment,
+        METRICS.steps,
+        { step: "callModel", outcome: "ok" },
+        Stats.SUM,
+        SLOW_PERIOD,
+      ),
     };
     const modelFailures = (kind: ModelFailureKind) =>
       failurePercent(
         {
-          failures: { [kind]: runlogSeries(METRICS.modelFailures, { kind }, Stats.SUM, SLOW_PERIOD) },
+          failures: {
+            [kind]: runlogSeries(props.deployment, METRICS.modelFailures, { kind }, Stats.SUM, SLOW_PERIOD),
+          },
           total: modelCalls,
           totalIncludesFailures: false,
           minFailures: 3,
@@ -227,7 +237,7 @@ export class RunlogAlarms extends Construct {
       "SweepGaveUp",
       "sweep-gave-up",
       // Each run is counted once, when given up: over one sweep's time the alarm clears by the next sweep.
-      runlogMetric(METRICS.sweepGaveUp, Stats.SUM, sweep),
+      runlogMetric(props.deployment, METRICS.sweepGaveUp, Stats.SUM, sweep),
       atLeastOne,
       "the sweep gave up on a run after its automatic resumes: it waits for a person to resume it.",
     );
@@ -235,7 +245,7 @@ export class RunlogAlarms extends Construct {
     alarm(
       "OldestStaleRun",
       "oldest-stale-run",
-      runlogMetric(METRICS.oldestStaleRunAge, Stats.MAXIMUM, sweep),
+      runlogMetric(props.deployment, METRICS.oldestStaleRunAge, Stats.MAXIMUM, sweep),
       { threshold: staleLimit.toSeconds() },
       `a run has gone ${staleLimit.toHumanString()} without progress (3 sweeps past staleness) and no sweep resumed it.`,
     );

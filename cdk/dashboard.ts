@@ -18,6 +18,8 @@ export interface RunlogDashboardProps {
   functions: Readonly<Record<string, IFunction>>;
   stateMachine: IStateMachine;
   deadLetters: IQueue;
+  /** The deployment's name: the `deployment` dimension of the runlog metrics shown (cdk/deployment.ts). */
+  deployment: string;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -35,9 +37,9 @@ export class RunlogDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: RunlogDashboardProps) {
     super(scope, id);
-    const { stateMachine: machine, functions } = props;
-    const sum = (metric: Parameters<typeof runlogMetric>[0], label?: string) =>
-      runlogMetric(metric, Stats.SUM, PERIOD, label);
+    const { stateMachine: machine, functions, deployment } = props;
+    const sum = (metric: Parameters<typeof runlogMetric>[1], label?: string) =>
+      runlogMetric(deployment, metric, Stats.SUM, PERIOD, label);
     const perFunction = (of: (fn: IFunction, label: string) => IMetric) =>
       Object.entries(functions).map(([name, fn]) => of(fn, name));
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
@@ -45,8 +47,7 @@ export class RunlogDashboard extends Construct {
 
     const widgets: IWidget[] = [
       new TextWidget({
-        markdown:
-          "# runlog\nMetrics in namespace `runlog` are emitted by the functions (EMF); see runlog's cdk/README.md.",
+        markdown: `# runlog ${deployment}\nMetrics in namespace \`runlog\` (dimension \`deployment\` = \`${deployment}\`) are emitted by the functions (EMF); see runlog's cdk/README.md.`,
         width: 24,
         height: 2,
       }),
@@ -56,8 +57,8 @@ export class RunlogDashboard extends Construct {
         machine.metricFailed({ statistic: Stats.SUM, label: "failed" }),
         machine.metricTimedOut({ statistic: Stats.SUM, label: "timed out" }),
       ]),
-      graph("Steps by step and outcome", [runlogSearch(METRICS.steps, Stats.SUM, PERIOD)]),
-      graph("Step duration p90 (ms)", [runlogSearch(METRICS.stepDuration, Stats.p(90), PERIOD)]),
+      graph("Steps by step and outcome", [runlogSearch(deployment, METRICS.steps, Stats.SUM, PERIOD)]),
+      graph("Step duration p90 (ms)", [runlogSearch(deployment, METRICS.stepDuration, Stats.p(90), PERIOD)]),
       graph(
         "Function errors",
         perFunction((fn, label) => fn.metricErrors({ statistic: Stats.SUM, label })),
@@ -67,20 +68,20 @@ export class RunlogDashboard extends Construct {
         perFunction((fn, label) => fn.metricThrottles({ statistic: Stats.SUM, label })),
       ),
       graph("Model latency (ms)", [
-        runlogMetric(METRICS.modelLatency, Stats.p(50), PERIOD, "p50"),
-        runlogMetric(METRICS.modelLatency, Stats.p(90), PERIOD, "p90"),
-        runlogMetric(METRICS.modelLatency, Stats.MAXIMUM, PERIOD, "max"),
+        runlogMetric(deployment, METRICS.modelLatency, Stats.p(50), PERIOD, "p50"),
+        runlogMetric(deployment, METRICS.modelLatency, Stats.p(90), PERIOD, "p90"),
+        runlogMetric(deployment, METRICS.modelLatency, Stats.MAXIMUM, PERIOD, "max"),
       ]),
       graph("Model tokens", [
         sum(METRICS.modelInputTokens, "input"),
         sum(METRICS.modelOutputTokens, "output"),
       ]),
       graph("Model failures by kind, and tool errors", [
-        runlogSearch(METRICS.modelFailures, Stats.SUM, PERIOD),
+        runlogSearch(deployment, METRICS.modelFailures, Stats.SUM, PERIOD),
         sum(METRICS.toolErrors, "tool errors"),
       ]),
       graph("Lost seq races", [sum(METRICS.lostSeqRaces, "lost races")]),
-      graph("Resumes by who and kind", [runlogSearch(METRICS.resumes, Stats.SUM, PERIOD)]),
+      graph("Resumes by who and kind", [runlogSearch(deployment, METRICS.resumes, Stats.SUM, PERIOD)]),
       graph(
         "Sweeps",
         [
@@ -89,7 +90,7 @@ export class RunlogDashboard extends Construct {
           sum(METRICS.sweepFailed, "failed"),
           sum(METRICS.sweepGaveUp, "gave up"),
         ],
-        [runlogMetric(METRICS.oldestStaleRunAge, Stats.MAXIMUM, PERIOD, "oldest stale run (s)")],
+        [runlogMetric(deployment, METRICS.oldestStaleRunAge, Stats.MAXIMUM, PERIOD, "oldest stale run (s)")],
       ),
       graph("Dead-letter queue depth", [
         props.deadLetters.metricApproximateNumberOfMessagesVisible({

@@ -3,10 +3,12 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { Duration, type RemovalPolicy, Token } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
+import type { IPrincipal } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
 import { InvalidInputError } from "../lib/core/errors.ts";
+import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
 import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
 
 /** Where the alarms go. */
@@ -19,9 +21,9 @@ export interface RunlogAlarmsProps {
 
 /** Bounds on how much runs do at once. */
 export interface RunlogConcurrency {
-  /** Reserved concurrency of each step function (CallModel, RunTool, RecordModelFailure, Finish, Handoff): at most this many of each at once, and as many kept for them. @default none: they share the account's unreserved pool */
+  /** Reserved concurrency of each step function (CallModel, RunTool, RecordModelFailure, Finish, Handoff): at most this many of each at once, and as many kept for them; at least `maxToolCalls`, so one response's tool calls can all run. @default none: they share the account's unreserved pool */
   reservedConcurrency?: number;
-  /** The most tool calls of one model response that run at once (the RunTools Map's MaxConcurrency), each a RunTool Lambda. @default 10 */
+  /** The most tool calls of one model response that run at once (the RunTools Map's MaxConcurrency), each a RunTool Lambda: 1 to 40, an inline Map's most concurrent iterations. @default 10 */
   maxToolCalls?: number;
 }
 
@@ -34,8 +36,10 @@ export interface RunlogProps {
   modelKeySecret?: ISecret | string;
   /** Whole days a run that finished (completed, cancelled, failed…) is kept before DynamoDB's TTL deletes it. @default forever */
   retentionDays?: number;
-  /** The bus runlog.StartRun and runlog.ResumeRun events arrive on. @default the account's default bus */
+  /** The bus runlog.StartRun and runlog.ResumeRun events arrive on. @default a bus of this deployment's own (`eventBus` of the construct), so no other deployment's events reach it */
   eventBus?: IEventBus;
+  /** Who may put events on the bus runlog makes (events:PutEvents in its resource policy); not with `eventBus`, whose policy is its owner's. @default this account only */
+  eventPublishers?: IPrincipal[];
   /** How often the sweeper resumes runs whose executor died (whole minutes). @default Duration.minutes(5) */
   sweepEvery?: Duration;
   /** The longest one execution may take; leases last as long, plus 5 minutes. @default Duration.hours(24) */
@@ -144,6 +148,37 @@ export function bundlingRoot(agentsModule: string, projectRoot: string | undefin
 const positiveInteger = (value: number) =>
   Token.isUnresolved(value) || (Number.isInteger(value) && value > 0);
 
+/** Step Functions runs at most this many iterations of an inline Map at once (its documented limit). */
+export const MAX_TOOL_CALLS_LIMIT = 40;
+/** A new account's concurrency quota, and what Lambda keeps unreserved out of it. */
+export const ACCOUNT_CONCURRENCY = { default: 1_000, unreserved: 100 } as const;
+
+/** What a prop's value means for the account, worth a warning at synth but not an error. */
+export interface PropsWarning {
+  prop: string;
+  message: string;
+}
+
+/**
+ * Props that can deploy but may not on an account with default quotas (RunlogProps already
+ * valid): `functions` is how many functions `concurrency.reservedConcurrency` reserves for.
+ */
+export function propsWarnings(props: RunlogProps, functions: number): PropsWarning[] {
+  const reserved = props.concurrency?.reservedConcurrency;
+  if (reserved === undefined || Token.isUnresolved(reserved)) return [];
+  const most = ACCOUNT_CONCURRENCY.default - ACCOUNT_CONCURRENCY.unreserved;
+  if (reserved * functions <= most) return [];
+  return [
+    {
+      prop: "concurrency.reservedConcurrency",
+      message:
+        `${reserved} for each of ${functions} functions reserves ${reserved * functions}: ` +
+        `more than the ${most} an account with the default quota (${ACCOUNT_CONCURRENCY.default}) can reserve; ` +
+        "the deploy fails unless the account's quota was raised",
+    },
+  ];
+}
+
 /** Check the props that a template would accept but a deployment or a run would not. */
 export function validateProps(props: RunlogProps): void {
   const { retentionDays, sweepEvery, executionTimeout, concurrency, modelKeySecret, alarms } = props;
@@ -163,18 +198,59 @@ export function validateProps(props: RunlogProps): void {
     }
   }
   if (executionTimeout !== undefined) {
-    const seconds = executionTimeout.toSeconds();
-    if (seconds < 60 || seconds > Duration.days(365).toSeconds()) {
+    const seconds = executionTimeout.toSeconds({ integral: false });
+    if (!Number.isInteger(seconds) || seconds < 60 || seconds > Duration.days(365).toSeconds()) {
       throw new RunlogPropsError(
         "executionTimeout",
-        `must be between one minute and a year (Step Functions' limit), got ${executionTimeout.toHumanString()}`,
+        `must be whole seconds between one minute and a year (Step Functions' limit), got ${executionTimeout.toHumanString()}`,
       );
     }
+  }
+  if (concurrency !== undefined && (typeof concurrency !== "object" || concurrency === null)) {
+    throw new RunlogPropsError(
+      "concurrency",
+      `must be { reservedConcurrency?, maxToolCalls? }, got ${String(concurrency)}`,
+    );
   }
   for (const key of ["reservedConcurrency", "maxToolCalls"] as const) {
     const value = concurrency?.[key];
     if (value !== undefined && !positiveInteger(value)) {
       throw new RunlogPropsError(`concurrency.${key}`, `must be a positive whole number, got ${value}`);
+    }
+  }
+  const maxToolCalls = concurrency?.maxToolCalls;
+  if (
+    maxToolCalls !== undefined &&
+    !Token.isUnresolved(maxToolCalls) &&
+    maxToolCalls > MAX_TOOL_CALLS_LIMIT
+  ) {
+    throw new RunlogPropsError(
+      "concurrency.maxToolCalls",
+      `must be at most ${MAX_TOOL_CALLS_LIMIT} (the most iterations Step Functions runs at once in an inline Map), got ${maxToolCalls}`,
+    );
+  }
+  const reserved = concurrency?.reservedConcurrency;
+  const batch = maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  if (
+    reserved !== undefined &&
+    !Token.isUnresolved(reserved) &&
+    !Token.isUnresolved(batch) &&
+    reserved < batch
+  ) {
+    throw new RunlogPropsError(
+      "concurrency.reservedConcurrency",
+      `must be at least concurrency.maxToolCalls (${batch}${maxToolCalls === undefined ? ", its default" : ""}), so one response's tool calls can run at once; got ${reserved}`,
+    );
+  }
+  if (props.eventPublishers !== undefined) {
+    if (!Array.isArray(props.eventPublishers) || props.eventPublishers.length === 0) {
+      throw new RunlogPropsError("eventPublishers", "must list at least one principal");
+    }
+    if (props.eventBus !== undefined) {
+      throw new RunlogPropsError(
+        "eventPublishers",
+        "applies to the bus runlog makes, not to an eventBus given: grant events:PutEvents in that bus's own policy",
+      );
     }
   }
   if (typeof modelKeySecret === "string" && modelKeySecret.trim() === "") {

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
+import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Version } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -8,6 +8,8 @@ import { configuredDefinition, TASKS, type TaskName } from "../lib/workflow/defi
 import { EXECUTION_TIMEOUT_SECONDS } from "../lib/workflow/timeouts.ts";
 
 export interface RunStateMachineProps {
+  /** The deployment's name (cdk/deployment.ts): its log group is named from it, unique and token-free. */
+  deployment: string;
   /** The published version behind each Task state of lib/workflow's definition: an execution calls the versions it started with. */
   tasks: Readonly<Record<TaskName, Version>>;
   /** The longest one execution (one generation of a run) may take, in whole seconds. @default Duration.hours(24) */
@@ -16,14 +18,6 @@ export interface RunStateMachineProps {
   logRetention?: RetentionDays;
   /** The RunTools Map's MaxConcurrency: how many tool calls of one response run at once. @default DEFAULT_MAX_TOOL_CALLS (10) */
   maxToolCalls?: number;
-}
-
-/** The stack's name and this construct's path in it ("Default" ids left out, as in logical ids): unique per stack. */
-function logName(scope: Construct): string {
-  const stack = Stack.of(scope);
-  const path = scope.node.scopes.slice(scope.node.scopes.indexOf(stack) + 1).map((s) => s.node.id);
-  const parts = [stack.stackName, ...path.filter((id) => id !== "Default")];
-  return parts.map((part) => part.replace(/[^A-Za-z0-9_.-]/g, "")).join("-");
 }
 
 /**
@@ -44,7 +38,7 @@ export class RunStateMachine extends Construct {
     this.timeout = props.timeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
     const logs = new LogGroup(this, "Logs", {
       // The prefix AWS recommends for vended logs, so many state machines do not outgrow one resource policy.
-      logGroupName: `/aws/vendedlogs/states/${logName(this)}`,
+      logGroupName: `/aws/vendedlogs/states/${props.deployment}-${id}`,
       retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });

@@ -1,7 +1,9 @@
-import { Duration } from "aws-cdk-lib";
+import { Annotations, Duration } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
+import { EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
+import { AccountRootPrincipal, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
@@ -16,6 +18,7 @@ import {
 } from "../lib/workflow/timeouts.ts";
 import { RunlogAlarms } from "./alarms.ts";
 import { RunlogDashboard } from "./dashboard.ts";
+import { busName, deploymentName } from "./deployment.ts";
 import {
   deadLetterDestination,
   grantExecutions,
@@ -28,7 +31,7 @@ import {
 import { RunlogHttpApi } from "./httpApi.ts";
 import { acceptedFindings } from "./nag.ts";
 import { checkOwnTable } from "./ownTable.ts";
-import { agentsModulePath, bundlingRoot, type RunlogProps, validateProps } from "./props.ts";
+import { agentsModulePath, bundlingRoot, propsWarnings, type RunlogProps, validateProps } from "./props.ts";
 import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
 import { RunStateMachine } from "./runStateMachine.ts";
 import { RunlogTable } from "./table.ts";
@@ -77,10 +80,21 @@ export class Runlog extends Construct {
   readonly alarms: readonly Alarm[];
   /** The CloudWatch dashboard (none when `dashboard: false`). */
   readonly dashboard: Dashboard | undefined;
+  /** The bus runlog.StartRun and runlog.ResumeRun events arrive on: this deployment's own, or `eventBus`. */
+  readonly eventBus: IEventBus;
+  /**
+   * The name setting this deployment apart in its account and region (cdk/deployment.ts): its
+   * metrics' `deployment` dimension, its bus's and state machine log group's names.
+   */
+  readonly deployment: string;
 
   constructor(scope: Construct, id: string, props: RunlogProps) {
     super(scope, id);
     validateProps(props);
+    for (const { prop, message } of propsWarnings(props, STEPS.length)) {
+      Annotations.of(this).addWarningV2(`runlog:${prop}`, `${prop}: ${message}`);
+    }
+    this.deployment = deploymentName(this);
     const agentsModule = agentsModulePath(props.agentsModule);
     const root = bundlingRoot(agentsModule, props.projectRoot);
     if (props.table) checkOwnTable(this, props.table, { retention: props.retentionDays !== undefined });
@@ -97,6 +111,7 @@ export class Runlog extends Construct {
     const executionTimeout = props.executionTimeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
     const common = {
       [NAMES.tableName]: this.table.tableName,
+      [NAMES.deployment]: this.deployment,
       // The lease is claimed just before the execution starts: it must outlast the execution's timeout.
       [NAMES.leaseMs]: String(leaseMsFor(executionTimeout.toSeconds())),
       ...(props.retentionDays === undefined ? {} : { [NAMES.retentionDays]: String(props.retentionDays) }),
@@ -130,6 +145,7 @@ export class Runlog extends Construct {
     for (const fn of Object.values(steps)) grantStore(fn, this.table, { appends: fn !== steps.finish });
 
     const machine = new RunStateMachine(this, "Run", {
+      deployment: this.deployment,
       // Published versions, so a deploy does not change the code under a running execution.
       tasks: {
         CallModel: steps.callModel.currentVersion,
@@ -176,12 +192,13 @@ export class Runlog extends Construct {
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     }).api;
 
+    this.eventBus = props.eventBus ?? this.ownBus(props);
     new Triggers(this, "Triggers", {
       stateMachine: this.stateMachine,
       ...starters,
       deadLetters: this.deadLetters,
       ...(props.sweepEvery ? { sweepEvery: props.sweepEvery } : {}),
-      ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+      eventBus: this.eventBus,
     });
     this.alarms =
       props.alarms === false
@@ -192,6 +209,7 @@ export class Runlog extends Construct {
             deadLetters: this.deadLetters,
             table: this.table,
             httpApi: this.httpApi,
+            deployment: this.deployment,
             ...(props.sweepEvery ? { sweepEvery: props.sweepEvery } : {}),
             ...(props.alarms?.topic ? { topic: props.alarms.topic } : {}),
             ...(props.alarms?.runbookBaseUrl ? { runbookBaseUrl: props.alarms.runbookBaseUrl } : {}),
@@ -203,8 +221,24 @@ export class Runlog extends Construct {
             functions: this.functions,
             stateMachine: this.stateMachine,
             deadLetters: this.deadLetters,
+            deployment: this.deployment,
           }).dashboard;
     // The cdk-nag findings runlog's design accepts, each with its reason, so a stack checked by cdk-nag passes.
     acceptedFindings(this);
+  }
+
+  /** This deployment's own bus, named after it, which only `eventPublishers` (this account) may put events on. */
+  private ownBus(props: RunlogProps): IEventBus {
+    const bus = new EventBus(this, "Events", { eventBusName: busName(this.deployment) });
+    bus.addToResourcePolicy(
+      new PolicyStatement({
+        sid: "RunlogEventPublishers",
+        principals: props.eventPublishers ?? [new AccountRootPrincipal()],
+        actions: ["events:PutEvents"],
+        resources: [bus.eventBusArn],
+      }),
+    );
+    // CDK's classes meet their interfaces only without exactOptionalPropertyTypes.
+    return bus as IEventBus;
   }
 }

@@ -13,7 +13,7 @@ import { functionFile, type HandlerName } from "./runlogFunction.ts";
 export interface RunlogStackProps extends StackProps, Omit<RunlogProps, "agentsModule" | "eventBus"> {
   /** The module exporting `agents: Record<string, AgentFactory>`, absolute or relative to the working directory. @default runlog's functions/agents (the demo agent) */
   agentsModule?: string;
-  /** The name of the bus runlog.StartRun and runlog.ResumeRun events arrive on. @default the default bus */
+  /** The name of an existing bus runlog.StartRun and runlog.ResumeRun events arrive on. @default a bus of the stack's own (output EventBusName) */
   eventBusName?: string;
 }
 
@@ -52,5 +52,8 @@ export class RunlogStack extends Stack {
     new CfnOutput(this, "TableName", { value: this.table.tableName });
     new CfnOutput(this, "StateMachineArn", { value: this.stateMachine.stateMachineArn });
     new CfnOutput(this, "DeadLettersUrl", { value: this.deadLetters.queueUrl });
+    // Where runlog.StartRun and runlog.ResumeRun events go (docs/guides/deploy-to-aws.md).
+    new CfnOutput(this, "EventBusName", { value: this.runlog.eventBus.eventBusName });
+    new CfnOutput(this, "EventBusArn", { value: this.runlog.eventBus.eventBusArn });
   }
 }

@@ -20,16 +20,17 @@ export interface TriggersProps {
   sweeper: IFunction;
   /** How often the sweeper looks for runs whose executor died. @default Duration.minutes(5) */
   sweepEvery?: Duration;
-  /** Where StartRun and ResumeRun events arrive. @default the account's default bus */
-  eventBus?: IEventBus;
+  /** Where StartRun and ResumeRun events arrive: the deployment's own bus, or the one given. */
+  eventBus: IEventBus;
   /** Events that could not be delivered to a function land here. */
   deadLetters: IQueue;
 }
 
 /**
  * What invokes the functions that start executions: the sweep schedule, Step
- * Functions' own status events for failed executions (on the default bus,
- * where AWS puts them), and runlog events on the chosen bus.
+ * Functions' own status events for this deployment's failed executions (on the
+ * default bus, where AWS puts them, matched by its state machine's ARN), and
+ * runlog events on the deployment's bus, so no other deployment's reach it.
  */
 export class Triggers extends Construct {
   constructor(scope: Construct, id: string, props: TriggersProps) {
@@ -58,14 +59,14 @@ export class Triggers extends Construct {
     // { source: "runlog", detail-type: "runlog.StartRun", detail: { agent, input, model?, runId? } }
     new Rule(this, "StartRun", {
       description: "runlog: start a run from an event",
-      ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+      eventBus: props.eventBus,
       eventPattern: { source: [EVENT_SOURCE], detailType: [START_RUN] },
       targets: [target(props.startRun)],
     });
     // { source: "runlog", detail-type: "runlog.ResumeRun", detail: { runId, model?, input? } }
     new Rule(this, "ResumeRun", {
       description: "runlog: resume a run from an event",
-      ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+      eventBus: props.eventBus,
       eventPattern: { source: [EVENT_SOURCE], detailType: [RESUME_RUN] },
       targets: [target(props.resume)],
     });

@@ -43,6 +43,7 @@ export const NAMES = {
   leaseMs: "RUNLOG_LEASE_MS",
   cancelPollMs: "RUNLOG_CANCEL_POLL_MS",
   statusShards: "RUNLOG_STATUS_SHARDS",
+  deployment: "RUNLOG_DEPLOYMENT",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -231,6 +232,17 @@ export const ConfigSchema = z.object({
     default: "8",
     allowed: "a whole number of shards of the DynamoDB status index, 1 to 32",
   }),
+  deployment: doc(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_./-]{1,255}$/)
+      .optional(),
+    {
+      readBy: HANDLERS,
+      default: "unset: metrics carry no deployment dimension",
+      allowed: "1 to 255 of A-Z a-z 0-9 _ . / -",
+    },
+  ),
 });
 
 type Parsed = z.output<typeof ConfigSchema>;

@@ -10,13 +10,13 @@ import { MODEL_CALL_MARGIN_MS, REPORT_MARGIN_MS, TASK_TIMEOUT_SECONDS } from "..
  *   and 3 more per retry attempt (Scheduled, Started, Failed);
  * - a Choice writes 2; a Map writes 4, plus 2 per iteration (IterationStarted, IterationSucceeded).
  *
- * A model step is CallModel (5, up to 6 retries: +18), Route (2) and the Map
- * that follows it (4): at most 29. A tool step is RunTool (5, up to 7 retries:
- * +21) in one Map iteration (2): at most 28. An execution's own start and end
- * (ExecutionStarted/Succeeded, the first Route, Handoff or Finish with their
- * retries, the last Choice and Succeed) stay under 60. So 500 steps are at
- * most 29 × 500 + 60 = 14,560 events even if every step nearly spent its
- * retries, about 9 per step (4,500) when none does: a wide margin below 25,000.
+ * A model step is CallModel (5, up to 9 retries: 2 of its own errors, 6 of Lambda's throttles
+ * and service errors, 1 timeout: +27), Route (2) and the Map that follows it (4): at most 38. A
+ * tool step is RunTool (5, up to 10 retries: +30) in one Map iteration (2): at most 37. An
+ * execution's own start and end (ExecutionStarted/Succeeded, the first Route, Handoff or Finish
+ * with their retries, the last Choice and Succeed) stay under 60. So 500 steps are at most
+ * 38 × 500 + 60 = 19,060 events even if every step nearly spent every retry (three quarters of
+ * 25,000), about 9 per step (4,500) when none does.
  * A handoff comes before a tool batch that would cross the bound, so only a
  * single batch wider than the bound (started by a fresh execution) exceeds it.
  */

@@ -1,5 +1,5 @@
 import { LAMBDA_TRANSIENT, MODEL_FAILED_ON, RETRY_ON, SUPERSEDED_ON, TASK_TIMED_OUT } from "./errors.ts";
-import { EXECUTION_TIMEOUT_SECONDS, TASK_TIMEOUT_SECONDS } from "./timeouts.ts";
+import { EXECUTION_TIMEOUT_SECONDS, taskStateTimeoutSeconds } from "./timeouts.ts";
 
 export { TASK_TIMEOUT_SECONDS } from "./timeouts.ts";
 
@@ -16,6 +16,15 @@ export type TaskName = keyof typeof TASKS;
 /** How many tool calls of one response run at once unless a deployment says otherwise. */
 export const DEFAULT_MAX_TOOL_CALLS = 10;
 
+/** How Lambda's own transient failures (throttles above all) are retried: 2, 4, 8, 16, 32, 60 s at most, jittered. */
+export const LAMBDA_RETRY = {
+  IntervalSeconds: 2,
+  MaxAttempts: 6,
+  BackoffRate: 2,
+  MaxDelaySeconds: 60,
+  JitterStrategy: "FULL",
+} as const;
+
 const resource = (task: TaskName) => `\${${TASKS[task]}}`;
 const ids = { "runId.$": "$.runId", "generation.$": "$.generation" };
 const retry = (maxAttempts: number) => [
@@ -26,12 +35,10 @@ const retry = (maxAttempts: number) => [
     BackoffRate: 2,
     JitterStrategy: "FULL",
   },
+  // A burst of starts throttles Lambda for longer than a few seconds: up to ~2 minutes of backoff.
   {
     ErrorEquals: [...LAMBDA_TRANSIENT],
-    IntervalSeconds: 1,
-    MaxAttempts: 3,
-    BackoffRate: 2,
-    JitterStrategy: "FULL",
+    ...LAMBDA_RETRY,
   },
   { ErrorEquals: [...TASK_TIMED_OUT], IntervalSeconds: 1, MaxAttempts: 1 },
 ];
@@ -72,7 +79,7 @@ export const RUN_DEFINITION = {
       Resource: resource("CallModel"),
       Parameters: ids,
       ResultPath: "$.next",
-      TimeoutSeconds: TASK_TIMEOUT_SECONDS.CallModel,
+      TimeoutSeconds: taskStateTimeoutSeconds("CallModel"),
       Retry: retry(2),
       // Only the model's own failure is recorded as one; a store failure fails the execution (recovery resumes it).
       Catch: [
@@ -101,7 +108,7 @@ export const RUN_DEFINITION = {
           RunTool: {
             Type: "Task",
             Resource: resource("RunTool"),
-            TimeoutSeconds: TASK_TIMEOUT_SECONDS.RunTool,
+            TimeoutSeconds: taskStateTimeoutSeconds("RunTool"),
             Retry: retry(3),
             End: true,
           },
@@ -116,7 +123,7 @@ export const RUN_DEFINITION = {
       Resource: resource("RecordModelFailure"),
       Parameters: { ...ids, "error.$": "$.error" },
       ResultPath: null,
-      TimeoutSeconds: TASK_TIMEOUT_SECONDS.RecordModelFailure,
+      TimeoutSeconds: taskStateTimeoutSeconds("RecordModelFailure"),
       Retry: retry(3),
       Catch: [superseded, failed],
       Next: "Finish",
@@ -127,7 +134,7 @@ export const RUN_DEFINITION = {
       // The state machine's own ARN, so the function starts the next execution of this one without a reference to it.
       Parameters: { ...ids, "owner.$": "$.owner", "stateMachineArn.$": "$$.StateMachine.Id" },
       ResultPath: "$.handoff",
-      TimeoutSeconds: TASK_TIMEOUT_SECONDS.Handoff,
+      TimeoutSeconds: taskStateTimeoutSeconds("Handoff"),
       Retry: retry(3),
       Catch: [superseded, failed],
       Next: "HandedOff",
@@ -146,7 +153,7 @@ export const RUN_DEFINITION = {
       Resource: resource("Finish"),
       Parameters: { ...ids, "owner.$": "$.owner" },
       ResultPath: "$.outcome",
-      TimeoutSeconds: TASK_TIMEOUT_SECONDS.Finish,
+      TimeoutSeconds: taskStateTimeoutSeconds("Finish"),
       Retry: retry(3),
       Catch: [{ ErrorEquals: [...SUPERSEDED_ON], ResultPath: "$.error", Next: "Superseded" }],
       Next: "Ended",

@@ -6,7 +6,11 @@
  * the synthesized template.
  */
 
-/** Seconds each Task state may take (its TimeoutSeconds); its Lambda function's timeout is the same. */
+/**
+ * Seconds each Task's Lambda function may run (its timeout). Its Task state waits
+ * TASK_STATE_MARGIN_SECONDS longer (taskStateTimeoutSeconds), so a function that runs to its
+ * limit is reported as its own ending (`Sandbox.Timedout`), not as the Task's `States.Timeout`.
+ */
 export const TASK_TIMEOUT_SECONDS = {
   // Lambda's own maximum: a model call or a tool may take minutes.
   CallModel: 900,
@@ -15,6 +19,14 @@ export const TASK_TIMEOUT_SECONDS = {
   Finish: 60,
   Handoff: 60,
 } as const;
+
+/** How much longer a Task state waits than its function may run: cold start, invoke and reply. */
+export const TASK_STATE_MARGIN_SECONDS = 60;
+
+/** A Task state's TimeoutSeconds: its function's timeout and the margin, from the one table. */
+export function taskStateTimeoutSeconds(task: keyof typeof TASK_TIMEOUT_SECONDS): number {
+  return TASK_TIMEOUT_SECONDS[task] + TASK_STATE_MARGIN_SECONDS;
+}
 
 /**
  * Seconds each function outside the state machine may take. Each does a few store calls per

@@ -234,6 +234,7 @@ describe("no alarm pages on a blip", () => {
           Namespace: METRICS_NAMESPACE,
           MetricName: METRICS.modelFailures.name,
           Dimensions: [
+            { Name: "deployment", Value: s.runlog.deployment },
             { Name: "kind", Value: kind },
             { Name: "service", Value: METRICS_SERVICE },
           ],
@@ -242,6 +243,7 @@ describe("no alarm pages on a blip", () => {
           Namespace: METRICS_NAMESPACE,
           MetricName: METRICS.steps.name,
           Dimensions: [
+            { Name: "deployment", Value: s.runlog.deployment },
             { Name: "outcome", Value: "ok" },
             { Name: "service", Value: METRICS_SERVICE },
             { Name: "step", Value: "callModel" },
@@ -257,7 +259,11 @@ describe("no alarm pages on a blip", () => {
     expect(byName(all, "SweepGaveUp")).toMatchObject({
       Namespace: METRICS_NAMESPACE,
       MetricName: METRICS.sweepGaveUp.name,
-      Dimensions: [{ Name: "service", Value: METRICS_SERVICE }],
+      // This deployment's series only: another deployment's never fires it.
+      Dimensions: [
+        { Name: "deployment", Value: s.runlog.deployment },
+        { Name: "service", Value: METRICS_SERVICE },
+      ],
       Statistic: "Sum",
       Period: 600,
       Threshold: 1,
@@ -272,7 +278,11 @@ describe("no alarm pages on a blip", () => {
     expect(byName(all, "OldestStaleRun")).toMatchObject({
       Namespace: METRICS_NAMESPACE,
       MetricName: METRICS.oldestStaleRunAge.name,
-      Dimensions: [{ Name: "service", Value: METRICS_SERVICE }],
+      // This deployment's series only: another deployment's never fires it.
+      Dimensions: [
+        { Name: "deployment", Value: s.runlog.deployment },
+        { Name: "service", Value: METRICS_SERVICE },
+      ],
       Statistic: "Maximum",
       Period: 600,
       Threshold: 2400,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
-import { Match, Template } from "aws-cdk-lib/assertions";
+import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
@@ -195,7 +195,7 @@ describe("the construct in a user's stack", () => {
     const s = synthesizeConstruct({
       agentsModule: AGENTS,
       modelKeySecret: "arn:aws:secretsmanager:us-east-1:123456789012:secret:model-key-AbCdEf",
-      concurrency: { reservedConcurrency: 5 },
+      concurrency: { reservedConcurrency: 10 },
     });
     const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(s.stack);
     const errors = report.violations.filter((v) => v.severity === "error");
@@ -211,8 +211,8 @@ describe("the construct in a user's stack", () => {
     const groups = Object.values(Template.fromStack(stack).findResources("AWS::Logs::LogGroup"));
     const names = groups.map((g) => g.Properties.LogGroupName).filter((name) => name !== undefined);
     expect(names.sort()).toEqual([
-      "/aws/vendedlogs/states/Two-Sales-Run",
-      "/aws/vendedlogs/states/Two-Support-Run",
+      "/aws/vendedlogs/states/Two/Sales-Run",
+      "/aws/vendedlogs/states/Two/Support-Run",
     ]);
   });
 });
@@ -254,7 +254,16 @@ describe("bad props", () => {
     ["sweepEvery", { sweepEvery: Duration.seconds(90) }],
     ["executionTimeout", { executionTimeout: Duration.days(400) }],
     ["concurrency.reservedConcurrency", { concurrency: { reservedConcurrency: 0 } }],
+    ["concurrency.reservedConcurrency", { concurrency: { reservedConcurrency: 2.5 } }],
+    // Fewer than one response's tool calls at once: the batch would throttle itself.
+    ["concurrency.reservedConcurrency", { concurrency: { reservedConcurrency: 3, maxToolCalls: 4 } }],
+    ["concurrency.reservedConcurrency", { concurrency: { reservedConcurrency: 9 } }],
     ["concurrency.maxToolCalls", { concurrency: { maxToolCalls: 2.5 } }],
+    ["concurrency.maxToolCalls", { concurrency: { maxToolCalls: 0 } }],
+    ["concurrency.maxToolCalls", { concurrency: { maxToolCalls: 41 } }],
+    ["concurrency", { concurrency: 5 as never }],
+    ["executionTimeout", { executionTimeout: Duration.seconds(30) }],
+    ["executionTimeout", { executionTimeout: Duration.millis(90_500) }],
     ["modelKeySecret", { modelKeySecret: " " }],
     ["statusShards", { statusShards: 0 }],
     ["statusShards", { statusShards: 33 }],
@@ -273,6 +282,18 @@ describe("bad props", () => {
     );
     // Refused before anything was made.
     expect(stack.node.findAll().length).toBeLessThanOrEqual(2);
+  });
+
+  it("warns, naming the prop, when reserved concurrency is more than a default account can reserve", () => {
+    const stack = new Stack(new App({ context: { "aws:cdk:bundling-stacks": [] } }), "Big");
+    new Runlog(stack, "Agents", { agentsModule: AGENTS, concurrency: { reservedConcurrency: 181 } });
+    const warnings = Annotations.fromStack(stack).findWarning("*", Match.stringLikeRegexp("."));
+    expect(warnings.map((w) => w.entry.data)).toEqual([
+      expect.stringContaining("concurrency.reservedConcurrency"),
+    ]);
+    const fits = new Stack(new App({ context: { "aws:cdk:bundling-stacks": [] } }), "Fits");
+    new Runlog(fits, "Agents", { agentsModule: AGENTS, concurrency: { reservedConcurrency: 180 } });
+    expect(Annotations.fromStack(fits).findWarning("*", Match.stringLikeRegexp("."))).toEqual([]);
   });
 
   it("projectRoot: refused when nothing at or above the agents module holds a lockfile", () => {

@@ -59,6 +59,22 @@ beforeEach(() => {
 });
 
 describe("the deployed definition", () => {
+  it("retries Lambda's throttles and service errors on every Task at least 6 times, backing off from 2 s", () => {
+    const tasks = allStates(deployed.States).filter(([, state]) => state.Type === "Task");
+    expect(tasks).toHaveLength(Object.keys(TASKS).length);
+    for (const [name, state] of tasks) {
+      for (const error of LAMBDA_TRANSIENT) {
+        const rule = (state.Retry ?? []).find((r) => r.ErrorEquals.includes(error));
+        expect(rule, `${name} ${error}`).toBeDefined();
+        expect(rule!.MaxAttempts, name).toBeGreaterThanOrEqual(6);
+        expect(rule!.IntervalSeconds, name).toBeGreaterThanOrEqual(2);
+        expect(rule!.BackoffRate, name).toBe(2);
+        expect(rule, name).toMatchObject({ MaxDelaySeconds: expect.any(Number), JitterStrategy: "FULL" });
+      }
+    }
+    expect(LAMBDA_TRANSIENT).toContain("Lambda.TooManyRequestsException");
+  });
+
   it("is lib/workflow's RUN_DEFINITION, placeholders and all", () => {
     expect(synthesizedMachine(s).definition).toEqual(JSON.parse(JSON.stringify(RUN_DEFINITION)));
   });

@@ -8,7 +8,14 @@ export interface State {
   Next?: string;
   End?: boolean;
   Choices?: { StringEquals?: string; Next: string }[];
-  Retry?: { ErrorEquals: string[] }[];
+  Retry?: {
+    ErrorEquals: string[];
+    IntervalSeconds?: number;
+    MaxAttempts?: number;
+    BackoffRate?: number;
+    MaxDelaySeconds?: number;
+    JitterStrategy?: string;
+  }[];
   Catch?: { ErrorEquals: string[] }[];
   MaxConcurrency?: number;
   ItemProcessor?: Machine;

@@ -2,7 +2,12 @@ import { join } from "node:path";
 import { Duration, type Stack } from "aws-cdk-lib";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { beforeAll, describe, expect, it } from "vitest";
-import { METRICS, METRICS_NAMESPACE } from "../../lib/adapters/aws/metrics.ts";
+import {
+  METRICS,
+  METRICS_DEPLOYMENT,
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+} from "../../lib/adapters/aws/metrics.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesizeConstruct } from "./synth.ts";
 
 const AGENTS = join(import.meta.dirname, "fixtures", "agents.ts");
@@ -59,12 +64,13 @@ describe("the dashboard", () => {
     const body = dashboardBody(s);
     expect(body).toContain(`"${METRICS_NAMESPACE}"`);
     for (const metric of Object.values(METRICS)) expect(body, metric.name).toContain(metric.name);
-    // Metrics with dimensions are searched over exactly the dimensions they are emitted with.
+    // Metrics with dimensions are searched over exactly the dimensions they are emitted with, this deployment's only.
+    const only = `${METRICS_DEPLOYMENT}=\\"UserStack/Agents\\"`;
     expect(body).toContain(
-      `SEARCH('{${METRICS_NAMESPACE},service,step,outcome} MetricName=\\"${METRICS.steps.name}\\"'`,
+      `SEARCH('{${METRICS_NAMESPACE},service,deployment,step,outcome} MetricName=\\"${METRICS.steps.name}\\" ${only}'`,
     );
     expect(body).toContain(
-      `SEARCH('{${METRICS_NAMESPACE},service,by,kind} MetricName=\\"${METRICS.resumes.name}\\"'`,
+      `SEARCH('{${METRICS_NAMESPACE},service,deployment,by,kind} MetricName=\\"${METRICS.resumes.name}\\" ${only}'`,
     );
   });
 

@@ -12,10 +12,11 @@ import { handler as callModel } from "../../functions/callModel.ts";
 import { stepObserver } from "../../functions/observability/observer.ts";
 import { handler as startRun } from "../../functions/startRun.ts";
 import { handler as sweeper } from "../../functions/sweeper.ts";
-import { METRICS, METRICS_NAMESPACE } from "../../lib/adapters/aws/metrics.ts";
+import { METRICS, METRICS_DEPLOYMENT, METRICS_NAMESPACE } from "../../lib/adapters/aws/metrics.ts";
 import { type NewEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { powertools } from "../../lib/runtime/aws/powertools.ts";
+import { NAMES } from "../../lib/runtime/config.ts";
 import type { StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { writeNext } from "../../lib/steps/writeNext.ts";
@@ -24,12 +25,15 @@ import { createFakeOpenAI, textReply } from "../helpers/fakeOpenAI.ts";
 import { logLines, metricLines, outputOf } from "./stdout.ts";
 import { busEvent, SECRET_ARN, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 
+/** What cdk sets RUNLOG_DEPLOYMENT to for a construct "Agents" in stack "Prod". */
+const DEPLOYMENT = "Prod/Agents";
 const env = useFunctionEnvironment("fn-observed", {
   STATE_MACHINE_ARN,
   MODEL_KEY_SECRET_ARN: SECRET_ARN,
   // Loud, unlike the other function tests: these read what the functions write.
   POWERTOOLS_LOG_LEVEL: "DEBUG",
   POWERTOOLS_METRICS_DISABLED: "false",
+  [NAMES.deployment]: DEPLOYMENT,
 });
 const secrets = mockClient(SecretsManagerClient);
 const sfn = mockClient(SFNClient);
@@ -65,10 +69,17 @@ describe("a step's logs and metrics", () => {
     expect(value).toEqual({ action: "done" });
 
     const [step] = metricLines(lines, METRICS.steps.name);
-    expect(step).toMatchObject({ service: "runlog", step: "callModel", outcome: "ok", Steps: 1 });
+    expect(step).toMatchObject({
+      service: "runlog",
+      deployment: DEPLOYMENT,
+      step: "callModel",
+      outcome: "ok",
+      Steps: 1,
+    });
+    // Each deployment's series apart: the dimension its stack's alarms and dashboard read (cdk/metrics.ts).
     expect(step!._aws.CloudWatchMetrics[0]).toMatchObject({
       Namespace: METRICS_NAMESPACE,
-      Dimensions: [["service", "step", "outcome"]],
+      Dimensions: [["service", METRICS_DEPLOYMENT, "step", "outcome"]],
     });
     expect(step!.StepDuration).toEqual(expect.any(Number));
     const [model] = metricLines(lines, METRICS.modelInputTokens.name);
@@ -77,7 +88,7 @@ describe("a step's logs and metrics", () => {
       ModelOutputTokens: 45,
       ModelLatency: expect.any(Number),
     });
-    expect(model!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([["service"]]);
+    expect(model!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([["service", METRICS_DEPLOYMENT]]);
 
     const logs = logLines(lines);
     const ended = logs.find((line) => line.message === "step ended");

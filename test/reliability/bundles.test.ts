@@ -73,13 +73,14 @@ function functionLogs(): string {
 
 describe("a run through the bundled functions", () => {
   it("starts from an event, runs tools in parallel, waits for an approval, survives a dead instance, and completes", async () => {
-    // Started as the StartRun rule delivers a runlog.StartRun event from the default bus.
+    // Started as the StartRun rule delivers a runlog.StartRun event from the stack's own bus.
     stack.bus.put(
       busEvent(
         "runlog.StartRun",
         { agent: "ops", input: "Check the weather, mail the team, restart web-1." },
         START_EVENT_ID,
       ),
+      stack.eventBusName,
     );
     await stack.idle();
     expect(stack.bus.failures, functionLogs()).toEqual([]);

@@ -11,7 +11,15 @@ export const METRICS_NAMESPACE = "runlog";
 export const METRICS_SERVICE = "runlog";
 
 /**
- * Each metric, by what it counts, with the dimensions it is emitted with besides `service`.
+ * The dimension naming the deployment every metric of a deployed function carries besides
+ * `service` (its value the configuration's `deployment`, set by cdk), so two deployments in
+ * one account keep apart series and each one's alarms read only its own.
+ */
+export const METRICS_DEPLOYMENT = "deployment";
+
+/**
+ * Each metric, by what it counts, with the dimensions it is emitted with besides `service` and
+ * `deployment`.
  * CloudWatch keeps one series per distinct set of dimensions: a reader must name exactly these.
  */
 export const METRICS = {

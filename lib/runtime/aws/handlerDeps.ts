@@ -4,6 +4,7 @@ import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import OpenAI from "openai";
 import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
+import { METRICS_DEPLOYMENT } from "../../adapters/aws/metrics.ts";
 import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
 import { PermanentError } from "../../core/errors.ts";
 import type { ModelResolver } from "../../ports/model.ts";
@@ -104,6 +105,10 @@ export async function buildDeps(
   agents: Readonly<Record<string, AgentFactory>>,
 ): Promise<AwsDeps> {
   const config = readFunctionConfig(env);
+  // Every metric this instance emits from now on names its deployment (cdk reads them so).
+  if (config.deployment !== undefined) {
+    powertools().metrics.setDefaultDimensions({ [METRICS_DEPLOYMENT]: config.deployment });
+  }
   const retention = retentionMs(config.retentionDays);
   const modelKey =
     config.modelKeySecretArn === undefined

@@ -4,7 +4,7 @@ import { createFakeOpenAI, type FakeReply } from "../../helpers/fakeOpenAI.ts";
 import { startDynalite } from "../dynalite.ts";
 import { AwsCallLog, stopServer } from "./awsCalls.ts";
 import { startDynamoProxy } from "./dynamoProxy.ts";
-import { defaultBusRules, EventBus } from "./eventBus.ts";
+import { busRules, EventBus, ownBusName } from "./eventBus.ts";
 import { startFakeSecrets } from "./fakeSecrets.ts";
 import { startFakeStepFunctions } from "./fakeStepFunctions.ts";
 import { LambdaHost } from "./lambdaHost.ts";
@@ -80,7 +80,8 @@ function createTableInput(properties: Record<string, unknown>, tableName: string
  * assembly in Lambda-like child processes (handler and environment from the template), the
  * template's state machine definition executed by aws-local-stepfunctions behind a fake Step
  * Functions endpoint, the template's table in dynalite behind a recording proxy, its secret in
- * a fake Secrets Manager, its default-bus rules routing events, and a scripted model server.
+ * a fake Secrets Manager, its rules routing events on its own bus and the default one, and a
+ * scripted model server.
  */
 export async function startBundleStack(options: BundleStackOptions) {
   const { synthesized: s, outdir } = options;
@@ -143,7 +144,7 @@ export async function startBundleStack(options: BundleStackOptions) {
     OPENAI_BASE_URL: modelServer.baseURL,
     RUNLOG_DIR: options.dataDir,
   }));
-  bus = new EventBus(defaultBusRules(s, local.resources), (arn, event) => host!.invoke(arn, event));
+  bus = new EventBus(busRules(s, local.resources), (arn, event) => host!.invoke(arn, event));
   const lambdas = host;
   const events = bus;
 
@@ -154,6 +155,8 @@ export async function startBundleStack(options: BundleStackOptions) {
     calls,
     host: lambdas,
     bus: events,
+    /** The stack's own bus, where runlog events go (Step Functions' go to the default one). */
+    eventBusName: ownBusName(s),
     sfn,
     model,
     /**
