@@ -2,12 +2,7 @@ import { join } from "node:path";
 import { Duration, type Stack } from "aws-cdk-lib";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  METRICS,
-  METRICS_DEPLOYMENT,
-  METRICS_NAMESPACE,
-  METRICS_SERVICE,
-} from "../../lib/adapters/aws/metrics.ts";
+import { METRICS, METRICS_DEPLOYMENT, METRICS_NAMESPACE } from "../../lib/adapters/aws/metrics.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesizeConstruct } from "./synth.ts";
 
 const AGENTS = join(import.meta.dirname, "fixtures", "agents.ts");
