@@ -157,6 +157,7 @@ export type RedriveOutcome =
 
 /** What one redrive did. */
 export interface RedriveReport {
+  /** True when nothing was written: each run says what would be done. */
   dryRun: boolean;
   /** Failed runs looked at. */
   examined: number;

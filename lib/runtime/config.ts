@@ -42,6 +42,7 @@ export const NAMES = {
   modelKeySecretArn: "MODEL_KEY_SECRET_ARN",
   leaseMs: "RUNLOG_LEASE_MS",
   cancelPollMs: "RUNLOG_CANCEL_POLL_MS",
+  redriveAfterMs: "RUNLOG_REDRIVE_AFTER_MS",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -223,6 +224,11 @@ export const ConfigSchema = z.object({
   cancelPollMs: doc(wholeNumber(1).default(2_000), {
     readBy: HANDLERS,
     default: "2000",
+    allowed: "a whole number of milliseconds, 1 or more",
+  }),
+  redriveAfterMs: doc(wholeNumber(1).optional(), {
+    readBy: HANDLERS,
+    default: "unset: no automatic redrive",
     allowed: "a whole number of milliseconds, 1 or more",
   }),
 });

@@ -51,6 +51,20 @@ export interface RedriveReport {
 const DEFAULTS = { concurrency: 4, perSecond: 10, quietMs: 0, maxRuns: 10_000 };
 const PAGE = 100;
 
+/** Automatic redrives of one run that fail each time, before it waits for a person. */
+export const AUTO_REDRIVES = 3;
+
+/**
+ * The sweeper's automatic redrive: runs failed retryably and quiet for `afterMs` (the failure's
+ * own time, so a run that fails again waits a new quiet period), at most AUTO_REDRIVES in a row
+ * without progress, a bounded number per sweep.
+ */
+export const autoRedrivePolicy = (afterMs: number): RedriveOptions => ({
+  quietMs: afterMs,
+  maxRedrives: AUTO_REDRIVES,
+  maxRuns: 500,
+});
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

@@ -7,7 +7,7 @@ import { LocalOrchestrator } from "../../lib/runtime/local/orchestrator.ts";
 import { modelResolver } from "../../lib/runtime/models.ts";
 import type { ControlDeps, StepDeps } from "../../lib/steps/deps.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
-import { redrive } from "../../lib/steps/redrive.ts";
+import { AUTO_REDRIVES, autoRedrivePolicy, redrive } from "../../lib/steps/redrive.ts";
 import { startRun } from "../../lib/steps/start.ts";
 import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { script, tempDataDir, testEnv } from "../support/cli.ts";
@@ -37,7 +37,11 @@ beforeAll(async () => {
     unstored: unstoredWork(),
     agents: agentRegistry(
       { dataDir },
-      { ...BUILT_IN_AGENTS, travel: (c) => ({ ...BUILT_IN_AGENTS.demo!(c), name: "travel" }) },
+      {
+        ...BUILT_IN_AGENTS,
+        travel: (c) => ({ ...BUILT_IN_AGENTS.demo!(c), name: "travel" }),
+        auto: (c) => ({ ...BUILT_IN_AGENTS.demo!(c), name: "auto" }),
+      },
     ),
     models: modelResolver(),
     clock: { now: () => new Date() },
@@ -147,5 +151,27 @@ describe("redrive on the local (SQLite) store", () => {
       why: expect.stringContaining("redriven 1 time(s)"),
     });
     expect(await types("flaky")).toEqual(["run_started", "model_failed", "resumed", "model_failed"]);
+  });
+
+  it("the sweeper's automatic policy: quiet first, once per failure, and only so many in a row", async () => {
+    const turns = [...Array.from({ length: AUTO_REDRIVES + 1 }, () => ({ error: "connection" })), DONE];
+    await run("auto", turns, "auto");
+    const policy = { ...autoRedrivePolicy(1_800_000), agent: "auto" };
+    expect((await redrive(deps, policy)).runs).toEqual([
+      { runId: "auto", outcome: "skipped", why: expect.stringContaining("redriven after 1800s") },
+    ]);
+    // Each round looks from later on: a run that failed again waits a new quiet period from its new failure.
+    let at = Date.now();
+    const round = async () => {
+      at += 3_600_000;
+      const now = at;
+      return (await redrive({ ...deps, clock: { now: () => new Date(now) } }, policy)).runs[0];
+    };
+    for (let i = 0; i < AUTO_REDRIVES; i++) expect(await round()).toMatchObject({ outcome: "resumed" });
+    expect(await round()).toMatchObject({
+      outcome: "skipped",
+      why: expect.stringContaining("redriven 3 time(s)"),
+    });
+    expect((await store.read("auto")).filter((e) => e.type === "resumed")).toHaveLength(AUTO_REDRIVES);
   });
 });
