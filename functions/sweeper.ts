@@ -2,8 +2,8 @@ import { z } from "zod";
 import { METRICS } from "../lib/adapters/aws/metrics.ts";
 import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
 import { powertools } from "../lib/runtime/aws/powertools.ts";
-import { type RedriveOptions, redrive } from "../lib/steps/redrive.ts";
-import { sweep } from "../lib/steps/sweep.ts";
+import { type RedriveOptions, type RedriveReport, redrive } from "../lib/steps/redrive.ts";
+import { type SweepReport, sweep } from "../lib/steps/sweep.ts";
 import { observedHandler } from "./handler.ts";
 import { emit } from "./observability/emit.ts";
 
@@ -17,7 +17,7 @@ export const handler = observedHandler({
   step: "sweeper",
   schema: z.unknown(),
   deps: (aws) => Object.assign(aws.control(), { redrivePolicy: aws.redrive }),
-  run: async (deps) => {
+  run: async (deps): Promise<SweepReport & { redrive?: RedriveReport }> => {
     const report = await sweep(deps, AWS_SWEEP);
     const { logger, metrics } = powertools();
     // One structured line per sweep, so what it resumed, skipped and failed is in the logs.
