@@ -33,7 +33,7 @@ export interface AwsDeps {
    * learns it from its execution (a reference in its environment would make a cycle in the stack).
    */
   controlFor(stateMachineArn: string): ControlDeps & { ids: Ids };
-  /** The sweeper's automatic redrive after a quiet period (RUNLOG_REDRIVE_AFTER_MS); absent: off. */
+  /** The sweeper's automatic redrive after a quiet period (config.redriveAfterMs); absent: off. */
   redrive?: RedriveOptions;
 }
 
