@@ -42,6 +42,12 @@ export interface RunlogProps {
   eventPublishers?: IPrincipal[];
   /** How often the sweeper resumes runs whose executor died (whole minutes). @default Duration.minutes(5) */
   sweepEvery?: Duration;
+  /**
+   * Redrive automatically: after each sweep, the sweeper resumes the runs whose model call failed
+   * for a retryable reason (connection, 429, 5xx) and that have been quiet for `after` (at least a
+   * minute), at most 3 times in a row for a run that keeps failing. @default off: `runlog redrive` by hand
+   */
+  redrive?: { after: Duration };
   /** The longest one execution may take; leases last as long, plus 5 minutes. @default Duration.hours(24) */
   executionTimeout?: Duration;
   /** The run log table to use instead of making one: it must have runlog's keys and indexes (docs/reference/construct-props.md); one imported by attributes is used as it is. @default a table the construct makes */
@@ -196,6 +202,17 @@ export function validateProps(props: RunlogProps): void {
         `must be whole minutes, at least one; got ${sweepEvery.toHumanString()}`,
       );
     }
+  }
+  const redriveAfter = props.redrive?.after;
+  if (
+    redriveAfter !== undefined &&
+    !Token.isUnresolved(redriveAfter.toSeconds()) &&
+    redriveAfter.toSeconds() < 60
+  ) {
+    throw new RunlogPropsError(
+      "redrive",
+      `after must be a minute or more, got ${redriveAfter.toHumanString()}`,
+    );
   }
   if (executionTimeout !== undefined) {
     const seconds = executionTimeout.toSeconds({ integral: false });

@@ -169,7 +169,10 @@ export class Runlog extends Construct {
     const starters = {
       startRun: make("startRun", control),
       resume: make("resume", control),
-      sweeper: make("sweeper", control),
+      sweeper: make("sweeper", {
+        ...control,
+        ...(props.redrive ? { [NAMES.redriveAfterMs]: String(props.redrive.after.toMilliseconds()) } : {}),
+      }),
     };
     this.deadLetters = new Queue(this, "DeadLetters", {
       encryption: QueueEncryption.SQS_MANAGED,

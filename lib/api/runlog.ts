@@ -12,6 +12,7 @@ import { outcomeOfFacts } from "../steps/finish.ts";
 import { forkRun } from "../steps/fork.ts";
 import { leaseIsLive } from "../steps/liveness.ts";
 import { readTail, viewFacts } from "../steps/logReads.ts";
+import { redrive } from "../steps/redrive.ts";
 import { resumeRun } from "../steps/resume.ts";
 import { startRun } from "../steps/start.ts";
 import { sweep } from "../steps/sweep.ts";
@@ -23,6 +24,8 @@ import type {
   ForkRequest,
   ForkResult,
   ListRequest,
+  RedriveReport,
+  RedriveRequest,
   ResumeOutcome,
   ResumeRequest,
   RunOutcome,
@@ -130,6 +133,27 @@ export class Runlog {
     check.optionalText(given.cursor, "cursor");
     check.optionalStatuses(given.statuses, "statuses", "list");
     return sweep(this.deps, options);
+  }
+
+  /**
+   * After an outage: resume every run that ended `failed` for a retryable reason (a connection
+   * error, a 429, a 5xx), at a bounded rate, and say what became of each. A run whose request was
+   * rejected would fail again: it is left as it is.
+   */
+  async redrive(request: RedriveRequest = {}): Promise<RedriveReport> {
+    const given = check.object(request, "request");
+    check.optionalInteger(given.sinceMs, "sinceMs", 1);
+    check.optionalString(given.agent, "agent");
+    check.optionalBoolean(given.dryRun, "dryRun");
+    check.optionalInteger(given.concurrency, "concurrency", 1);
+    check.optionalInteger(given.perSecond, "perSecond", 1);
+    // Only what a caller may ask for: the automatic policy's options are the sweeper function's.
+    const { sinceMs, agent, dryRun, concurrency, perSecond } = request;
+    const asked = { sinceMs, agent, dryRun, concurrency, perSecond };
+    return redrive(
+      this.deps,
+      Object.fromEntries(Object.entries(asked).filter(([, value]) => value !== undefined)),
+    );
   }
 
   private async decide(runId: string, callId: string, approved: boolean, actor: Actor): Promise<RunOutcome> {

@@ -146,6 +146,43 @@ export interface SweepReport {
   oldestStaleAgeMs?: number;
 }
 
+/** Which failed runs a redrive resumes, and how fast. */
+export interface RedriveRequest {
+  /** Only runs whose head changed within this long (milliseconds). @default every failed run */
+  sinceMs?: number;
+  /** Only runs of this agent. @default every agent */
+  agent?: string;
+  /** Judge every run and report what would be done; write and start nothing. @default false */
+  dryRun?: boolean;
+  /** Runs resumed at the same time, at most. @default 4 */
+  concurrency?: number;
+  /** Resumes started per second, at most. @default 10 */
+  perSecond?: number;
+}
+
+/** What a redrive did (or, in a dry run, would do) with one failed run. */
+export type RedriveOutcome =
+  | { runId: string; outcome: "resumed"; generation: number }
+  | { runId: string; outcome: "would_resume" }
+  | { runId: string; outcome: "skipped"; why: string }
+  | { runId: string; outcome: "failed"; error: string };
+
+/** What one redrive did. */
+export interface RedriveReport {
+  /** True when nothing was written: each run says what would be done. */
+  dryRun: boolean;
+  /** Failed runs looked at. */
+  examined: number;
+  /** Runs resumed (in a dry run: that would be). */
+  resumed: number;
+  /** Runs left as they are: failed for a reason that would fail again, being executed, … */
+  skipped: number;
+  /** Runs whose resume failed (a store or orchestrator error); the next redrive tries them again. */
+  failed: number;
+  /** Each run looked at, most recently updated first. */
+  runs: RedriveOutcome[];
+}
+
 /** Who made a decision or a cancel, and why. */
 export interface Actor {
   /** Who: a person's name or a system's. */

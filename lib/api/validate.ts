@@ -73,6 +73,12 @@ export function optionalNumber(value: unknown, field: string): number | undefine
   return value;
 }
 
+/** A boolean, or absent. */
+export function optionalBoolean(value: unknown, field: string): boolean | undefined {
+  if (value !== undefined && typeof value !== "boolean") throw invalid(field, "true or false", value);
+  return value;
+}
+
 /** A function, or absent. */
 export function optionalFunction(value: unknown, field: string): void {
   if (value !== undefined && typeof value !== "function") throw invalid(field, "a function", value);

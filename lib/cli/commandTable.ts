@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import type { SweepReport } from "../api/types.ts";
+import type { RedriveReport, SweepReport } from "../api/types.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 import {
   type CommandContext,
@@ -60,6 +60,17 @@ function parseCount(flag: string, value: string | undefined): number | undefined
   if (!/^\d+$/.test(value))
     throw new UsageError(`sweep: ${flag} takes a whole number, got ${JSON.stringify(value)}`);
   return Number(value);
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration as `--since` takes it: a whole number and a unit, 90s, 30m, 2h, 1d. */
+export function parseDuration(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)([smhd])$/.exec(value);
+  if (!match || Number(match[1]) === 0)
+    throw new UsageError(`${flag} takes a duration such as 30m, 2h or 1d, got ${JSON.stringify(value)}`);
+  return Number(match[1]) * DURATION_UNITS[match[2]!]!;
 }
 
 function parseSeq(value: string | undefined): number | undefined {
@@ -185,6 +196,25 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       return printSweep(context, report);
     },
   },
+  redrive: {
+    options: {
+      since: { type: "string" },
+      agent: { type: "string" },
+      "dry-run": { type: "boolean", default: false },
+    },
+    positionals: { min: 0, max: 0, names: "no arguments" },
+    withoutRuns: (context) =>
+      printRedrive(context, { dryRun: false, examined: 0, resumed: 0, skipped: 0, failed: 0, runs: [] }),
+    run: async (context, values) => {
+      const sinceMs = parseDuration("redrive: --since", str(values, "since"));
+      const report = await context.local.runlog.redrive({
+        ...(sinceMs === undefined ? {} : { sinceMs }),
+        ...optional("agent", str(values, "agent")),
+        dryRun: values["dry-run"] === true,
+      });
+      return printRedrive(context, report);
+    },
+  },
   cancel: {
     options: DECISION,
     positionals: one("<runId>"),
@@ -208,4 +238,21 @@ function printSweep({ io, json }: Omit<CommandContext, "local">, report: SweepRe
     for (const run of report.failed) io.out(`  failed  ${run.runId}: ${run.error}`);
   }
   return report.failed.length > 0 ? 1 : 0;
+}
+
+function printRedrive({ io, json }: Omit<CommandContext, "local">, report: RedriveReport): number {
+  if (json) io.json(report);
+  else {
+    const resumed = report.dryRun ? "would resume" : "resumed";
+    io.out(
+      `examined ${report.examined} failed run(s): ${resumed} ${report.resumed}, skipped ${report.skipped}, failed ${report.failed}`,
+    );
+    for (const run of report.runs) {
+      if (run.outcome === "resumed") io.out(`  resumed ${run.runId} (generation ${run.generation})`);
+      else if (run.outcome === "would_resume") io.out(`  would resume ${run.runId}`);
+      else if (run.outcome === "skipped") io.out(`  skipped ${run.runId}: ${run.why}`);
+      else io.out(`  failed  ${run.runId}: ${run.error}`);
+    }
+  }
+  return report.failed > 0 ? 1 : 0;
 }

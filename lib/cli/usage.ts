@@ -62,6 +62,8 @@ Usage:
   runlog reject <runId> <callId> [--by WHO] [--reason TEXT] [--json]
   runlog cancel <runId> [--by WHO] [--reason TEXT] [--json]
   runlog sweep [--stale-after SECONDS] [--max-resumes N] [--json]   resume runs whose executor died
+  runlog redrive [--since DURATION] [--agent NAME] [--dry-run] [--json]
+                                   resume runs that failed for a retryable reason (after an outage)
   runlog demo                      run the offline demo (what npm start does)
   runlog serve [--port 8787]       serve the HTTP API on 127.0.0.1; runs execute in this process
   runlog serve --table NAME --state-machine ARN [--region R]   the same over a deployed stack

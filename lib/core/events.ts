@@ -132,7 +132,7 @@ export const ResumedSchema = z.object({
   input: z.string().optional(),
   /**
    * Who resumed: RESUMED_BY's `person` (the CLI, API, approvals), `sweeper` (an automatic
-   * recovery) or `handoff` (a long run moving to a new execution). Absent in logs written
+   * recovery), `redrive` (after an outage) or `handoff` (a long run moving to a new execution). Absent in logs written
    * before it existed; any other string is kept as it is.
    */
   by: z.string().min(1).optional(),
@@ -145,6 +145,8 @@ export const RESUMED_BY = {
   handoff: "handoff",
   /** A `runlog.ResumeRun` event on AWS: another backend asked. */
   event: "event",
+  /** A redrive: a run whose model call failed for a retryable reason, resumed after the outage. */
+  redrive: "redrive",
 } as const;
 
 export const ToolDecidedSchema = z.object({

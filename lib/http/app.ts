@@ -72,7 +72,10 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
     lifecycleRoutes(deps),
     liveRoutes(deps, options.live, report),
   ];
+  // Every handler before any 405: a literal path (POST /runs/redrive) never shadows a pattern's
+  // other methods (GET /runs/:id of a run named "redrive").
   for (const table of tables) register(app, table);
+  for (const table of tables) refuseOtherMethods(app, table);
   if (options.viewer) app.route("/", viewerRoutes(runlog, report));
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404),
@@ -87,8 +90,13 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
 
 function register(app: Hono, table: RouteTable): void {
   for (const [path, methods] of Object.entries(table)) {
-    const allowed = Object.keys(methods);
     for (const [method, handler] of Object.entries(methods)) app.on(method, path, handler);
+  }
+}
+
+function refuseOtherMethods(app: Hono, table: RouteTable): void {
+  for (const [path, methods] of Object.entries(table)) {
+    const allowed = Object.keys(methods);
     // Registered after the real handlers, so it answers only the methods they do not take.
     app.all(path, (c) => {
       c.header("Allow", allowed.join(", "));

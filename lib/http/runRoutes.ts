@@ -5,7 +5,7 @@ import { HttpError, invalidInput } from "./errors.ts";
 import { requestedRunId } from "./idempotency.ts";
 import { readBody, readQuery, runIdParam } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
-import { ListQuery, StartBody } from "./schemas.ts";
+import { ListQuery, RedriveBody, StartBody } from "./schemas.ts";
 
 /** Starting, listing and reading runs. */
 export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
@@ -59,6 +59,20 @@ export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
           throw error;
         }
         return c.json({ runs: page.runs.map(headView), ...optional("cursor", page.cursor) });
+      },
+    },
+    "/runs/redrive": {
+      POST: async (c) => {
+        const body = await readBody(c, RedriveBody);
+        const report = await runlog.redrive({
+          ...optional("sinceMs", body.sinceMs),
+          ...optional("agent", body.agent),
+          ...optional("dryRun", body.dryRun),
+          ...optional("concurrency", body.concurrency),
+          ...optional("perSecond", body.perSecond),
+        });
+        // As the other routes that start executions: 202, the resumed runs go on after the answer.
+        return c.json(report, report.dryRun ? 200 : 202);
       },
     },
     "/runs/:id": {

@@ -59,6 +59,16 @@ export const CancelBody = z.strictObject(actor);
 /** POST /runs/{id}/approvals/{callId}: `approved: false` rejects. */
 export const DecisionBody = z.strictObject({ approved: z.boolean(), ...actor });
 
+/** POST /runs/redrive: which failed runs to resume, and how fast. */
+export const RedriveBody = z.strictObject({
+  /** Only runs whose head changed within this many milliseconds. */
+  sinceMs: z.number().int().min(1).optional(),
+  agent: z.string().min(1).max(256).optional(),
+  dryRun: z.boolean().optional(),
+  concurrency: z.number().int().min(1).max(64).optional(),
+  perSecond: z.number().int().min(1).max(1000).optional(),
+});
+
 /** A whole number in a query string: digits only, so "1e3", "-1" and "0x10" are refused. */
 const count = (min: number, max: number) =>
   z

@@ -44,6 +44,7 @@ export const NAMES = {
   cancelPollMs: "RUNLOG_CANCEL_POLL_MS",
   statusShards: "RUNLOG_STATUS_SHARDS",
   deployment: "RUNLOG_DEPLOYMENT",
+  redriveAfterMs: "RUNLOG_REDRIVE_AFTER_MS",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -243,6 +244,11 @@ export const ConfigSchema = z.object({
       allowed: "1 to 255 of A-Z a-z 0-9 _ . / -",
     },
   ),
+  redriveAfterMs: doc(wholeNumber(1).optional(), {
+    readBy: HANDLERS,
+    default: "unset: no automatic redrive",
+    allowed: "a whole number of milliseconds, 1 or more",
+  }),
 });
 
 type Parsed = z.output<typeof ConfigSchema>;

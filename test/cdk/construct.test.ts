@@ -191,6 +191,15 @@ describe("the construct in a user's stack", () => {
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(7);
   });
 
+  it("turns the automatic redrive on for the sweeper only, through the one config variable", () => {
+    const s = synthesizeConstruct({ agentsModule: AGENTS, redrive: { after: Duration.minutes(30) } });
+    expect(functionProps(s, "sweeper").Environment.Variables.RUNLOG_REDRIVE_AFTER_MS).toBe(String(1_800_000));
+    for (const handler of HANDLERS.filter((h) => h !== "sweeper"))
+      expect("RUNLOG_REDRIVE_AFTER_MS" in functionProps(s, handler).Environment.Variables, handler).toBe(
+        false,
+      );
+  });
+
   it("passes cdk-nag in the user's stack: the construct acknowledges its own findings", () => {
     const s = synthesizeConstruct({
       agentsModule: AGENTS,
@@ -252,6 +261,7 @@ describe("bad props", () => {
     ["retentionDays", { retentionDays: Number.NaN }],
     ["sweepEvery", { sweepEvery: Duration.seconds(30) }],
     ["sweepEvery", { sweepEvery: Duration.seconds(90) }],
+    ["redrive", { redrive: { after: Duration.seconds(30) } }],
     ["executionTimeout", { executionTimeout: Duration.days(400) }],
     ["concurrency.reservedConcurrency", { concurrency: { reservedConcurrency: 0 } }],
     ["concurrency.reservedConcurrency", { concurrency: { reservedConcurrency: 2.5 } }],

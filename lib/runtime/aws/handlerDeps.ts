@@ -10,6 +10,7 @@ import { PermanentError } from "../../core/errors.ts";
 import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
+import { autoRedrivePolicy, type RedriveOptions } from "../../steps/redrive.ts";
 import { retentionMs } from "../../steps/retention.ts";
 import type { SweepOptions } from "../../steps/sweep.ts";
 import { type HandlerConfig, NAMES, readConfig } from "../config.ts";
@@ -33,6 +34,8 @@ export interface AwsDeps {
    * learns it from its execution (a reference in its environment would make a cycle in the stack).
    */
   controlFor(stateMachineArn: string): ControlDeps & { ids: Ids };
+  /** The sweeper's automatic redrive after a quiet period (config.redriveAfterMs); absent: off. */
+  redrive?: RedriveOptions;
 }
 
 /**
@@ -146,5 +149,6 @@ export async function buildDeps(
       return control;
     },
     controlFor,
+    ...(config.redriveAfterMs === undefined ? {} : { redrive: autoRedrivePolicy(config.redriveAfterMs) }),
   };
 }
