@@ -46,9 +46,8 @@ function grantsNoTestUses(): string[] {
     ...(["callModel", "runTool", "recordModelFailure"] as const).flatMap((fn) =>
       table(fn, "GetItem", "UpdateItem"),
     ),
-    // The sweeper appends `resumed` when it takes a run over from a later generation, and asks Step
-    // Functions whether the execution holding a lease still runs; its test's runs need neither.
-    ...table("sweeper", "PutItem"),
+    // The sweeper asks Step Functions whether the execution holding a lease still runs; its tests'
+    // runs hold none that it checks. (Its `resumed` appends, PutItem, its automatic redrive test makes.)
     `sweeper states:DescribeExecution arn:aws:states:us-east-1:123456789012:execution:${MACHINE}:*`,
   ].sort();
 }

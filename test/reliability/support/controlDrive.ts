@@ -141,10 +141,16 @@ async function logOrNothing(dir: string, runId: string): Promise<ShownEvent[]> {
 
 function jsonOrText(stdout: string): unknown {
   try {
-    return JSON.parse(stdout);
+    return wallClockFree(JSON.parse(stdout));
   } catch {
     return stdout;
   }
+}
+
+/** An answer with what depends on the wall clock (a sweep's oldest stale age, in ms) kept as its type, not its value. */
+function wallClockFree(json: unknown): unknown {
+  if (typeof json !== "object" || json === null || !("oldestStaleAgeMs" in json)) return json;
+  return { ...json, oldestStaleAgeMs: typeof json.oldestStaleAgeMs };
 }
 
 async function headFacts(dir: string, runId: string): Promise<HeadFacts> {
