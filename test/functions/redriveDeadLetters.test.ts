@@ -41,6 +41,11 @@ const letters: Message[] = [
     Body: JSON.stringify({ requestContext: { functionArn: `${SWEEPER}:$LATEST` }, requestPayload: tick }),
   },
   {
+    MessageId: "from-lambda-resume",
+    ReceiptHandle: "r-4",
+    Body: JSON.stringify({ requestContext: { functionArn: RESUME }, requestPayload: start }),
+  },
+  {
     MessageId: "not-ours",
     ReceiptHandle: "r-3",
     Body: JSON.stringify(start),
@@ -53,10 +58,11 @@ describe("the redriveDeadLetters function", () => {
     sqs.on(ReceiveMessageCommand).resolvesOnce({ Messages: letters }).resolves({});
     const report = await handlers.redriveDeadLetters({ maxMessages: 50 });
     expect(report).toEqual({
-      received: 3,
+      received: 4,
       redriven: [
         { messageId: "from-rule", kind: "event", target: START_RUN },
         { messageId: "from-lambda", kind: "async", target: SWEEPER },
+        { messageId: "from-lambda-resume", kind: "async", target: RESUME },
       ],
       kept: [
         {
@@ -68,10 +74,12 @@ describe("the redriveDeadLetters function", () => {
     expect(lambda.commandCalls(InvokeCommand).map(({ args: [c] }) => c.input.FunctionName)).toEqual([
       START_RUN,
       SWEEPER,
+      RESUME,
     ]);
     expect(sqs.commandCalls(DeleteMessageCommand).map(({ args: [c] }) => c.input.ReceiptHandle)).toEqual([
       "r-1",
       "r-2",
+      "r-4",
     ]);
     expect(sqs.commandCalls(ReceiveMessageCommand)[0]!.args[0].input.MaxNumberOfMessages).toBe(10);
   });

@@ -87,7 +87,9 @@ export function callsOf<F extends string>(
   input: Input,
 ): AwsCall<F>[] {
   const prefix = PREFIXES[serviceId] ?? `unknown-service(${serviceId})`;
-  const operation = commandName.replace(/Command$/, "");
+  const command = commandName.replace(/Command$/, "");
+  // Lambda's Invoke is authorized as lambda:InvokeFunction.
+  const operation = prefix === "lambda" && command === "Invoke" ? "InvokeFunction" : command;
   const resources =
     prefix === "dynamodb"
       ? dynamodbResources(operation, input)
