@@ -146,3 +146,22 @@ export function deadLetterDestination(queue: IQueue): IDestination {
     },
   };
 }
+
+/**
+ * What the dead-letter redrive does: receive and delete the queue's messages (never send or
+ * purge) and invoke exactly the functions given, unqualified: none of their versions, nothing else.
+ */
+export function grantRedrive(grantee: IGrantable, queue: IQueue, targets: readonly IFunction[]): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ["sqs:ReceiveMessage", "sqs:DeleteMessage"],
+      resources: [queue.queueArn],
+    }),
+  );
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ["lambda:InvokeFunction"],
+      resources: targets.map((fn) => fn.functionArn),
+    }),
+  );
+}

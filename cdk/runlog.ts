@@ -1,4 +1,4 @@
-import { Annotations, Duration } from "aws-cdk-lib";
+import { Annotations, Duration, Fn } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
@@ -23,6 +23,7 @@ import {
   deadLetterDestination,
   grantExecutions,
   grantExecutionsApart,
+  grantRedrive,
   grantSecretValue,
   grantStopExecutions,
   grantStore,
@@ -49,6 +50,10 @@ const SIZING: Record<HandlerName, { timeout: Duration; memorySize: number }> = {
   sweeper: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.sweeper), memorySize: 512 },
   // Runs execute in Step Functions, not here.
   api: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.api), memorySize: 512 },
+  redriveDeadLetters: {
+    timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.redriveDeadLetters),
+    memorySize: 256,
+  },
 };
 /** The functions behind the state machine's Task states (the ones `concurrency.reservedConcurrency` bounds). */
 const STEPS = ["callModel", "runTool", "recordModelFailure", "finish", "handoff"] as const;
@@ -189,7 +194,17 @@ export class Runlog extends Construct {
     grantExecutions(api, this.stateMachine);
     // The API cancels runs, and a cancel stops the execution holding the run.
     grantStopExecutions(api, this.stateMachine);
-    this.functions = { ...steps, ...starters, api };
+    // What a person invokes to send the dead letters back to the functions that could not take them.
+    const targets = Object.values(starters);
+    const redriveDeadLetters = make("redriveDeadLetters", {
+      [NAMES.deadLettersUrl]: this.deadLetters.queueUrl,
+      [NAMES.redriveTargets]: Fn.join(
+        ",",
+        targets.map((fn) => fn.functionArn),
+      ),
+    });
+    grantRedrive(redriveDeadLetters, this.deadLetters, targets);
+    this.functions = { ...steps, ...starters, api, redriveDeadLetters };
     this.httpApi = new RunlogHttpApi(this, "HttpApi", {
       handler: api,
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),

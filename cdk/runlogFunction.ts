@@ -17,7 +17,8 @@ export type HandlerName =
   | "startRun"
   | "resume"
   | "sweeper"
-  | "api";
+  | "api"
+  | "redriveDeadLetters";
 
 /** The name the functions import their agents by; see functions/agents.ts. */
 export const AGENTS_IMPORT = "#agents";

@@ -45,6 +45,8 @@ export const NAMES = {
   statusShards: "RUNLOG_STATUS_SHARDS",
   deployment: "RUNLOG_DEPLOYMENT",
   redriveAfterMs: "RUNLOG_REDRIVE_AFTER_MS",
+  deadLettersUrl: "RUNLOG_DEAD_LETTERS_URL",
+  redriveTargets: "RUNLOG_REDRIVE_TARGETS",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -81,6 +83,11 @@ const httpUrl = z.string().refine((value) => {
   const { protocol } = new URL(value);
   return protocol === "http:" || protocol === "https:";
 });
+/** Lambda function ARNs, comma-separated, without a version or alias: the ones a dead letter may be sent back to. */
+const functionArns = z
+  .string()
+  .transform((value) => value.split(",").map((arn) => arn.trim()))
+  .pipe(z.array(z.string().regex(/^arn:[\w-]+:lambda:[\w-]+:\d{12}:function:[\w-]+$/)).min(1));
 /** DynamoDB's rule for table names. */
 const tableName = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/);
 
@@ -248,6 +255,16 @@ export const ConfigSchema = z.object({
     readBy: HANDLERS,
     default: "unset: no automatic redrive",
     allowed: "a whole number of milliseconds, 1 or more",
+  }),
+  deadLettersUrl: doc(httpUrl.optional(), {
+    readBy: HANDLERS,
+    default: "unset: the function redrives no dead letters",
+    allowed: "an SQS queue URL (https://…)",
+  }),
+  redriveTargets: doc(functionArns.optional(), {
+    readBy: HANDLERS,
+    default: "unset: no dead letter is redriven",
+    allowed: "Lambda function ARNs without a qualifier, separated by commas",
   }),
 });
 

@@ -38,6 +38,8 @@ export const CONTROL_TIMEOUT_SECONDS = {
   sweeper: 300,
   // API Gateway waits at most 30 s for an integration: the function must answer before that.
   api: 29,
+  // Two calls per dead letter, up to a thousand of them (functions/redriveDeadLetters.ts).
+  redriveDeadLetters: 300,
 } as const;
 
 /** The longest one execution (one generation of a run) may take, unless the stack says otherwise: 24 h. */

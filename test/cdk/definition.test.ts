@@ -10,6 +10,7 @@ import { handler as callModel } from "../../functions/callModel.ts";
 import { handler as finish } from "../../functions/finish.ts";
 import { handler as handoff } from "../../functions/handoff.ts";
 import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
+import { handler as redriveDeadLetters } from "../../functions/redriveDeadLetters.ts";
 import { handler as resume } from "../../functions/resume.ts";
 import { handler as runTool } from "../../functions/runTool.ts";
 import { handler as startRun } from "../../functions/startRun.ts";
@@ -38,6 +39,7 @@ const HANDLERS: Record<HandlerName, (event: unknown) => Promise<unknown>> = {
   resume,
   sweeper,
   api: (event) => api(event as never, {} as never),
+  redriveDeadLetters,
 };
 const env = useFunctionEnvironment("cdk-definition", { STATE_MACHINE_ARN });
 const sfn = mockClient(SFNClient);

@@ -88,7 +88,10 @@ describe("least privilege", () => {
       const { actions } = permissions(handler);
       expect(actions.filter((a) => a.startsWith("dynamodb:")).sort(), handler).toEqual(
         [
-          ...STORE_ACTIONS.filter((a) => handler !== "finish" || a !== "dynamodb:PutItem"),
+          // The dead-letter redrive reads no runs: it hands letters back to the functions that do.
+          ...(handler === "redriveDeadLetters"
+            ? []
+            : STORE_ACTIONS.filter((a) => handler !== "finish" || a !== "dynamodb:PutItem")),
           ...(handler === "startRun" || handler === "api" ? CREATE_ACTIONS : []),
           ...(handler === "sweeper" || handler === "api" ? ["dynamodb:Query"] : []),
         ].sort(),
@@ -229,6 +232,47 @@ describe("recovery and event-driven starts", () => {
         Targets: target(handler),
       });
     }
+  });
+
+  it("lets redriveDeadLetters alone receive and delete dead letters and invoke the three starters, nothing else", () => {
+    const queue = { "Fn::GetAtt": [s.logicalId(s.runlog.deadLetters), "Arn"] };
+    const starters = (["startRun", "resume", "sweeper"] as const).map((fn) => ({
+      "Fn::GetAtt": [s.functionIds[fn], "Arn"],
+    }));
+    const policies = Object.values(s.template.findResources("AWS::IAM::Policy"));
+    const statementsOf = (handler: HandlerName) =>
+      policies
+        .filter((policy) =>
+          (policy.Properties.Roles as { Ref?: string }[]).some(
+            (role) => role.Ref === s.logicalId(s.runlog.functions[handler].role!),
+          ),
+        )
+        .flatMap(
+          (policy) => policy.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[],
+        )
+        .filter((statement) => !/^(logs|xray):/.test([statement.Action].flat()[0] as string));
+    expect(statementsOf("redriveDeadLetters")).toEqual([
+      expect.objectContaining({ Action: ["sqs:ReceiveMessage", "sqs:DeleteMessage"], Resource: queue }),
+      expect.objectContaining({ Action: "lambda:InvokeFunction", Resource: starters }),
+    ]);
+    for (const handler of HANDLERS.filter((h) => h !== "redriveDeadLetters")) {
+      const { actions } = permissions(handler);
+      expect(
+        actions.filter(
+          (a) => a.startsWith("lambda:") || a === "sqs:ReceiveMessage" || a === "sqs:DeleteMessage",
+        ),
+        handler,
+      ).toEqual([]);
+    }
+    const env = functionProps("redriveDeadLetters").Environment.Variables;
+    expect(env.RUNLOG_DEAD_LETTERS_URL).toEqual({ Ref: s.logicalId(s.runlog.deadLetters) });
+    expect(env.RUNLOG_REDRIVE_TARGETS).toEqual({ "Fn::Join": [",", starters] });
+    // Invoked by a person: no rule, schedule or queue event source invokes it.
+    const invokers = Object.values(s.template.findResources("AWS::Lambda::Permission")).filter((p) =>
+      JSON.stringify(p.Properties.FunctionName).includes(s.functionIds.redriveDeadLetters),
+    );
+    expect(invokers).toEqual([]);
+    s.template.resourceCountIs("AWS::Lambda::EventSourceMapping", 0);
   });
 
   it("keeps events that could not be handled in an encrypted dead-letter queue", () => {

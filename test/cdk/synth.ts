@@ -35,6 +35,7 @@ export const HANDLERS: readonly HandlerName[] = [
   "resume",
   "sweeper",
   "api",
+  "redriveDeadLetters",
 ];
 
 const ENV = { account: "123456789012", region: "us-east-1" };

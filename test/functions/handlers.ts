@@ -3,6 +3,7 @@ import { handler as callModel } from "../../functions/callModel.ts";
 import { handler as finish } from "../../functions/finish.ts";
 import { handler as handoff } from "../../functions/handoff.ts";
 import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
+import { handler as redriveDeadLetters } from "../../functions/redriveDeadLetters.ts";
 import { handler as resume } from "../../functions/resume.ts";
 import { handler as runTool } from "../../functions/runTool.ts";
 import { handler as startRun } from "../../functions/startRun.ts";
@@ -19,6 +20,7 @@ export const handlers = {
   finish: asFunction("finish", finish),
   handoff: asFunction("handoff", handoff),
   recordModelFailure: asFunction("recordModelFailure", recordModelFailure),
+  redriveDeadLetters: asFunction("redriveDeadLetters", redriveDeadLetters),
   resume: asFunction("resume", resume),
   runTool: asFunction("runTool", runTool),
   startRun: asFunction("startRun", startRun),

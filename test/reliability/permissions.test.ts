@@ -14,6 +14,7 @@ import { functionPolicies, type RolePolicy, type TemplateJson } from "../support
 const TABLE = DEFAULT_TABLE_NAME;
 const MACHINE = "RunMachine";
 const SECRET_NAME = "runlog/model-key";
+const DEAD_LETTERS = "DeadLetters";
 
 /** ARN patterns of the stack as the template resolves them (test/support/iam/template.ts). */
 const TABLE_ARN = `arn:aws:dynamodb:us-east-1:123456789012:table/${TABLE}`;
@@ -36,7 +37,7 @@ function grantsNoTestUses(): string[] {
       `${fn} xray:PutTraceSegments *`,
       // An event past 400 KB keeps its body in chunks, read back in one BatchGetItem
       // (test/adapters/dynamodb/bigEvents.test.ts); no handler test writes one.
-      ...table(fn, "BatchGetItem"),
+      ...(fn === "redriveDeadLetters" ? [] : table(fn, "BatchGetItem")),
     ]),
     // Lambda itself sends an async invocation that failed after its retries to the dead-letter queue.
     ...(["startRun", "resume", "sweeper"] as const).map((fn) => `${fn} sqs:SendMessage ${deadLetters}`),
@@ -46,8 +47,8 @@ function grantsNoTestUses(): string[] {
     ...(["callModel", "runTool", "recordModelFailure"] as const).flatMap((fn) =>
       table(fn, "GetItem", "UpdateItem"),
     ),
-    // The sweeper asks Step Functions whether the execution holding a lease still runs; its tests'
-    // runs hold none that it checks. (Its `resumed` appends, PutItem, its automatic redrive test makes.)
+    // The sweeper asks Step Functions whether the execution holding a lease still runs; its test's
+    // runs need not (its PutItem, appending `resumed`, test/functions/autoRedrive.test.ts uses).
     `sweeper states:DescribeExecution arn:aws:states:us-east-1:123456789012:execution:${MACHINE}:*`,
   ].sort();
 }
@@ -58,17 +59,25 @@ let calls: AwsCall[];
 
 beforeAll(async () => {
   s = synthesize({ modelKeySecret: SECRET_NAME });
-  const names = { [s.logicalId(s.runlog.table)]: TABLE, [s.logicalId(s.runlog.stateMachine)]: MACHINE };
+  const names = {
+    [s.logicalId(s.runlog.table)]: TABLE,
+    [s.logicalId(s.runlog.stateMachine)]: MACHINE,
+    // The queue and the functions test/functions/redriveDeadLetters.test.ts redrives to.
+    [s.logicalId(s.runlog.deadLetters)]: DEAD_LETTERS,
+    [s.functionIds.startRun]: "StartRun",
+    [s.functionIds.resume]: "Resume",
+    [s.functionIds.sweeper]: "Sweeper",
+  };
   policies = functionPolicies(s.template.toJSON() as TemplateJson, s.functionIds, names);
   logGroups = Object.fromEntries(
     HANDLERS.map((fn) => [fn, s.logicalId(s.runlog.functions[fn].logGroup)]),
   ) as Record<HandlerName, string>;
-  deadLetters = `arn:aws:sqs:us-east-1:123456789012:${s.logicalId(s.runlog.deadLetters)}`;
+  deadLetters = `arn:aws:sqs:us-east-1:123456789012:${DEAD_LETTERS}`;
   calls = await recordHandlerTests();
 }, 900_000);
 
 describe("the functions' IAM roles, checked against every AWS call the handler tests make", () => {
-  it("see calls of all nine functions", () => {
+  it("see calls of all ten functions", () => {
     expect([...new Set(calls.map((call) => call.fn))].sort()).toEqual([...HANDLERS].sort());
   });
 
@@ -106,6 +115,26 @@ describe("the evaluator", () => {
       ["startRun", "secretsmanager:GetSecretValue", "ImplicitlyDenied"],
     ]);
     expect(await deniedCalls([call("api", "dynamodb:Query", INDEX)], policies)).toEqual([]);
+  });
+
+  it("lets the dead-letter redrive invoke only the three starters, and only receive and delete its letters", async () => {
+    const fn = (name: string) => `arn:aws:lambda:us-east-1:123456789012:function:${name}`;
+    const wrong = [
+      call("redriveDeadLetters", "lambda:InvokeFunction", fn(s.functionIds.callModel)),
+      call("redriveDeadLetters", "lambda:InvokeFunction", fn("Elsewhere-StartRun")),
+      call("redriveDeadLetters", "lambda:InvokeFunction", `${fn("StartRun")}:$LATEST`),
+      call("redriveDeadLetters", "sqs:SendMessage", deadLetters),
+      call("redriveDeadLetters", "sqs:PurgeQueue", deadLetters),
+      call("sweeper", "lambda:InvokeFunction", fn("Resume")),
+      call("startRun", "sqs:ReceiveMessage", deadLetters),
+    ];
+    expect((await deniedCalls(wrong, policies)).map((d) => `${d.fn} ${d.action} ${d.resource}`)).toEqual(
+      wrong.map((c) => `${c.fn} ${c.action} ${c.resource}`),
+    );
+    const right = ["StartRun", "Resume", "Sweeper"].map((name) =>
+      call("redriveDeadLetters", "lambda:InvokeFunction", fn(name)),
+    );
+    expect(await deniedCalls(right, policies)).toEqual([]);
   });
 
   it("counts a grant used by one function only for that function", () => {

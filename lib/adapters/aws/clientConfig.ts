@@ -1,6 +1,6 @@
 import { AWS_REQUEST } from "../../workflow/timeouts.ts";
 
-/** The settings every runlog AWS client (DynamoDB, Step Functions, Secrets Manager) is built with. */
+/** The settings every runlog AWS client (DynamoDB, Step Functions, Secrets Manager, SQS, Lambda) is built with. */
 export interface AwsClientConfig {
   maxAttempts: number;
   requestHandler: { connectionTimeout: number; requestTimeout: number; throwOnRequestTimeout: true };

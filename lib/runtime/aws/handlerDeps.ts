@@ -1,10 +1,17 @@
 import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient } from "@aws-sdk/client-sfn";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import OpenAI from "openai";
 import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
 import { METRICS_DEPLOYMENT } from "../../adapters/aws/metrics.ts";
+import {
+  type RedriveDeadLettersOptions,
+  type RedriveDeadLettersReport,
+  redriveDeadLetters,
+} from "../../adapters/deadLetters/redrive.ts";
 import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
 import { PermanentError } from "../../core/errors.ts";
 import type { ModelResolver } from "../../ports/model.ts";
@@ -36,6 +43,11 @@ export interface AwsDeps {
   controlFor(stateMachineArn: string): ControlDeps & { ids: Ids };
   /** The sweeper's automatic redrive after a quiet period (config.redriveAfterMs); absent: off. */
   redrive?: RedriveOptions;
+  /**
+   * Send the dead-letter queue's letters back to this deployment's functions (config.deadLettersUrl,
+   * config.redriveTargets); PermanentError in a function deployed without them.
+   */
+  redriveDeadLetters(options: RedriveDeadLettersOptions): Promise<RedriveDeadLettersReport>;
 }
 
 /**
@@ -52,7 +64,7 @@ export const AWS_SWEEP: SweepOptions = { statuses: ["running", "interrupted"] };
 const CANCEL_BLIND_MS = 60_000;
 
 /** An AWS client buildDeps makes. */
-export type AwsClient = DynamoDBClient | SFNClient | SecretsManagerClient;
+export type AwsClient = DynamoDBClient | SFNClient | SecretsManagerClient | SQSClient | LambdaClient;
 
 const clientObservers = new Set<(client: AwsClient) => void>();
 
@@ -137,6 +149,9 @@ export async function buildDeps(
   };
   const stateMachineArn = config.stateMachineArn;
   const control = stateMachineArn === undefined ? undefined : controlFor(stateMachineArn);
+  const { deadLettersUrl, redriveTargets } = config;
+  let sqs: SQSClient | undefined;
+  let lambda: LambdaClient | undefined;
   return {
     steps,
     cancelWatch: { intervalMs: config.cancelPollMs, blindMs: CANCEL_BLIND_MS },
@@ -149,6 +164,16 @@ export async function buildDeps(
       return control;
     },
     controlFor,
+    redriveDeadLetters(options) {
+      if (deadLettersUrl === undefined || redriveTargets === undefined) {
+        throw new PermanentError(
+          `this function redrives no dead letters: ${NAMES.deadLettersUrl} and ${NAMES.redriveTargets} must both be set`,
+        );
+      }
+      sqs ??= made(new SQSClient(AWS_CLIENT));
+      lambda ??= made(new LambdaClient(AWS_CLIENT));
+      return redriveDeadLetters({ sqs, lambda, queueUrl: deadLettersUrl, targets: redriveTargets }, options);
+    },
     ...(config.redriveAfterMs === undefined ? {} : { redrive: autoRedrivePolicy(config.redriveAfterMs) }),
   };
 }

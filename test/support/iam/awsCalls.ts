@@ -19,6 +19,8 @@ const PREFIXES: Record<string, string> = {
   DynamoDB: "dynamodb",
   SFN: "states",
   "Secrets Manager": "secretsmanager",
+  SQS: "sqs",
+  Lambda: "lambda",
 };
 
 /** The resource a call names when no mapping below knows its command: the evaluator refuses it. */
@@ -56,6 +58,24 @@ function statesResources(input: Input): string[] {
   return arn === undefined ? [UNMAPPED] : [String(arn)];
 }
 
+/** A queue's ARN from its URL (`https://sqs.<region>.amazonaws.com/<account>/<name>`). */
+function queueArn(url: unknown): string {
+  const match = /^https:\/\/sqs\.([\w-]+)\.amazonaws\.com\/(\d{12})\/([\w.-]+)$/.exec(String(url));
+  return match ? `arn:aws:sqs:${match[1]}:${match[2]}:${match[3]}` : UNMAPPED;
+}
+
+/** A function named rather than given by ARN: IAM sees its ARN (with any qualifier it names). */
+const functionArn = (name: unknown): string =>
+  String(name).startsWith("arn:") ? String(name) : `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}`;
+
+/** The ARN a call of the services with one resource per call is authorized on, from its input. */
+function oneResource(prefix: string, input: Input): string {
+  if (prefix === "secretsmanager" && input.SecretId !== undefined) return secretArn(input.SecretId);
+  if (prefix === "sqs" && input.QueueUrl !== undefined) return queueArn(input.QueueUrl);
+  if (prefix === "lambda" && input.FunctionName !== undefined) return functionArn(input.FunctionName);
+  return UNMAPPED;
+}
+
 /**
  * The IAM view of one SDK command: its action (service prefix and operation) on each resource
  * its input names. A command this does not know maps to UNMAPPED, which the evaluator reports.
@@ -67,14 +87,14 @@ export function callsOf<F extends string>(
   input: Input,
 ): AwsCall<F>[] {
   const prefix = PREFIXES[serviceId] ?? `unknown-service(${serviceId})`;
-  const operation = commandName.replace(/Command$/, "");
+  const command = commandName.replace(/Command$/, "");
+  // Lambda's Invoke is authorized as lambda:InvokeFunction.
+  const operation = prefix === "lambda" && command === "Invoke" ? "InvokeFunction" : command;
   const resources =
     prefix === "dynamodb"
       ? dynamodbResources(operation, input)
       : prefix === "states"
         ? statesResources(input)
-        : prefix === "secretsmanager" && input.SecretId !== undefined
-          ? [secretArn(input.SecretId)]
-          : [UNMAPPED];
+        : [oneResource(prefix, input)];
   return resources.map((resource) => ({ fn, action: `${prefix}:${operation}`, resource }));
 }
