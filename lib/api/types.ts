@@ -101,50 +101,10 @@ export interface ListRequest {
   parent?: string;
 }
 
-/** How a sweep chooses the runs it resumes, and how often it resumes one. */
-export interface SweepOptions {
-  /** Leave runs whose head changed more recently than this: a live executor moves it with every step. @default 600000 */
-  staleAfterMs?: number;
-  /** Automatic resumes per request (since the run's latest new message); then the run waits for a person. @default 5 */
-  maxAutoResumes?: number;
-  /** The wait after an automatic resume before the next one; it doubles with each resume. @default 60000 */
-  backoffMs?: number;
-  /** The longest wait between two automatic resumes. @default 3600000 */
-  maxBackoffMs?: number;
-  /** Head statuses to look at. @default ["running"] */
-  statuses?: readonly RunStatus[];
-  /** At most this many heads per sweep, an explicit bound. @default every candidate */
-  maxRuns?: number;
-  /** Start no candidate after this long (ms); the report's cursor continues from there. @default no limit */
-  budgetMs?: number;
-  /** Candidates looked at (lease, tail, resume) at the same time. @default 16 */
-  concurrency?: number;
-  /** Continue an incomplete sweep: its report's `cursor`. @default from the oldest candidate */
-  cursor?: string;
-}
-
-/** What a sweep did with one run: resumed it, or why not. */
-export type SweepOutcome =
-  | { runId: string; resumed: true; generation: number; kind: ResumeKind }
-  | { runId: string; resumed: false; why: string };
-
-/** What one sweep did. */
-export interface SweepReport {
-  /** Heads looked at. */
-  examined: number;
-  /** Runs resumed, each with the generation that now executes it. */
-  resumed: { runId: string; generation: number; kind: ResumeKind }[];
-  /** Runs left alone, and why (live, resting, waiting out a backoff, out of automatic resumes …). */
-  skipped: { runId: string; why: string }[];
-  /** Runs whose resume failed (a store or orchestrator error); the next sweep tries them again. */
-  failed: { runId: string; error: string }[];
-  /** Whether every candidate was looked at (false when the budget or maxRuns ran out first). */
-  complete: boolean;
-  /** Where an incomplete sweep stopped: pass it as `cursor` to go on from there. */
-  cursor?: string;
-  /** The age (ms) of the oldest candidate without progress it saw, those waiting for a person aside. */
-  oldestStaleAgeMs?: number;
-}
+export type { RedriveOutcome, RedriveReport } from "../steps/redrive.ts";
+// The sweep's and the redrive's options and reports are the steps' own shapes, exported as they are:
+// one declaration each, so the public type cannot drift from what the step takes and returns.
+export type { SweepOptions, SweepOutcome, SweepReport } from "../steps/sweep.ts";
 
 /** Which failed runs a redrive resumes, and how fast. */
 export interface RedriveRequest {
@@ -158,29 +118,6 @@ export interface RedriveRequest {
   concurrency?: number;
   /** Resumes started per second, at most. @default 10 */
   perSecond?: number;
-}
-
-/** What a redrive did (or, in a dry run, would do) with one failed run. */
-export type RedriveOutcome =
-  | { runId: string; outcome: "resumed"; generation: number }
-  | { runId: string; outcome: "would_resume" }
-  | { runId: string; outcome: "skipped"; why: string }
-  | { runId: string; outcome: "failed"; error: string };
-
-/** What one redrive did. */
-export interface RedriveReport {
-  /** True when nothing was written: each run says what would be done. */
-  dryRun: boolean;
-  /** Failed runs looked at. */
-  examined: number;
-  /** Runs resumed (in a dry run: that would be). */
-  resumed: number;
-  /** Runs left as they are: failed for a reason that would fail again, being executed, … */
-  skipped: number;
-  /** Runs whose resume failed (a store or orchestrator error); the next redrive tries them again. */
-  failed: number;
-  /** Each run looked at, most recently updated first. */
-  runs: RedriveOutcome[];
 }
 
 /** Who made a decision or a cancel, and why. */

@@ -37,12 +37,17 @@ export type RedriveOutcome =
   | { runId: string; outcome: "skipped"; why: string }
   | { runId: string; outcome: "failed"; error: string };
 
+/** What one redrive did. */
 export interface RedriveReport {
+  /** True when nothing was written: each run says what would be done. */
   dryRun: boolean;
   /** Failed heads looked at. */
   examined: number;
+  /** Runs resumed (in a dry run: that would be). */
   resumed: number;
+  /** Runs left as they are: failed for a reason that would fail again, being executed, … */
   skipped: number;
+  /** Runs whose resume failed (a store or orchestrator error); the next redrive tries them again. */
   failed: number;
   /** One entry per run looked at, in the order they were listed (most recently updated first). */
   runs: RedriveOutcome[];

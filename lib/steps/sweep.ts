@@ -21,6 +21,7 @@ export { autoResumesAfter } from "./autoResumes.ts";
 /** The lease owner the sweeper writes a resting status under (never an execution: see `rest`). */
 const SWEEPER_OWNER = "sweeper";
 
+/** How a sweep chooses the runs it resumes, and how often it resumes one. */
 export interface SweepOptions {
   /** Leave runs whose head changed more recently than this: a live executor moves it with every step. @default 600000 */
   staleAfterMs?: number;
@@ -42,13 +43,18 @@ export interface SweepOptions {
   cursor?: string;
 }
 
+/** What a sweep did with one run: resumed it, or why not. */
 export type SweepOutcome =
   | { runId: string; resumed: true; generation: number; kind: ResumeKind }
   | { runId: string; resumed: false; why: string };
 
+/** What one sweep did. */
 export interface SweepReport {
+  /** Heads looked at. */
   examined: number;
+  /** Runs resumed, each with the generation that now executes it. */
   resumed: { runId: string; generation: number; kind: ResumeKind }[];
+  /** Runs left alone, and why (live, resting, waiting out a backoff, out of automatic resumes …). */
   skipped: { runId: string; why: string }[];
   /** Runs whose resume failed (a store or orchestrator error); the next sweep tries them again. */
   failed: { runId: string; error: string }[];
