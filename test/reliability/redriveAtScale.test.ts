@@ -2,16 +2,9 @@ import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/sfnOrchestrator.ts";
-import { agentRegistry, BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
 import { type RunStarted, stamp } from "../../lib/core/events.ts";
-import { modelResolver } from "../../lib/runtime/models.ts";
-import type { ControlDeps } from "../../lib/steps/deps.ts";
-import { LogCache } from "../../lib/steps/logCache.ts";
 import { redrive } from "../../lib/steps/redrive.ts";
-import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
-import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
-import { connectDynamo } from "../support/store.ts";
+import { type Fleet, HOUR, perThousandCandidates, STATE_MACHINE_ARN, startFleet } from "./support/fleet.ts";
 import { tally } from "./support/tally.ts";
 
 /**
@@ -23,15 +16,9 @@ import { tally } from "./support/tally.ts";
  */
 const RUNS = 1_000;
 const REJECTED_EVERY = 5; // runs 0, 5, 10 … and 2, 7, 12 …: 400 of 1,000
-const STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:runlog";
-const HOUR = 3_600_000;
 
-let server: InProcessDynalite;
-let destroy: () => void;
-const requests = new Map<string, number>();
-const count = (name: string) => requests.set(name, (requests.get(name) ?? 0) + 1);
+let fleet: Fleet;
 const sfn = mockClient(SFNClient);
-let deps: ControlDeps;
 const retryable = new Set<string>();
 const rejected = new Set<string>();
 const running = new Set<string>();
@@ -40,16 +27,8 @@ const isRejected = (n: number) => n % REJECTED_EVERY === 0 || n % REJECTED_EVERY
 const idOf = (n: number) => `${isRejected(n) ? "rejected" : "retryable"}-${String(n).padStart(4, "0")}`;
 
 beforeAll(async () => {
-  server = await startDynalite();
-  const { client, tableName } = await connectDynamo({ env: server.env() });
-  destroy = () => client.destroy();
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      count(String(context.commandName));
-      return next(args);
-    },
-    { step: "initialize", name: "countRequests" },
-  );
+  fleet = await startFleet("/tmp/runlog-redrive-scale");
+  const { count } = fleet;
   // The executions of the outage are gone (FAILED); one a redrive starts runs on (RUNNING).
   sfn.on(DescribeExecutionCommand).callsFake((input: { executionArn: string }) => {
     count("DescribeExecution");
@@ -64,7 +43,7 @@ beforeAll(async () => {
   });
   // The outage was two hours ago: every run failed then, a millisecond apart.
   const base = Date.now() - 2 * HOUR;
-  const seed = new DynamoEventStore({ client, tableName });
+  const seed = new DynamoEventStore(fleet.table);
   for (let n = 0; n < RUNS; n++) {
     const runId = idOf(n);
     (isRejected(n) ? rejected : retryable).add(runId);
@@ -88,34 +67,18 @@ beforeAll(async () => {
     );
     await seed.setStatus(runId, "failed", 2);
   }
-  const store = new DynamoEventStore({ client, tableName });
-  deps = {
-    store,
-    logs: new LogCache(store),
-    unstored: unstoredWork(),
-    agents: agentRegistry({ dataDir: "/tmp/runlog-redrive-scale" }, BUILT_IN_AGENTS),
-    models: modelResolver(),
-    clock: { now: () => new Date() },
-    faults: { reached: () => {} },
-    orchestrator: new SfnOrchestrator({
-      client: new SFNClient({ region: "us-east-1" }),
-      stateMachineArn: STATE_MACHINE_ARN,
-    }),
-    leaseMs: 24 * HOUR,
-  };
-  requests.clear();
+  fleet.requests.clear();
 }, 600_000);
 
 afterAll(async () => {
   sfn.restore();
-  destroy?.();
-  await server?.stop();
+  await fleet?.stop();
 });
 
 describe("redrive at fleet scale", () => {
   it("resumes every run of 1,000 that failed retryably, once, and leaves the rejected ones", async () => {
     const began = performance.now();
-    const report = await redrive(deps, { concurrency: 16, perSecond: 1_000 });
+    const report = await redrive(fleet.deps, { concurrency: 16, perSecond: 1_000 });
     const ms = performance.now() - began;
 
     expect(report.examined).toBe(RUNS);
@@ -131,37 +94,27 @@ describe("redrive at fleet scale", () => {
     expect(started.sort()).toEqual([...retryable].sort());
     // A rejected run is as it was: its log still ends at the failure, its head still says failed.
     for (const runId of [...rejected].slice(0, 20)) {
-      expect((await deps.store.read(runId)).map((event) => event.type)).toEqual([
+      expect((await fleet.deps.store.read(runId)).map((event) => event.type)).toEqual([
         "run_started",
         "model_failed",
       ]);
-      expect((await deps.store.getHead(runId))?.status).toBe("failed");
+      expect((await fleet.deps.store.getHead(runId))?.status).toBe("failed");
     }
 
-    const perThousand = (n: number) => Math.round((n * 1_000) / RUNS);
     const figures = {
       candidates: RUNS,
       retryable: retryable.size,
-      queryPer1000: perThousand(requests.get("QueryCommand") ?? 0),
-      getItemPer1000: perThousand(requests.get("GetItemCommand") ?? 0),
-      putOrUpdatePer1000: perThousand(
-        (requests.get("PutItemCommand") ?? 0) +
-          (requests.get("UpdateItemCommand") ?? 0) +
-          (requests.get("TransactWriteItemsCommand") ?? 0),
-      ),
-      describeExecutionPer1000: perThousand(requests.get("DescribeExecution") ?? 0),
-      startExecutionPer1000: perThousand(requests.get("StartExecution") ?? 0),
-      msPer1000: Math.round((ms * 1_000) / RUNS),
+      ...perThousandCandidates(fleet.requests, RUNS, ms),
     };
     console.log(
-      `[redrive at scale] ${JSON.stringify(figures)} requests=${JSON.stringify(Object.fromEntries(requests))}`,
+      `[redrive at scale] ${JSON.stringify(figures)} requests=${JSON.stringify(Object.fromEntries(fleet.requests))}`,
     );
     tally("redrive at fleet scale", figures);
 
     // The redriven runs are running again (their executions were started and are RUNNING): a
     // second redrive resumes nobody and starts nothing.
     sfn.resetHistory();
-    const again = await redrive(deps, { concurrency: 16, perSecond: 1_000 });
+    const again = await redrive(fleet.deps, { concurrency: 16, perSecond: 1_000 });
     expect(again.resumed).toBe(0);
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
   });

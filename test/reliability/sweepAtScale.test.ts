@@ -2,17 +2,10 @@ import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/sfnOrchestrator.ts";
-import { agentRegistry, BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
 import { forEachConcurrently } from "../../lib/core/concurrency.ts";
 import { type RunStarted, stamp } from "../../lib/core/events.ts";
-import { modelResolver } from "../../lib/runtime/models.ts";
-import type { ControlDeps } from "../../lib/steps/deps.ts";
-import { LogCache } from "../../lib/steps/logCache.ts";
 import { sweep } from "../../lib/steps/sweep.ts";
-import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
-import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
-import { connectDynamo } from "../support/store.ts";
+import { type Fleet, HOUR, perThousandCandidates, STATE_MACHINE_ARN, startFleet } from "./support/fleet.ts";
 import { tally } from "./support/tally.ts";
 
 /**
@@ -24,16 +17,9 @@ import { tally } from "./support/tally.ts";
  */
 const RUNS = 2_000;
 const DEAD_EVERY = 4;
-const STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:runlog";
-const HOUR = 3_600_000;
 
-let server: InProcessDynalite;
-let destroy: () => void;
-const requests = new Map<string, number>();
-const count = (name: string) => requests.set(name, (requests.get(name) ?? 0) + 1);
+let fleet: Fleet;
 const sfn = mockClient(SFNClient);
-let deps: ControlDeps;
-let seed: DynamoEventStore;
 const dead = new Set<string>();
 
 const first = (runId: string, at: Date): RunStarted => {
@@ -47,20 +33,8 @@ const first = (runId: string, at: Date): RunStarted => {
 };
 
 beforeAll(async () => {
-  server = await startDynalite();
-  const { client, tableName } = await connectDynamo({ env: server.env() });
-  destroy = () => client.destroy();
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      count(String(context.commandName));
-      return next(args);
-    },
-    { step: "initialize", name: "countRequests" },
-  );
-  const orchestrator = new SfnOrchestrator({
-    client: new SFNClient({ region: "us-east-1" }),
-    stateMachineArn: STATE_MACHINE_ARN,
-  });
+  fleet = await startFleet("/tmp/runlog-sweep-scale");
+  const { count, orchestrator } = fleet;
   // An execution is RUNNING unless it belongs to a dead run; starts succeed.
   sfn.on(DescribeExecutionCommand).callsFake((input: { executionArn: string }) => {
     count("DescribeExecution");
@@ -75,7 +49,7 @@ beforeAll(async () => {
   const base = Date.now() - 2 * HOUR;
   let i = 0;
   const at = () => new Date(base + i);
-  seed = new DynamoEventStore({ client, tableName, clock: { now: at } });
+  const seed = new DynamoEventStore({ ...fleet.table, clock: { now: at } });
   const ids = Array.from(
     { length: RUNS },
     (_, n) => `${n % DEAD_EVERY === 1 ? "dead" : "live"}-${String(n).padStart(4, "0")}`,
@@ -87,31 +61,18 @@ beforeAll(async () => {
     const owner = orchestrator.leaseOwnerFor({ runId, generation: 1, createdAt: started.at });
     await seed.createRun(started, { owner, until: Date.now() + 24 * HOUR });
   }
-  const store = new DynamoEventStore({ client, tableName });
-  deps = {
-    store,
-    logs: new LogCache(store),
-    unstored: unstoredWork(),
-    agents: agentRegistry({ dataDir: "/tmp/runlog-sweep-scale" }, BUILT_IN_AGENTS),
-    models: modelResolver(),
-    clock: { now: () => new Date() },
-    faults: { reached: () => {} },
-    orchestrator,
-    leaseMs: 24 * HOUR,
-  };
-  requests.clear();
+  fleet.requests.clear();
 }, 600_000);
 
 afterAll(async () => {
   sfn.restore();
-  destroy?.();
-  await server?.stop();
+  await fleet?.stop();
 });
 
 describe("the sweeper at fleet scale", () => {
   it("resumes every dead run of 2,000, touches no live one, resumes none twice", async () => {
     const began = performance.now();
-    const report = await sweep(deps, { statuses: ["running"] });
+    const report = await sweep(fleet.deps, { statuses: ["running"] });
     const ms = performance.now() - began;
 
     expect(report.complete).toBe(true);
@@ -127,38 +88,15 @@ describe("the sweeper at fleet scale", () => {
     // Oldest first: the oldest run without progress is the first one left, two hours ago.
     expect(report.oldestStaleAgeMs).toBeGreaterThanOrEqual(2 * HOUR - 60_000);
 
-    const perThousand = (n: number) => Math.round((n * 1_000) / RUNS);
-    const figures = {
-      candidates: RUNS,
-      dead: dead.size,
-      queryPer1000: perThousand(requests.get("QueryCommand") ?? 0),
-      getItemPer1000: perThousand(requests.get("GetItemCommand") ?? 0),
-      putOrUpdatePer1000: perThousand(
-        (requests.get("PutItemCommand") ?? 0) +
-          (requests.get("UpdateItemCommand") ?? 0) +
-          (requests.get("TransactWriteItemsCommand") ?? 0),
-      ),
-      otherDynamoPer1000: perThousand(
-        [...requests]
-          .filter(
-            ([name]) =>
-              name.endsWith("Command") &&
-              !/^(Query|GetItem|PutItem|UpdateItem|TransactWriteItems)Command$/.test(name),
-          )
-          .reduce((sum, [, n]) => sum + n, 0),
-      ),
-      describeExecutionPer1000: perThousand(requests.get("DescribeExecution") ?? 0),
-      startExecutionPer1000: perThousand(requests.get("StartExecution") ?? 0),
-      msPer1000: Math.round((ms * 1_000) / RUNS),
-    };
+    const figures = { candidates: RUNS, dead: dead.size, ...perThousandCandidates(fleet.requests, RUNS, ms) };
     console.log(
-      `[sweep at scale] ${JSON.stringify(figures)} requests=${JSON.stringify(Object.fromEntries(requests))}`,
+      `[sweep at scale] ${JSON.stringify(figures)} requests=${JSON.stringify(Object.fromEntries(fleet.requests))}`,
     );
     tally("sweep at fleet scale", figures);
 
     // Nothing left: a second sweep resumes nobody again, and the live runs' heads are as they were.
     sfn.resetHistory();
-    const again = await sweep(deps, { statuses: ["running"] });
+    const again = await sweep(fleet.deps, { statuses: ["running"] });
     expect(again.resumed).toEqual([]);
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
     await forEachConcurrently(
@@ -166,7 +104,7 @@ describe("the sweeper at fleet scale", () => {
       8,
       async (n) => {
         const runId = `${n % DEAD_EVERY === 1 ? "dead" : "live"}-${String(n).padStart(4, "0")}`;
-        const head = await deps.store.getHead(runId);
+        const head = await fleet.deps.store.getHead(runId);
         if (runId.startsWith("live")) expect(head).toMatchObject({ leaseVersion: 1, lastSeq: 1 });
       },
     );
