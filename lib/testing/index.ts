@@ -18,7 +18,9 @@ export {
   parseScript,
   SCRIPTED_ERRORS,
   type Script,
+  type ScriptedError,
   ScriptSchema,
+  type ScriptToolCall,
   type ScriptTurn,
 } from "../adapters/scripted/script.ts";
 

@@ -5,6 +5,8 @@ export {
   parseScript,
   SCRIPTED_ERRORS,
   type Script,
+  type ScriptedError,
   ScriptSchema,
+  type ScriptToolCall,
   type ScriptTurn,
 } from "./script.ts";

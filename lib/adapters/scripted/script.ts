@@ -1,10 +1,42 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { errorMessage, InvalidInputError } from "../../core/errors.ts";
-import { UsageSchema } from "../../core/events.ts";
+import { type Usage, UsageSchema } from "../../core/events.ts";
 
 /** How a scripted turn fails: a dropped connection, a 429, or a request the provider refuses. */
 export const SCRIPTED_ERRORS = ["connection", "rate_limit", "rejected"] as const;
+/** One of {@link SCRIPTED_ERRORS}. */
+export type ScriptedError = (typeof SCRIPTED_ERRORS)[number];
+
+/** One tool call a scripted turn asks for. An object is sent as JSON; a string is sent verbatim. */
+export interface ScriptToolCall {
+  /** The tool's name, as the agent declares it. */
+  name: string;
+  /** The call's arguments: an object, or a string sent as it is (which may be invalid JSON). */
+  arguments: Record<string, unknown> | string;
+}
+
+/** One answer of the scripted model: text, tool calls and a stop reason, or an error instead. */
+export interface ScriptTurn {
+  /** The answer's text. */
+  text?: string | undefined;
+  /** The tool calls the answer asks for. */
+  toolCalls?: ScriptToolCall[] | undefined;
+  /** The provider's stop reason, such as `length` or `content_filter`. */
+  stop?: string | undefined;
+  /** Fail this turn the way a provider does, instead of answering. */
+  error?: ScriptedError | undefined;
+  /** Wait this long before answering, to stand in for a slow model. */
+  delayMs?: number | undefined;
+  /** The tokens the turn reports it used. */
+  usage?: Usage | undefined;
+}
+
+/** The JSON shape of a script file: the model's answers, one per turn, in order. */
+export interface Script {
+  /** At least one turn. */
+  turns: ScriptTurn[];
+}
 
 const ScriptToolCallSchema = z.strictObject({
   name: z.string().min(1),
@@ -30,10 +62,11 @@ const ScriptTurnSchema = z
     message: "a turn with an error has no text, toolCalls or stop",
   });
 
-/** The JSON shape of a script file: the model's answers, one per turn, in order. */
-export const ScriptSchema = z.strictObject({ turns: z.array(ScriptTurnSchema).min(1) });
-export type Script = z.infer<typeof ScriptSchema>;
-export type ScriptTurn = Script["turns"][number];
+/**
+ * Validates a script file. Declared with the named {@link Script} type, so the published
+ * declarations name it instead of spelling out the schema's inferred type.
+ */
+export const ScriptSchema: z.ZodType<Script> = z.strictObject({ turns: z.array(ScriptTurnSchema).min(1) });
 
 /** Validate an already parsed script, naming `source` and the offending path when it does not fit. */
 export function parseScript(raw: unknown, source: string): Script {
