@@ -62,11 +62,19 @@ const ScriptTurnSchema = z
     message: "a turn with an error has no text, toolCalls or stop",
   });
 
+const ScriptFileSchema = z.strictObject({ turns: z.array(ScriptTurnSchema).min(1) });
 /**
  * Validates a script file. Declared with the named {@link Script} type, so the published
  * declarations name it instead of spelling out the schema's inferred type.
  */
-export const ScriptSchema: z.ZodType<Script> = z.strictObject({ turns: z.array(ScriptTurnSchema).min(1) });
+export const ScriptSchema: z.ZodType<Script> = ScriptFileSchema;
+
+// The declared types and the schema must describe one shape: the annotation above checks one
+// direction only (a field the schema drops or adds would still pass), so this fails to compile
+// whenever the two differ at all.
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type MustHold<T extends true> = T;
+export type ScriptShapeCheck = MustHold<Same<z.output<typeof ScriptFileSchema>, Script>>;
 
 /** Validate an already parsed script, naming `source` and the offending path when it does not fit. */
 export function parseScript(raw: unknown, source: string): Script {
