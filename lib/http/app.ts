@@ -2,6 +2,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import type { Runlog } from "../api/runlog.ts";
+import type { Principal } from "../core/principal.ts";
 import { errorAnswer, HttpError, invalidInput } from "./errors.ts";
 import { eventRoutes } from "./eventRoutes.ts";
 import { lifecycleRoutes } from "./lifecycleRoutes.ts";
@@ -13,8 +14,11 @@ import { viewerRoutes } from "./viewer/routes.ts";
 
 /** Request-level policies of the app; everything else comes from the Runlog it serves. */
 export interface AppOptions {
-  /** The authenticated caller, recorded as `by` of decisions and cancels that name nobody. @default none ("http") */
-  caller?: (c: Context) => string | undefined;
+  /**
+   * Who sent the request, as its authenticator says (IAM, a JWT authorizer, the local token):
+   * recorded as `by` of what it does. @default none ("http")
+   */
+  principal?: (c: Context) => Principal | undefined;
   /**
    * Accept `scripted:FILE` model specs. Off for a deployed API: the server would
    * read any path a caller names and quote it in errors. @default false
@@ -39,7 +43,7 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
   const deps: RouteDeps = {
     runlog,
     actor: (c, body) => ({
-      by: body.by ?? options.caller?.(c) ?? "http",
+      by: body.by ?? options.principal?.(c)?.id ?? "http",
       ...optional("reason", body.reason),
     }),
     checkModel: (spec) => {

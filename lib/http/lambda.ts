@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { handle } from "hono/aws-lambda";
 import type { Runlog } from "../api/runlog.ts";
+import type { Principal } from "../core/principal.ts";
 import { type AppOptions, createApp } from "./app.ts";
 import { LAMBDA_RESPONSE_MAX_BYTES } from "./limits.ts";
 
@@ -15,9 +16,10 @@ const nonEmpty = (value: string | null | undefined) => (value ? value : undefine
  * The IAM principal API Gateway authenticated: `identity.userArn` in a REST
  * (v1) event, `authorizer.iam.userArn` in an HTTP API (v2) event.
  */
-export function lambdaCaller(c: Context): string | undefined {
+export function lambdaPrincipal(c: Context): Principal | undefined {
   const context = (c.env as { requestContext?: RequestContext } | undefined)?.requestContext;
-  return nonEmpty(context?.identity?.userArn) ?? nonEmpty(context?.authorizer?.iam?.userArn);
+  const arn = nonEmpty(context?.identity?.userArn) ?? nonEmpty(context?.authorizer?.iam?.userArn);
+  return arn === undefined ? undefined : { id: arn };
 }
 
 /** What a v1 or v2 API Gateway event says was asked, for an error message. */
@@ -59,9 +61,9 @@ export function withinLambdaLimit<R extends { statusCode: number; body: string; 
   } as R;
 }
 
-/** A Lambda handler for API Gateway (v1 or v2) or a function URL, serving createApp with the caller from IAM. */
+/** A Lambda handler for API Gateway (v1 or v2) or a function URL, serving createApp with the principal from IAM. */
 export function apiHandler(runlog: Runlog, options: AppOptions = {}) {
-  const handler = handle(createApp(runlog, { caller: lambdaCaller, ...options }));
+  const handler = handle(createApp(runlog, { principal: lambdaPrincipal, ...options }));
   return async (...args: Parameters<typeof handler>) =>
     withinLambdaLimit(await handler(...args), args[0] as AskedFor);
 }

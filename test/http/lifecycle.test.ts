@@ -62,7 +62,7 @@ describe("approvals", () => {
 
   it("`by` defaults to the caller the options.caller hook names", async () => {
     const arn = "arn:aws:iam::123456789012:user/ana";
-    const app = createApp(t.local.runlog, { allowScriptFiles: true, caller: () => arn });
+    const app = createApp(t.local.runlog, { allowScriptFiles: true, principal: () => ({ id: arn }) });
     await rest("caller", [
       { toolCalls: [{ ...EMAIL, arguments: { to: "cy@example.com", subject: "y" } }] },
       DONE,

@@ -1,0 +1,40 @@
+/**
+ * Who is asking, and whose a run is. A run's owner is recorded in its `run_started`; a caller may
+ * act on a run when its owner scope is the caller's, or when the caller is an admin. Pure: the
+ * entry points (lib/http's lambda principal, the CLI's OS user) say who the principal is.
+ */
+
+/** An authenticated caller: an IAM principal ARN, a JWT subject, or a local OS user (`local:NAME`). */
+export interface Principal {
+  /** Who it is, as the authenticator said: recorded as `by` of what it does. */
+  readonly id: string;
+  /** The tenant a JWT claim names: runs are shared by everyone of one tenant. @default none: runs are the principal's own */
+  readonly tenant?: string;
+  /** Sees and acts on every run (an admin scope or an allowed principal). @default false */
+  readonly admin?: boolean;
+}
+
+/** The owner recorded in a run's `run_started`. */
+export interface Owner {
+  readonly id: string;
+  readonly tenant?: string;
+}
+
+/** The owner a principal's new runs get. */
+export function ownerOf(principal: Principal): Owner {
+  return principal.tenant === undefined
+    ? { id: principal.id }
+    : { id: principal.id, tenant: principal.tenant };
+}
+
+/** The one key runs are listed and counted by: a tenant's runs share it, else the principal's own. */
+export function ownerScope(owner: Owner): string {
+  return owner.tenant === undefined ? `principal:${owner.id}` : `tenant:${owner.tenant}`;
+}
+
+/** Whether a principal may see and act on a run with this owner; an ownerless run (recorded before owners) is an admin's only. */
+export function mayAccess(principal: Principal, owner: Owner | undefined): boolean {
+  if (principal.admin === true) return true;
+  if (owner === undefined) return false;
+  return ownerScope(owner) === ownerScope(ownerOf(principal));
+}
