@@ -1,4 +1,5 @@
 import type { RunEvent, RunStarted } from "../core/events.ts";
+import type { Owner } from "../core/principal.ts";
 import type { Lease, RunHead } from "../ports/eventStore.ts";
 
 /**
@@ -16,8 +17,12 @@ export function newHead(first: RunStarted, lease: Lease | undefined, updatedAt: 
     leaseVersion: lease ? 1 : 0,
     ...(lease ? { lease } : {}),
     ...(first.parent ? { parent: { runId: first.parent.runId, seq: first.parent.seq } } : {}),
+    ...(first.owner ? { owner: ownerCopy(first.owner) } : {}),
   };
 }
+
+const ownerCopy = (owner: Owner): Owner =>
+  owner.tenant === undefined ? { id: owner.id } : { id: owner.id, tenant: owner.tenant };
 
 /**
  * The identity a missing head is rebuilt with, from the run's seq 1 (when it is a run_started):
@@ -26,11 +31,12 @@ export function newHead(first: RunStarted, lease: Lease | undefined, updatedAt: 
 export function identityFrom(
   first: RunEvent | undefined,
   now: string,
-): Pick<RunHead, "agent" | "createdAt" | "parent"> {
+): Pick<RunHead, "agent" | "createdAt" | "parent" | "owner"> {
   const started = first?.type === "run_started" ? first : undefined;
   return {
     agent: started?.agent ?? "unknown",
     createdAt: started?.at ?? now,
     ...(started?.parent ? { parent: { runId: started.parent.runId, seq: started.parent.seq } } : {}),
+    ...(started?.owner ? { owner: ownerCopy(started.owner) } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { Observer } from "../ports/runtime.ts";
 import type { RunlogConfig } from "../runtime/config.ts";
+import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import { type LocalRuntimeOptions, openLocalRuntime } from "../runtime/local/localRuntime.ts";
 import type { StepObserver } from "../steps/deps.ts";
 import { LiveFeed } from "./liveFeed.ts";
@@ -33,7 +34,7 @@ export async function openLocal(
     config,
   );
   return {
-    runlog: new Runlog(deps),
+    runlog: new Runlog(deps).as(localPrincipal()),
     dataDir,
     where,
     live,

@@ -5,6 +5,7 @@
  */
 import type { NotResumable } from "../core/classify.ts";
 import type { ResumeKind } from "../core/events.ts";
+import type { Owner } from "../core/principal.ts";
 import type { RunStatus } from "../core/status.ts";
 
 /** A new run of an agent. */
@@ -17,6 +18,8 @@ export interface StartRequest {
   model?: string;
   /** A caller-chosen id, which makes the start idempotent: the same start again starts nothing. @default a generated id */
   runId?: string;
+  /** Whose the run is, recorded in `run_started` (a Runlog scoped with `as` records its principal instead). @default none */
+  owner?: Owner;
 }
 
 /** Where a run stands: its status and, once it completed, its final output. */
@@ -45,6 +48,10 @@ export interface ResumeRequest {
   input?: string;
   /** Who resumes, recorded on the `resumed` event. @default "person" */
   by?: string;
+  /** The caller who asks, recorded as `actor` (a scoped Runlog records its principal instead). @default none */
+  actor?: string;
+  /** Whom the caller says it acts for, recorded beside `actor`. @default none */
+  onBehalfOf?: string;
 }
 
 /** What a resume did: opened (or found opened) a new generation, or why there was nothing to resume. */
@@ -122,8 +129,10 @@ export interface RedriveRequest {
 
 /** Who made a decision or a cancel, and why. */
 export interface Actor {
-  /** Who: a person's name or a system's. */
+  /** Who: a person's name or a system's (a scoped Runlog records its principal, and this as `onBehalfOf`). */
   by: string;
+  /** Whom `by` acts for, recorded beside it. @default none */
+  onBehalfOf?: string;
   /** Why, recorded on the event. @default none */
   reason?: string;
 }

@@ -103,9 +103,23 @@ export function optionalStatuses(value: unknown, field: string, list: "one or mo
 }
 
 /** Who decides or cancels: `{ by, reason? }`. */
-export function actor(value: unknown): { by: string; reason?: string } {
+export function actor(value: unknown): { by: string; onBehalfOf?: string; reason?: string } {
   const given = object(value, "actor");
   const by = text(given.by, "actor.by");
+  const onBehalfOf = optionalText(given.onBehalfOf, "actor.onBehalfOf");
   const reason = optionalString(given.reason, "actor.reason");
-  return reason === undefined ? { by } : { by, reason };
+  return {
+    by,
+    ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+/** An owner: `{ id, tenant? }`, or absent. */
+export function optionalOwner(value: unknown, field: string): { id: string; tenant?: string } | undefined {
+  if (value === undefined) return undefined;
+  const given = object(value, field);
+  const id = text(given.id, `${field}.id`);
+  const tenant = optionalText(given.tenant, `${field}.tenant`);
+  return tenant === undefined ? { id } : { id, tenant };
 }

@@ -1,6 +1,6 @@
-import { userInfo } from "node:os";
 import type { RedriveReport, SweepReport } from "../api/types.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
+import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import {
   type CommandContext,
   listCommand,
@@ -42,18 +42,11 @@ function listedStatus(value: string | undefined): RunStatus | undefined {
     `ls --status: expected one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(value)}`,
   );
 }
+/** The local user acts (localPrincipal); `--by` names whom for, recorded as `onBehalfOf`. */
 const actor = (values: Values) => ({
-  by: str(values, "by") ?? defaultActor(),
+  by: str(values, "by") ?? localPrincipal().id,
   ...optional("reason", str(values, "reason")),
 });
-
-function defaultActor(): string {
-  try {
-    return userInfo().username || "cli";
-  } catch {
-    return "cli";
-  }
-}
 
 function parseCount(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -171,3 +171,26 @@ export function benignReason(error: unknown): BenignReason | undefined {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The caller may not do this at all (sweep and redrive are an admin's); another owner's run is a NotFoundError instead. */
+export class ForbiddenError extends PermanentError {}
+
+/**
+ * An owner already has as many runs running as the deployment's per-owner cap allows: a start
+ * is refused until one of them ends. Retryable: the same start later may be taken.
+ */
+export class TooManyRunsError extends RetryableError {
+  constructor(
+    /** The owner scope at its cap (core/principal.ts `ownerScope`). */
+    readonly ownerScope: string,
+    /** The cap: runs one owner may have running at once. */
+    readonly cap: number,
+    options?: RunlogErrorOptions,
+  ) {
+    super(
+      `${ownerScope} already has ${cap} runs running, the most one owner may have at once ` +
+        "(RUNLOG_MAX_RUNNING_PER_OWNER); start again when one of them ends",
+      options,
+    );
+  }
+}

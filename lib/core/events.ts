@@ -54,6 +54,9 @@ export const ResumeKindSchema = z.enum([
 ]);
 export type ResumeKind = z.infer<typeof ResumeKindSchema>;
 
+/** Whose a run is: an IAM principal ARN, a JWT subject (and its tenant), or a local OS user (`local:NAME`). */
+export const OwnerSchema = z.object({ id: z.string().min(1), tenant: z.string().min(1).optional() });
+
 export const RunStartedSchema = z.object({
   ...base,
   type: z.literal("run_started"),
@@ -65,6 +68,8 @@ export const RunStartedSchema = z.object({
   input: z.string(),
   /** Set on a fork: the run and seq it was copied from. */
   parent: z.object({ runId: z.string().min(1), seq: z.number().int().min(1) }).optional(),
+  /** Whose the run is (core/principal.ts): who may see and steer it. Absent on runs started before owners were recorded. */
+  owner: OwnerSchema.optional(),
 });
 
 export const UserMessageSchema = z.object({
@@ -136,6 +141,10 @@ export const ResumedSchema = z.object({
    * before it existed; any other string is kept as it is.
    */
   by: z.string().min(1).optional(),
+  /** The authenticated caller who asked for it (a person's resume, a send, the last decision). */
+  actor: z.string().min(1).optional(),
+  /** Whom that caller said it acted for: what it claimed, kept beside `actor`, never instead of it. */
+  onBehalfOf: z.string().min(1).optional(),
 });
 
 /** The documented values of a `resumed` event's `by`. */
@@ -154,15 +163,20 @@ export const ToolDecidedSchema = z.object({
   type: z.literal("tool_decided"),
   callId: z.string().min(1),
   approved: z.boolean(),
-  /** Who decided. */
+  /** Who decided: the authenticated caller. */
   by: z.string().min(1),
+  /** Whom the caller said it decided for (a request body's `by`): kept beside `by`, never instead of it. */
+  onBehalfOf: z.string().min(1).optional(),
   reason: z.string().optional(),
 });
 
 export const CancelledSchema = z.object({
   ...base,
   type: z.literal("cancelled"),
+  /** Who cancelled: the authenticated caller. */
   by: z.string().min(1),
+  /** Whom the caller said it cancelled for: kept beside `by`, never instead of it. */
+  onBehalfOf: z.string().min(1).optional(),
   reason: z.string().optional(),
 });
 

@@ -17,7 +17,8 @@ export interface Principal {
 /** The owner recorded in a run's `run_started`. */
 export interface Owner {
   readonly id: string;
-  readonly tenant?: string;
+  /** Absent (or undefined, as a decoded event may hold it) when the run is the principal's own. */
+  readonly tenant?: string | undefined;
 }
 
 /** The owner a principal's new runs get. */

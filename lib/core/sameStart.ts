@@ -1,21 +1,25 @@
 import { IdTakenError } from "./errors.ts";
 import type { RunEvent, RunStarted } from "./events.ts";
+import { ownerScope } from "./principal.ts";
 
 const quoted = (text: string) => {
   const chars = [...text];
   return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 39).join("")}…` : text);
 };
+const ownerKey = (event: RunStarted) => (event.owner ? ownerScope(event.owner) : "");
 const origin = (event: RunStarted) =>
   event.parent ? `forked from ${event.parent.runId} at seq ${event.parent.seq}` : "started fresh";
 
 /**
  * What sets the run stored under an id apart from the start a caller asked for
- * (agent, model, input, parent), in words; empty when they are the same start
+ * (owner, agent, model, input, parent), in words; another owner's run only as that; empty when they are the same start
  * (a retried create), which stores then answer as `created: false`.
  */
 export function startDifferences(wanted: RunStarted, stored: RunEvent | undefined): string[] {
   if (stored === undefined) return ["its first event is missing"];
   if (stored.type !== "run_started") return [`its first event is a ${stored.type}`];
+  // Another owner's run is told apart by that alone: nothing of it (input, agent, model) is quoted.
+  if (ownerKey(stored) !== ownerKey(wanted)) return ["it is another owner's run"];
   const differences: string[] = [];
   if (stored.agent !== wanted.agent) differences.push(`agent ${stored.agent}, not ${wanted.agent}`);
   if (stored.model !== wanted.model) differences.push(`model ${stored.model}, not ${wanted.model}`);

@@ -15,8 +15,9 @@ import { viewerRoutes } from "./viewer/routes.ts";
 /** Request-level policies of the app; everything else comes from the Runlog it serves. */
 export interface AppOptions {
   /**
-   * Who sent the request, as its authenticator says (IAM, a JWT authorizer, the local token):
-   * recorded as `by` of what it does. @default none ("http")
+   * Who sent the request, as its authenticator says (IAM, a JWT authorizer, the local user):
+   * every route is then scoped to it (`Runlog.as`): its own runs only, 401 without one, and what
+   * it does recorded as its own. @default none: every run is served, to anyone (a trusted network only)
    */
   principal?: (c: Context) => Principal | undefined;
   /**
@@ -40,8 +41,10 @@ const BUILT_IN_SCRIPTS = new Set(["scripted:demo"]);
 /** The HTTP API over a Runlog: the same app behind API Gateway and `runlog serve`. */
 export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
   const app = new Hono();
+  // The library API as each request's principal sees it, set by the middleware below.
+  const scoped = new WeakMap<Context, Runlog>();
   const deps: RouteDeps = {
-    runlog,
+    runlogFor: (c) => scoped.get(c) ?? runlog,
     actor: (c, body) => ({
       by: body.by ?? options.principal?.(c)?.id ?? "http",
       ...optional("reason", body.reason),
@@ -69,6 +72,22 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
       },
     }),
   );
+  // Every route, known or not, answers 401 to a request without a principal when the app has an authenticator.
+  const authenticate = options.principal;
+  if (authenticate !== undefined) {
+    app.use("*", async (c, next) => {
+      const principal = authenticate(c);
+      if (principal === undefined) {
+        throw new HttpError(
+          401,
+          "unauthorized",
+          "the request carries no identity this API accepts: sign it (IAM) or send a token",
+        );
+      }
+      scoped.set(c, runlog.as(principal));
+      await next();
+    });
+  }
   const report = options.onError ?? logError;
   const tables = [
     runRoutes(deps),
@@ -80,7 +99,7 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
   // other methods (GET /runs/:id of a run named "redrive").
   for (const table of tables) register(app, table);
   for (const table of tables) refuseOtherMethods(app, table);
-  if (options.viewer) app.route("/", viewerRoutes(runlog, report));
+  if (options.viewer) app.route("/", viewerRoutes(deps.runlogFor, report));
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404),
   );

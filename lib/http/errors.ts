@@ -1,6 +1,7 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   ConflictError,
+  ForbiddenError,
   InvalidInputError,
   LeaseHeldError,
   MissingIndexError,
@@ -8,6 +9,7 @@ import {
   RetryableError,
   RunlogError,
   StaleError,
+  TooManyRunsError,
 } from "../core/errors.ts";
 
 /**
@@ -23,6 +25,8 @@ export interface ErrorBody {
     runId?: string;
     seq?: number;
     generation?: number;
+    /** A 429's cap: the runs one owner may have running at once. */
+    cap?: number;
   };
 }
 
@@ -75,7 +79,8 @@ const answer = (
 
 /**
  * Map anything a route throws to a status by the error's kind, never by its
- * message: bad input 400, unknown run 404, someone else's write or lease 409,
+ * message: bad input 400, unknown (or another owner's) run 404, an admin's operation 403, an owner
+ * at its cap of running runs 429, someone else's write or lease 409,
  * transient 503 (safe to retry), 501 for what this deployment lacks (an index an older
  * table was made without), and 500 only for failures of ours.
  */
@@ -89,6 +94,11 @@ export function errorAnswer(error: unknown): ErrorAnswer {
   }
   if (error instanceof InvalidInputError) return answer(400, "invalid_input", error);
   if (error instanceof NotFoundError) return answer(404, "not_found", error);
+  if (error instanceof ForbiddenError) return answer(403, "forbidden", error);
+  if (error instanceof TooManyRunsError) {
+    const refused = answer(429, "too_many_runs", error);
+    return { ...refused, body: { error: { ...refused.body.error, cap: error.cap } } };
+  }
   if (error instanceof LeaseHeldError) return answer(409, "run_in_progress", error);
   if (error instanceof ConflictError || error instanceof StaleError) return answer(409, "conflict", error);
   if (error instanceof RetryableError) return answer(503, "unavailable", error, true);

@@ -15,14 +15,14 @@ import { EventQuery, EventsQuery, Seq } from "./schemas.ts";
  * any page is listed truncated with the href of its parts. With `wait`, an empty page is held
  * until an event comes (the feed tells of this process's appends; without one, the store is polled).
  */
-export function eventRoutes({ runlog }: RouteDeps, live?: LiveFeed): RouteTable {
+export function eventRoutes({ runlogFor }: RouteDeps, live?: LiveFeed): RouteTable {
   return {
     "/runs/:id/events": {
       GET: async (c) => {
         const runId = runIdParam(c);
         const { after, limit, wait } = readQuery(c, EventsQuery);
         const read = () =>
-          runlog.eventPage(runId, {
+          runlogFor(c).eventPage(runId, {
             ...optional("after", after),
             ...optional("limit", limit),
             ...eventListing(runId, c.req.path),
@@ -44,7 +44,7 @@ export function eventRoutes({ runlog }: RouteDeps, live?: LiveFeed): RouteTable 
         const runId = runIdParam(c);
         const seq = check(Seq, c.req.param("seq"), "seq");
         const { part } = readQuery(c, EventQuery);
-        const event = await runlog.event(runId, seq);
+        const event = await runlogFor(c).event(runId, seq);
         if (part !== undefined) return c.json(eventPart(runId, event, part, partHref(c.req.path)));
         const whole = { runId, event };
         if (jsonBytes(whole) <= RESPONSE_MAX_BYTES) return c.json(whole);

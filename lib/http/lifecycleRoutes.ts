@@ -9,14 +9,14 @@ import { CancelBody, DecisionBody, ForkBody, MessageBody, ResumeBody } from "./s
  * What moves a run on: resume, fork, messages, decisions, cancel. Those that
  * may start an execution answer 202, since it goes on after the response.
  */
-export function lifecycleRoutes({ runlog, actor, checkModel }: RouteDeps): RouteTable {
+export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): RouteTable {
   return {
     "/runs/:id/resume": {
       POST: async (c) => {
         const runId = runIdParam(c);
         const body = await readBody(c, ResumeBody);
         checkModel(body.model);
-        const outcome = await runlog
+        const outcome = await runlogFor(c)
           .resume({ runId, ...optional("model", body.model) })
           .catch((error: unknown) => {
             // The run id is valid by now; what the library still refuses is the model the body names.
@@ -35,7 +35,7 @@ export function lifecycleRoutes({ runlog, actor, checkModel }: RouteDeps): Route
       POST: async (c) => {
         const runId = runIdParam(c);
         const body = await readBody(c, ForkBody);
-        const outcome = await runlog.fork({
+        const outcome = await runlogFor(c).fork({
           runId,
           ...optional("atSeq", body.atSeq),
           ...optional("input", body.input),
@@ -48,7 +48,7 @@ export function lifecycleRoutes({ runlog, actor, checkModel }: RouteDeps): Route
       POST: async (c) => {
         const runId = runIdParam(c);
         const { message } = await readBody(c, MessageBody);
-        return c.json(outcomeView(await runlog.send(runId, message)), 202);
+        return c.json(outcomeView(await runlogFor(c).send(runId, message)), 202);
       },
     },
     "/runs/:id/approvals/:callId": {
@@ -58,8 +58,8 @@ export function lifecycleRoutes({ runlog, actor, checkModel }: RouteDeps): Route
         const body = await readBody(c, DecisionBody);
         const who = actor(c, body);
         const outcome = body.approved
-          ? await runlog.approve(runId, callId, who)
-          : await runlog.reject(runId, callId, who);
+          ? await runlogFor(c).approve(runId, callId, who)
+          : await runlogFor(c).reject(runId, callId, who);
         // 202 either way: the last decision resumes the run, which goes on after this answer.
         return c.json(outcomeView(outcome), 202);
       },
@@ -68,7 +68,7 @@ export function lifecycleRoutes({ runlog, actor, checkModel }: RouteDeps): Route
       POST: async (c) => {
         const runId = runIdParam(c);
         const body = await readBody(c, CancelBody);
-        return c.json(outcomeView(await runlog.cancel(runId, actor(c, body))), 200);
+        return c.json(outcomeView(await runlogFor(c).cancel(runId, actor(c, body))), 200);
       },
     },
   };

@@ -20,7 +20,7 @@ export const PING_INTERVAL_MS = 15_000;
  * with a live feed pushes; any other answers 404 `live_unavailable` and the client long-polls.
  */
 export function liveRoutes(
-  { runlog }: RouteDeps,
+  { runlogFor }: RouteDeps,
   live: LiveFeed | undefined,
   report: (error: unknown, c: Context) => void,
 ): RouteTable {
@@ -34,11 +34,11 @@ export function liveRoutes(
         const after = resumedAt === undefined ? (asked ?? 0) : check(LastEventId, resumedAt, "Last-Event-ID");
         const listing = eventListing(runId, c.req.path.replace(/\/live$/, "/events"));
         // Before the stream starts, so an unknown run is a 404 like any other, not an empty stream.
-        await runlog.eventPage(runId, { ...listing, after, limit: 1 });
+        await runlogFor(c).eventPage(runId, { ...listing, after, limit: 1 });
         const source = {
           feed: live,
           page: (from: number) =>
-            runlog.eventPage(runId, { ...listing, after: from, limit: EVENTS_MAX_LIMIT }),
+            runlogFor(c).eventPage(runId, { ...listing, after: from, limit: EVENTS_MAX_LIMIT }),
           listed: (event: RunEvent) =>
             fitPage([{ event: asStored(event) }], false, listing).events[0] as ListedEvent,
         };

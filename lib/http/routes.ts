@@ -11,7 +11,8 @@ export type RouteTable = Record<string, Partial<Record<Method, Handler>>>;
 
 /** What route handlers share: the library API and the request-level policies of createApp. */
 export interface RouteDeps {
-  runlog: Runlog;
+  /** The library API as this request's caller sees it (scoped to its principal when the app has one). */
+  runlogFor(c: Context): Runlog;
   /** Who decided or cancelled: the body's `by`, else the authenticated caller, else "http". */
   actor(c: Context, body: { by?: string | undefined; reason?: string | undefined }): Actor;
   /** Refuse a model spec this API does not offer (400 naming `model`). */

@@ -1,3 +1,4 @@
+import type { Runlog } from "../api/runlog.ts";
 import { headView, outcomeView, resumePointView } from "../api/views.ts";
 import { ConflictError, InvalidInputError, LeaseHeldError, NotFoundError } from "../core/errors.ts";
 import type { RunPage } from "../ports/eventStore.ts";
@@ -8,16 +9,16 @@ import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { ListQuery, RedriveBody, StartBody } from "./schemas.ts";
 
 /** Starting, listing and reading runs. */
-export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
+export function runRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
   return {
     "/runs": {
       POST: async (c) => {
         const body = await readBody(c, StartBody);
         const { runId, fromKey } = requestedRunId(c, body.runId);
         checkModel(body.model);
-        let started: Awaited<ReturnType<typeof runlog.start>>;
+        let started: Awaited<ReturnType<typeof Runlog.prototype.start>>;
         try {
-          started = await runlog.start({
+          started = await runlogFor(c).start({
             agent: body.agent,
             input: body.input,
             ...optional("model", body.model),
@@ -45,7 +46,7 @@ export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
         const query = readQuery(c, ListQuery);
         let page: RunPage;
         try {
-          page = await runlog.list({
+          page = await runlogFor(c).list({
             ...optional("limit", query.limit),
             ...optional("cursor", query.cursor),
             ...optional("status", query.status),
@@ -64,7 +65,7 @@ export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
     "/runs/redrive": {
       POST: async (c) => {
         const body = await readBody(c, RedriveBody);
-        const report = await runlog.redrive({
+        const report = await runlogFor(c).redrive({
           ...optional("sinceMs", body.sinceMs),
           ...optional("agent", body.agent),
           ...optional("dryRun", body.dryRun),
@@ -76,10 +77,10 @@ export function runRoutes({ runlog, checkModel }: RouteDeps): RouteTable {
       },
     },
     "/runs/:id": {
-      GET: async (c) => c.json(outcomeView(await runlog.outcome(runIdParam(c)))),
+      GET: async (c) => c.json(outcomeView(await runlogFor(c).outcome(runIdParam(c)))),
     },
     "/runs/:id/resume-point": {
-      GET: async (c) => c.json(resumePointView(await runlog.resumePoint(runIdParam(c)))),
+      GET: async (c) => c.json(resumePointView(await runlogFor(c).resumePoint(runIdParam(c)))),
     },
   };
 }

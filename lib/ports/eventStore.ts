@@ -1,4 +1,5 @@
 import type { RunEvent, RunStarted } from "../core/events.ts";
+import type { Owner } from "../core/principal.ts";
 import type { RunStatus } from "../core/status.ts";
 
 /**
@@ -50,6 +51,8 @@ export interface RunHead {
   autoResumes?: AutoResumes;
   /** The run this one was forked from (its run_started's `parent`), so a run's forks can be listed. */
   parent?: ForkPoint;
+  /** Whose the run is (its run_started's `owner`); absent on runs started before owners were recorded. */
+  owner?: Owner;
 }
 
 /** Which page of run-heads `listRuns` returns. */
@@ -62,6 +65,8 @@ export interface ListOptions {
   status?: RunStatus | readonly RunStatus[];
   /** Only the runs forked from this run (its direct forks, not theirs). */
   parent?: string;
+  /** Only the runs of this owner scope (core/principal.ts `ownerScope`): an index, not a filter of every run. */
+  owner?: string;
   /** Most recent update first (listing) or least recent first (recovery, which wants the oldest). @default "newestFirst" */
   order?: ListOrder;
   /** Only heads whose updatedAt (ISO time) is at or before this: a bound of the query, not a filter of its pages. */
@@ -169,6 +174,11 @@ export interface EventStore {
    * came from (the same order), and is opaque.
    */
   listRuns(options?: ListOptions): Promise<RunPage>;
+  /**
+   * How many runs of an owner scope are `running` by their heads, counted up to `atMost` (a
+   * per-owner cap asks whether it is reached, not the exact figure). Reads that owner's index only.
+   */
+  countRunning(ownerScope: string, atMost: number): Promise<number>;
   /**
    * Make every item of the run (head, events, its share of big payloads) expire at `at`, or never
    * (null). Reads treat a run whose time has passed as absent, before the store deletes it.

@@ -47,6 +47,7 @@ export const NAMES = {
   redriveAfterMs: "RUNLOG_REDRIVE_AFTER_MS",
   deadLettersUrl: "RUNLOG_DEAD_LETTERS_URL",
   redriveTargets: "RUNLOG_REDRIVE_TARGETS",
+  maxRunningPerOwner: "RUNLOG_MAX_RUNNING_PER_OWNER",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -265,6 +266,11 @@ export const ConfigSchema = z.object({
     readBy: HANDLERS,
     default: "unset: no dead letter is redriven",
     allowed: "Lambda function ARNs without a qualifier, separated by commas",
+  }),
+  maxRunningPerOwner: doc(wholeNumber(1).pipe(z.number().max(1000)).optional(), {
+    readBy: "both",
+    default: "unset: no cap",
+    allowed: "a whole number of runs one owner may have running at once, 1 to 1000",
   }),
 });
 

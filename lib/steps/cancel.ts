@@ -17,7 +17,7 @@ type Outcome = { cancelled: boolean; event: CancelledEvent };
  */
 export async function cancelRun(
   deps: ControlDeps,
-  request: { runId: string; by: string; reason?: string },
+  request: { runId: string; by: string; onBehalfOf?: string; reason?: string },
 ): Promise<{ cancelled: boolean }> {
   if (request.by.trim() === "") throw new InvalidInputError("a cancel needs a non-empty `by`");
   const { runId } = request;
@@ -31,6 +31,7 @@ export async function cancelRun(
       append: {
         type: "cancelled",
         by: request.by,
+        ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       },
       result: (event) => ({ cancelled: true, event: event as CancelledEvent }),

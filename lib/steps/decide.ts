@@ -10,8 +10,10 @@ export interface DecisionRequest {
   runId: string;
   callId: string;
   approved: boolean;
-  /** Who decided. */
+  /** Who decided: the authenticated caller. */
   by: string;
+  /** Whom the caller says it decided for, recorded beside `by`. */
+  onBehalfOf?: string;
   reason?: string;
 }
 
@@ -51,6 +53,7 @@ export async function decide(
         callId: call.id,
         approved: request.approved,
         by: request.by,
+        ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       },
       result: (event) => waitingAfter([...events, event]),
@@ -58,7 +61,14 @@ export async function decide(
   });
   deps.faults.reached("decide:after-append");
   if (waiting > 0) return { resumed: false, waiting };
-  return resumeResult(await openGeneration(deps, { kind: "decide", runId: request.runId }));
+  return resumeResult(
+    await openGeneration(deps, {
+      kind: "decide",
+      runId: request.runId,
+      actor: request.by,
+      ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
+    }),
+  );
 }
 
 /** Calls still waiting for a decision in a log. */
@@ -70,6 +80,9 @@ function waitingAfter(events: Parameters<typeof classify>[0]): number {
 /** Whether a recorded decision is this request's: the same verdict, by the same person, for the same reason. */
 function sameDecision(earlier: ToolDecided, request: DecisionRequest): boolean {
   return (
-    earlier.approved === request.approved && earlier.by === request.by && earlier.reason === request.reason
+    earlier.approved === request.approved &&
+    earlier.by === request.by &&
+    earlier.onBehalfOf === request.onBehalfOf &&
+    earlier.reason === request.reason
   );
 }

@@ -41,6 +41,8 @@ export interface ControlDeps extends StepDeps {
   orchestrator: Orchestrator;
   /** How long a lease holds without renewal. */
   leaseMs: number;
+  /** Runs one owner may have running at once; a start over it is a TooManyRunsError. @default no cap */
+  maxRunningPerOwner?: number;
 }
 
 /** Input of the steps that run inside an execution. */

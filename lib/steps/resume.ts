@@ -13,6 +13,10 @@ export interface ResumeRequest {
   input?: string;
   /** Who resumes, recorded on the `resumed` event (see RESUMED_BY). @default "person" */
   by?: string;
+  /** The authenticated caller who asked, recorded as the `resumed` event's `actor`. @default none */
+  actor?: string;
+  /** Whom that caller says it acts for, recorded beside `actor`. @default none */
+  onBehalfOf?: string;
 }
 
 /**
@@ -25,7 +29,11 @@ export interface ResumeRequest {
 export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<ResumeResult> {
   const { runId, input, model } = request;
   const by = request.by ?? RESUMED_BY.person;
-  const asked = model === undefined ? {} : { model };
+  const asked = {
+    ...(model === undefined ? {} : { model }),
+    ...(request.actor === undefined ? {} : { actor: request.actor }),
+    ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
+  };
   const outcome = await openGeneration(
     deps,
     input === undefined

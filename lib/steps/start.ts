@@ -1,6 +1,7 @@
-import { InvalidInputError } from "../core/errors.ts";
+import { InvalidInputError, TooManyRunsError } from "../core/errors.ts";
 import { stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
+import { type Owner, ownerScope } from "../core/principal.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
@@ -12,6 +13,8 @@ export interface StartRequest {
   model?: string;
   /** A caller-chosen id makes the start idempotent. */
   runId?: string;
+  /** Whose the run is, recorded in `run_started`; counted against the per-owner cap. */
+  owner?: Owner;
 }
 
 export interface StartResult {
@@ -38,13 +41,35 @@ export async function startRun(
   const modelSpec = request.model ?? agent.defaultModel;
   deps.models(modelSpec);
   const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
+  if (request.owner) await withinOwnerCap(deps, request.owner, request.runId);
 
   const first = stamp(
-    { type: "run_started", runId, agent: agent.name, model: modelSpec, input: request.input },
+    {
+      type: "run_started",
+      runId,
+      agent: agent.name,
+      model: modelSpec,
+      input: request.input,
+      ...(request.owner ? { owner: request.owner } : {}),
+    },
     1,
     deps.clock.now(),
   );
   if (first.type !== "run_started") throw new Error("unreachable");
   const outcome = await openGeneration(deps, { kind: "start", first });
   return { runId, created: outcome.kind === "created" };
+}
+
+/**
+ * Refuse a new run of an owner at the deployment's cap (`maxRunningPerOwner`). A retried start
+ * of a run that exists is not a new run: it is let through to be answered as the retry it is.
+ * Counted before the run is written, so two starts at once may both pass at cap minus one: a
+ * bound on a caller's share of the deployment, not a lock.
+ */
+async function withinOwnerCap(deps: ControlDeps, owner: Owner, runId: string | undefined): Promise<void> {
+  const cap = deps.maxRunningPerOwner;
+  if (cap === undefined) return;
+  if (runId !== undefined && (await deps.store.getHead(runId))) return;
+  const scope = ownerScope(owner);
+  if ((await deps.store.countRunning(scope, cap)) >= cap) throw new TooManyRunsError(scope, cap);
 }

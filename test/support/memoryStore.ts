@@ -128,6 +128,10 @@ export class MemoryStore implements EventStore {
     throw new Error("MemoryStore.listRuns is not implemented");
   }
 
+  async countRunning(_ownerScope: string, _atMost: number): Promise<number> {
+    throw new Error("MemoryStore.countRunning is not implemented");
+  }
+
   /** Expiry is recorded (`expiries`), not acted on: a test reads what was asked. */
   readonly expiries = new Map<string, Date | null>();
 

@@ -22,7 +22,7 @@ import { getHead, getItem, setStatus } from "./heads.ts";
 import { encodeHead, type Item, num, readString, str } from "./items.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
 import { deleteLeftovers, expiredLeftovers } from "./leftovers.ts";
-import { listRuns } from "./listing.ts";
+import { countRunning, listRuns } from "./listing.ts";
 import { readPage } from "./page.ts";
 import { decodeEventItems, encodeEventItem } from "./payloads.ts";
 import { checkStatusShards } from "./shards.ts";
@@ -229,6 +229,10 @@ export class DynamoEventStore implements EventStore {
 
   listRuns(options?: ListOptions): Promise<RunPage> {
     return listRuns(this.ctx, options);
+  }
+
+  countRunning(ownerScope: string, atMost: number): Promise<number> {
+    return countRunning(this.ctx, ownerScope, atMost);
   }
 
   expire(runId: string, at: Date | null): Promise<void> {

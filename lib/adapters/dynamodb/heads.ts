@@ -1,5 +1,6 @@
 import { GetItemCommand, QueryCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { NotFoundError, PermanentError } from "../../core/errors.ts";
+import { ownerScope } from "../../core/principal.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
 import { identityFrom } from "../newHead.ts";
@@ -54,10 +55,15 @@ async function repairHead(ctx: StoreContext, runId: string, last: number) {
   const now = ctx.now().toISOString();
   const firstItem = await getItem(ctx, runId, 1);
   const [first] = firstItem ? await decodeEventItems(ctx, runId, [firstItem]) : [];
-  const { agent, createdAt, parent } = identityFrom(first, now);
+  const { agent, createdAt, parent, owner } = identityFrom(first, now);
   // A fork's head also names its parent, which puts it back in the parent index.
   const setParent = parent
     ? ", parentRunId = if_not_exists(parentRunId, :parentRunId), parentSeq = if_not_exists(parentSeq, :parentSeq)"
+    : "";
+  // And its owner, which puts it back in the owner index.
+  const setOwner = owner
+    ? ", ownerId = if_not_exists(ownerId, :ownerId), ownerScope = if_not_exists(ownerScope, :ownerScope)" +
+      (owner.tenant === undefined ? "" : ", ownerTenant = if_not_exists(ownerTenant, :ownerTenant)")
     : "";
   await attemptConditional(ctx, `repair the head of run ${runId}`, () =>
     ctx.client.send(
@@ -68,7 +74,7 @@ async function repairHead(ctx: StoreContext, runId: string, last: number) {
           "SET lastSeq = :last, updatedAt = :now, #agent = if_not_exists(#agent, :agent), " +
           "createdAt = if_not_exists(createdAt, :createdAt), #status = if_not_exists(#status, :status), " +
           "statusShard = if_not_exists(statusShard, :shard), " +
-          `leaseVersion = if_not_exists(leaseVersion, :zero)${setParent}`,
+          `leaseVersion = if_not_exists(leaseVersion, :zero)${setParent}${setOwner}`,
         ConditionExpression: "attribute_not_exists(lastSeq) OR lastSeq <= :last",
         // `agent` and `status` are DynamoDB reserved words.
         ExpressionAttributeNames: { "#status": "status", "#agent": "agent" },
@@ -81,6 +87,8 @@ async function repairHead(ctx: StoreContext, runId: string, last: number) {
           ":shard": str(statusShardOf("interrupted", runId, ctx.statusShards)),
           ":zero": num(0),
           ...(parent ? { ":parentRunId": str(parent.runId), ":parentSeq": num(parent.seq) } : {}),
+          ...(owner ? { ":ownerId": str(owner.id), ":ownerScope": str(ownerScope(owner)) } : {}),
+          ...(owner?.tenant === undefined ? {} : { ":ownerTenant": str(owner.tenant) }),
         },
       }),
     ),

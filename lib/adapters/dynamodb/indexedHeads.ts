@@ -1,5 +1,6 @@
 import { QueryCommand } from "@aws-sdk/client-dynamodb";
 import { MissingIndexError } from "../../core/errors.ts";
+import { ownerScope } from "../../core/principal.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { ListOrder, RunHead } from "../../ports/eventStore.ts";
 import { comparatorOf, type ListPosition } from "../paging.ts";
@@ -7,12 +8,13 @@ import type { StoreContext } from "./context.ts";
 import { toRunlogError } from "./errors.ts";
 import { decodeHead, type Item, isExpired, readString, str } from "./items.ts";
 import { STATUS_SHARD_ATTRIBUTE } from "./shards.ts";
-import { PARENT_INDEX, STATUS_SHARD_INDEX } from "./table.ts";
+import { OWNER_INDEX, PARENT_INDEX, STATUS_SHARD_INDEX } from "./table.ts";
 
 /** Each heads index's partition key: the heads of one status's shard, or the forks of one run. */
 const PARTITION_KEY = {
   [STATUS_SHARD_INDEX]: STATUS_SHARD_ATTRIBUTE,
   [PARENT_INDEX]: "parentRunId",
+  [OWNER_INDEX]: "ownerScope",
 } as const;
 
 /** One partition of a heads index, sorted by updatedAt. */
@@ -20,8 +22,10 @@ export interface HeadsPartition {
   index: keyof typeof PARTITION_KEY;
   /** The partition key's value: a status's shard (`running#3`), or the parent's run id. */
   value: string;
-  /** Only heads in one of these statuses (a filter, for the parent index). */
+  /** Only heads in one of these statuses (a filter, for the parent and owner indexes). */
   statuses?: readonly RunStatus[];
+  /** Only heads of this owner scope (a filter, for a run's forks listed by an owner). */
+  owner?: string;
 }
 
 /** Which heads a listing wants, in which order. */
@@ -96,6 +100,11 @@ async function readSlice(
     const head = isExpired(item, now) ? undefined : decodeHead(item);
     if (head === undefined || (range.after !== undefined && compare(head, range.after) <= 0)) continue;
     if (partition.statuses !== undefined && !partition.statuses.includes(head.status)) continue;
+    if (
+      partition.owner !== undefined &&
+      (head.owner === undefined || ownerScope(head.owner) !== partition.owner)
+    )
+      continue;
     reading.heads.push(head);
   }
   const startKey = out.LastEvaluatedKey;

@@ -1,4 +1,5 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import { ownerScope } from "../../core/principal.ts";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
 import type { AutoResumes, RunHead } from "../../ports/eventStore.ts";
 import { STATUS_SHARD_ATTRIBUTE, statusShardOf } from "./shards.ts";
@@ -70,6 +71,12 @@ export function encodeHead(head: RunHead, statusShards: number): Item {
     item.parentRunId = str(head.parent.runId);
     item.parentSeq = num(head.parent.seq);
   }
+  // A head with an owner is in the owner index (OWNER_INDEX) by `ownerScope`; ownerless ones are not.
+  if (head.owner) {
+    item.ownerId = str(head.owner.id);
+    if (head.owner.tenant !== undefined) item.ownerTenant = str(head.owner.tenant);
+    item.ownerScope = str(ownerScope(head.owner));
+  }
   return item;
 }
 
@@ -111,5 +118,9 @@ export function decodeHead(item: Item): RunHead | undefined {
   const parentSeq = readNumber(item, "parentSeq");
   if (parentRunId !== undefined && parentSeq !== undefined)
     head.parent = { runId: parentRunId, seq: parentSeq };
+  const ownerId = readString(item, "ownerId");
+  const ownerTenant = readString(item, "ownerTenant");
+  if (ownerId !== undefined)
+    head.owner = ownerTenant === undefined ? { id: ownerId } : { id: ownerId, tenant: ownerTenant };
   return head;
 }

@@ -13,7 +13,7 @@ import {
 import type { StoreContext } from "./context.ts";
 import { type HeadsPartition, mergedHeads } from "./indexedHeads.ts";
 import { statusShardsOf } from "./shards.ts";
-import { PARENT_INDEX, STATUS_SHARD_INDEX } from "./table.ts";
+import { OWNER_INDEX, PARENT_INDEX, STATUS_SHARD_INDEX } from "./table.ts";
 
 /**
  * A page of run-heads, newest update first across pages (ties by run id), or oldest first, as the
@@ -28,12 +28,19 @@ export async function listRuns(ctx: StoreContext, options: ListOptions = {}): Pr
   const after = options.cursor === undefined ? undefined : decodePosition(options.cursor, order);
   const upTo = updatedBound(options);
   const statuses = listedStatuses(options);
+  const filter = {
+    ...(statuses === undefined ? {} : { statuses }),
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+  };
+  // A run's forks are one small partition, whoever asks; else an owner's runs are one partition.
   const partitions: HeadsPartition[] =
     options.parent !== undefined
-      ? [{ index: PARENT_INDEX, value: options.parent, ...(statuses === undefined ? {} : { statuses }) }]
-      : (statuses ?? RUN_STATUSES).flatMap((status) =>
-          statusShardsOf(status, ctx.statusShards).map((value) => ({ index: STATUS_SHARD_INDEX, value })),
-        );
+      ? [{ index: PARENT_INDEX, value: options.parent, ...filter }]
+      : options.owner !== undefined
+        ? [{ index: OWNER_INDEX, value: options.owner, ...(statuses === undefined ? {} : { statuses }) }]
+        : (statuses ?? RUN_STATUSES).flatMap((status) =>
+            statusShardsOf(status, ctx.statusShards).map((value) => ({ index: STATUS_SHARD_INDEX, value })),
+          );
   const range = { order, ...(after === undefined ? {} : { after }), ...(upTo === undefined ? {} : { upTo }) };
   // One more than the page: a head beyond it, in any partition, means there is a next page.
   const heads = (await mergedHeads(ctx, partitions, describeListing(options), range, limit + 1)).sort(
@@ -44,4 +51,21 @@ export async function listRuns(ctx: StoreContext, options: ListOptions = {}): Pr
   return heads.length > limit && last
     ? { runs, cursor: encodePosition({ updatedAt: last.updatedAt, runId: last.runId }, order) }
     : { runs };
+}
+
+/**
+ * How many of an owner scope's heads are `running`, up to `atMost`: the owner's partition of the
+ * owner index, newest first, read until `atMost` running heads are found or it ends. Costs what
+ * that owner's runs cost, never the table's.
+ */
+export async function countRunning(ctx: StoreContext, ownerScope: string, atMost: number): Promise<number> {
+  const partition: HeadsPartition = { index: OWNER_INDEX, value: ownerScope, statuses: ["running"] };
+  const heads = await mergedHeads(
+    ctx,
+    [partition],
+    `count the running runs of ${ownerScope}`,
+    { order: "newestFirst" },
+    atMost,
+  );
+  return heads.length;
 }

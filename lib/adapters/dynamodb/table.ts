@@ -40,6 +40,19 @@ const parentIndex: GlobalSecondaryIndex = {
   Projection: { ProjectionType: "ALL" },
 };
 
+/** Sparse index over the heads of runs with an owner (`ownerScope`, core/principal.ts), for listing and counting an owner's runs. */
+export const OWNER_INDEX = "byOwner";
+
+/** The owner index as the table declares it; a table made before it existed names it when listed by owner. */
+const ownerIndex: GlobalSecondaryIndex = {
+  IndexName: OWNER_INDEX,
+  KeySchema: [
+    { AttributeName: "ownerScope", KeyType: "HASH" },
+    { AttributeName: "updatedAt", KeyType: "RANGE" },
+  ],
+  Projection: { ProjectionType: "ALL" },
+};
+
 const legacyStatusIndex: GlobalSecondaryIndex = {
   IndexName: LEGACY_STATUS_INDEX,
   KeySchema: [
@@ -69,6 +82,7 @@ export function tableDefinition(
       ...(legacy ? [{ AttributeName: "status", AttributeType: "S" as const }] : []),
       { AttributeName: "updatedAt", AttributeType: "S" },
       { AttributeName: "parentRunId", AttributeType: "S" },
+      { AttributeName: "ownerScope", AttributeType: "S" },
     ],
     KeySchema: [
       { AttributeName: "runId", KeyType: "HASH" },
@@ -84,6 +98,7 @@ export function tableDefinition(
         Projection: { ProjectionType: "ALL" },
       },
       parentIndex,
+      ownerIndex,
       ...(legacy ? [legacyStatusIndex] : []),
     ],
   };

@@ -33,6 +33,10 @@ export function listRuns(db: SqliteConnection, options: ListOptions = {}): RunPa
     where.push("parent_run_id = ?");
     params.push(options.parent);
   }
+  if (options.owner !== undefined) {
+    where.push("owner_scope = ?");
+    params.push(options.owner);
+  }
   if (upTo !== undefined) {
     where.push("updated_at <= ?");
     params.push(upTo);
@@ -56,4 +60,15 @@ export function listRuns(db: SqliteConnection, options: ListOptions = {}): RunPa
         cursor: encodePosition({ updatedAt: String(last.updated_at), runId: String(last.run_id) }, order),
       }
     : { runs };
+}
+
+/** How many of an owner scope's heads are `running`, counted up to `atMost` (heads_running_by_owner). */
+export function countRunning(db: SqliteConnection, ownerScope: string, atMost: number): number {
+  const sql =
+    "SELECT count(*) AS n FROM (SELECT 1 FROM heads WHERE owner_scope = ? AND status = 'running' " +
+    `AND NOT ${expiredBy("?")} LIMIT ?)`;
+  const row = db.attempt(`count the running runs of ${ownerScope}`, () =>
+    db.statement(sql).get(ownerScope, nowSeconds(db), atMost),
+  );
+  return Number(row?.n ?? 0);
 }

@@ -1,3 +1,4 @@
+import { ownerScope } from "../../core/principal.ts";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
 import type { AutoResumes, RunHead } from "../../ports/eventStore.ts";
 import type { SqlValue } from "./nodeSqlite.ts";
@@ -8,7 +9,7 @@ export type Row = Record<string, SqlValue>;
 /** The columns of `heads` a RunHead is read from, in SELECT form. */
 export const HEAD_COLUMNS =
   "run_id, agent, status, last_seq, created_at, updated_at, lease_owner, lease_until, lease_version, " +
-  "auto_resumes, auto_resumed_at, parent_run_id, parent_seq";
+  "auto_resumes, auto_resumed_at, parent_run_id, parent_seq, owner_id, owner_tenant, owner_scope";
 
 /** One `?` per column of HEAD_COLUMNS, for inserting a whole head. */
 export const HEAD_PLACEHOLDERS = HEAD_COLUMNS.split(",")
@@ -64,6 +65,10 @@ export function decodeHeadRow(row: Row): RunHead | undefined {
   const parentSeq = int(row.parent_seq);
   if (parentRunId !== undefined && parentSeq !== undefined)
     head.parent = { runId: parentRunId, seq: parentSeq };
+  const ownerId = text(row.owner_id);
+  const ownerTenant = text(row.owner_tenant);
+  if (ownerId !== undefined)
+    head.owner = ownerTenant === undefined ? { id: ownerId } : { id: ownerId, tenant: ownerTenant };
   return head;
 }
 
@@ -95,5 +100,8 @@ export function headValues(head: RunHead): SqlValue[] {
     ...autoResumesValues(head.autoResumes),
     head.parent?.runId ?? null,
     head.parent?.seq ?? null,
+    head.owner?.id ?? null,
+    head.owner?.tenant ?? null,
+    head.owner ? ownerScope(head.owner) : null,
   ];
 }

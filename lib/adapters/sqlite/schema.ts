@@ -3,11 +3,17 @@ import type { DatabaseSync } from "./nodeSqlite.ts";
 import { recordForkParents } from "./parents.ts";
 
 /** Bumped with every change to the tables below; stored in the file as `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const BY_PARENT =
   "CREATE INDEX heads_by_parent ON heads (parent_run_id, updated_at DESC, run_id DESC) " +
   "WHERE parent_run_id IS NOT NULL;";
+
+const BY_OWNER =
+  "CREATE INDEX heads_by_owner ON heads (owner_scope, updated_at DESC, run_id DESC) " +
+  "WHERE owner_scope IS NOT NULL; " +
+  "CREATE INDEX heads_running_by_owner ON heads (owner_scope) " +
+  "WHERE owner_scope IS NOT NULL AND status = 'running';";
 
 /**
  * One row per event, primary key (run_id, seq): inserting a taken seq fails,
@@ -18,7 +24,9 @@ const BY_PARENT =
  * head alone, and reads hide the events of a run whose head has expired.
  * `auto_resumes` (NULL: never resumed automatically) and `auto_resumed_at`
  * keep the head's AutoResumes record; a fork's `parent_run_id` and `parent_seq`
- * say where it was forked, and `heads_by_parent` lists a run's forks.
+ * say where it was forked, and `heads_by_parent` lists a run's forks. The owner
+ * (`owner_id`, `owner_tenant`) and its scope (core/principal.ts) list an owner's
+ * runs (`heads_by_owner`) and count its running ones (`heads_running_by_owner`).
  */
 const TABLES = `
 CREATE TABLE events (
@@ -44,12 +52,16 @@ CREATE TABLE heads (
   auto_resumes INTEGER,
   auto_resumed_at INTEGER,
   parent_run_id TEXT,
-  parent_seq INTEGER
+  parent_seq INTEGER,
+  owner_id TEXT,
+  owner_tenant TEXT,
+  owner_scope TEXT
 );
 CREATE INDEX heads_by_update ON heads (updated_at DESC, run_id DESC);
 CREATE INDEX heads_by_status ON heads (status, updated_at DESC, run_id DESC);
 CREATE INDEX heads_expiring ON heads (expires_at) WHERE expires_at IS NOT NULL;
 ${BY_PARENT}
+${BY_OWNER}
 `;
 
 /**
@@ -69,6 +81,12 @@ const UPGRADES: Record<number, (db: DatabaseSync) => void> = {
     );
     recordForkParents(db);
   },
+  // Version 4: each run's owner on its head. Runs stored before owners were recorded have none.
+  3: (db) =>
+    db.exec(
+      "ALTER TABLE heads ADD COLUMN owner_id TEXT; ALTER TABLE heads ADD COLUMN owner_tenant TEXT; " +
+        `ALTER TABLE heads ADD COLUMN owner_scope TEXT; ${BY_OWNER}`,
+    ),
 };
 
 const versionOf = (db: DatabaseSync) => Number(db.prepare("PRAGMA user_version").get()?.user_version ?? 0);

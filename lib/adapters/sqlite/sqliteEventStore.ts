@@ -18,7 +18,7 @@ import { type ConnectionOptions, SqliteConnection } from "./connection.ts";
 import { deleteExpired, deleteIfExpired, expireRun } from "./expiry.ts";
 import { getHead, insertHead, setStatus } from "./heads.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
-import { listRuns } from "./listing.ts";
+import { countRunning, listRuns } from "./listing.ts";
 import { encodeEventRow, insertEvent, readBack, readEvent, readEvents } from "./log.ts";
 import { readPage } from "./page.ts";
 
@@ -136,6 +136,10 @@ export class SqliteEventStore implements EventStore {
 
   async listRuns(options?: ListOptions): Promise<RunPage> {
     return listRuns(this.db, options);
+  }
+
+  async countRunning(ownerScope: string, atMost: number): Promise<number> {
+    return countRunning(this.db, ownerScope, atMost);
   }
 
   async expire(runId: string, at: Date | null): Promise<void> {

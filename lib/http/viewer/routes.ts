@@ -47,7 +47,10 @@ const asset = (text: string, type: string) => () =>
  * actions and live updates go through the JSON routes; its errors are pages with the status and
  * message the JSON routes would give. `report` is told about failures of ours.
  */
-export function viewerRoutes(runlog: Runlog, report: (error: unknown, c: Context) => void): Hono {
+export function viewerRoutes(
+  runlogFor: (c: Context) => Runlog,
+  report: (error: unknown, c: Context) => void,
+): Hono {
   const viewer = new Hono();
   viewer.get("/", async (c) => {
     const { status, parent, cursor, limit } = readQuery(c, RunsQuery);
@@ -57,16 +60,16 @@ export function viewerRoutes(runlog: Runlog, report: (error: unknown, c: Context
       ...optional("cursor", cursor),
       ...optional("limit", limit),
     };
-    return answer(await runsPage(runlog, query));
+    return answer(await runsPage(runlogFor(c), query));
   });
   viewer.get("/runs/:id/view", async (c) => {
     const { after } = readQuery(c, AfterQuery);
-    return answer(await runPage(runlog, runIdParam(c), after ?? 0));
+    return answer(await runPage(runlogFor(c), runIdParam(c), after ?? 0));
   });
   // The fragments the page's script fetches: new timeline entries, and the state after a change.
   viewer.get("/runs/:id/view/events", async (c) => {
     const runId = runIdParam(c);
-    const { events, next } = await timelinePage(runlog, runId, readQuery(c, AfterQuery).after ?? 0);
+    const { events, next } = await timelinePage(runlogFor(c), runId, readQuery(c, AfterQuery).after ?? 0);
     return answer(
       timelineItems(runId, events),
       200,
@@ -75,7 +78,7 @@ export function viewerRoutes(runlog: Runlog, report: (error: unknown, c: Context
   });
   viewer.get("/runs/:id/view/state", async (c) => {
     const runId = runIdParam(c);
-    return answer(await runState(runlog, runId, readQuery(c, StateQuery).last ?? 1));
+    return answer(await runState(runlogFor(c), runId, readQuery(c, StateQuery).last ?? 1));
   });
   viewer.get(`${ASSETS}/viewer.js`, asset(VIEWER_SCRIPT, "text/javascript"));
   viewer.get(`${ASSETS}/viewer.css`, asset(VIEWER_STYLE, "text/css"));

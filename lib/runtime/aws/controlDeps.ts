@@ -51,6 +51,8 @@ export interface StateMachineOptions {
   client: SFNClient;
   stateMachineArn: string;
   leaseMs: number;
+  /** Runs one owner may have running at once (config.maxRunningPerOwner). @default no cap */
+  maxRunningPerOwner?: number;
 }
 
 /** Control deps (start, resume, send, fork, decide, cancel) that start executions of a deployed state machine. */
@@ -62,5 +64,12 @@ export function stateMachineControlDeps(
     client: options.client,
     stateMachineArn: options.stateMachineArn,
   });
-  return { ...steps, orchestrator, leaseMs: options.leaseMs, ids: { runId: newRunId } };
+  const cap = options.maxRunningPerOwner;
+  return {
+    ...steps,
+    orchestrator,
+    leaseMs: options.leaseMs,
+    ids: { runId: newRunId },
+    ...(cap === undefined ? {} : { maxRunningPerOwner: cap }),
+  };
 }

@@ -145,7 +145,12 @@ export async function buildDeps(
   let sfn: SFNClient | undefined;
   const controlFor = (stateMachineArn: string) => {
     sfn ??= made(new SFNClient(AWS_CLIENT));
-    return stateMachineControlDeps(steps, { client: sfn, stateMachineArn, leaseMs: config.leaseMs });
+    return stateMachineControlDeps(steps, {
+      client: sfn,
+      stateMachineArn,
+      leaseMs: config.leaseMs,
+      ...(config.maxRunningPerOwner === undefined ? {} : { maxRunningPerOwner: config.maxRunningPerOwner }),
+    });
   };
   const stateMachineArn = config.stateMachineArn;
   const control = stateMachineArn === undefined ? undefined : controlFor(stateMachineArn);

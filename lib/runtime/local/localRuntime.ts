@@ -92,7 +92,13 @@ export async function openLocalRuntime(
     : undefined;
   const orchestrator = background ?? local;
   return {
-    deps: { ...deps, orchestrator, leaseMs, ids: { runId: newRunId } },
+    deps: {
+      ...deps,
+      orchestrator,
+      leaseMs,
+      ids: { runId: newRunId },
+      ...(config.maxRunningPerOwner === undefined ? {} : { maxRunningPerOwner: config.maxRunningPerOwner }),
+    },
     dataDir,
     where,
     close: async () => {

@@ -9,7 +9,7 @@ import { keepRun } from "../retention.ts";
 import { writeNext } from "../writeNext.ts";
 import { claimGenerationLease, handBack } from "./lease.ts";
 import { lastWriteAt, modelInForce } from "./opened.ts";
-import { byOf, inputOf, type Move, modelAsked } from "./opening.ts";
+import { byOf, inputOf, type Move, modelAsked, whoOf } from "./opening.ts";
 import { plan, resumedEvent } from "./plan.ts";
 import type { Attempt } from "./replan.ts";
 
@@ -51,7 +51,7 @@ export async function openNext(
       deps,
       runId,
       facts.generation,
-      resumedDecision(input, { generation, by: byOf(opening), input, model }),
+      resumedDecision(input, { generation, by: byOf(opening), ...whoOf(opening), input, model }),
       async (fresh) =>
         // Decided on the tail already read; a lost seq race reads the tail again.
         fresh ? readTail(deps, runId) : tail,

@@ -2,6 +2,12 @@ import type { NotResumable, ResumePoint } from "../../core/classify.ts";
 import { RESUMED_BY, type ResumeKind, type RunEvent, type RunStarted } from "../../core/events.ts";
 import { assertNever } from "../../core/log.ts";
 
+/** The authenticated caller behind a person's opening, and whom it said it acted for: both go on the `resumed`. */
+export interface Who {
+  actor?: string;
+  onBehalfOf?: string;
+}
+
 /**
  * What opens a generation of a run: everything that makes a run execute (again). Each kind says
  * what it carries onto the event that opens the generation (`run_started`, or `resumed`).
@@ -21,11 +27,11 @@ export type Opening =
       point: ResumePoint;
     }
   /** Go on from where the log stands; `by` is recorded (RESUMED_BY, or a caller's own name). */
-  | { kind: "resume"; runId: string; by: string; model?: string }
+  | ({ kind: "resume"; runId: string; by: string; model?: string } & Who)
   /** Go on with a new user message. */
-  | { kind: "send"; runId: string; by: string; input: string; model?: string }
+  | ({ kind: "send"; runId: string; by: string; input: string; model?: string } & Who)
   /** The last decision on a paused run: a person's resume. */
-  | { kind: "decide"; runId: string }
+  | ({ kind: "decide"; runId: string } & Who)
   /** An automatic resume of a run whose executor died. */
   | { kind: "sweep"; runId: string }
   /**
@@ -81,6 +87,15 @@ export function byOf(opening: Move): string {
   }
 }
 
+/** The caller (and whom it acted for) the `resumed` event of this opening records; none for automatic ones. */
+export function whoOf(opening: Move): Who {
+  if (opening.kind !== "resume" && opening.kind !== "send" && opening.kind !== "decide") return {};
+  return {
+    ...(opening.actor === undefined ? {} : { actor: opening.actor }),
+    ...(opening.onBehalfOf === undefined ? {} : { onBehalfOf: opening.onBehalfOf }),
+  };
+}
+
 /** The new user message the opening carries, if any. */
 export const inputOf = (opening: Move): string | undefined =>
   opening.kind === "send" ? opening.input : undefined;
@@ -96,7 +111,7 @@ export const modelAsked = (opening: Move): string | undefined =>
 export function withoutInput(opening: Move): Move {
   if (opening.kind !== "send") return opening;
   const { runId, by, model } = opening;
-  return { kind: "resume", runId, by, ...(model === undefined ? {} : { model }) };
+  return { kind: "resume", runId, by, ...whoOf(opening), ...(model === undefined ? {} : { model }) };
 }
 
 /** A retried creation goes on, if it must open anything, as a person's plain resume. */

@@ -24,6 +24,9 @@ export function plan(facts: LogFacts, input: string | undefined): Classification
 export interface ResumedFields {
   generation: number;
   by: string;
+  /** The authenticated caller who asked, and whom it said it acted for. */
+  actor?: string;
+  onBehalfOf?: string;
   input?: string | undefined;
   /** The model in force, changed or not: a tail that starts here knows it without the whole log. */
   model?: string | undefined;
@@ -42,5 +45,7 @@ export function resumedEvent(
     ...(fields.model === undefined ? {} : { model: fields.model }),
     ...(fields.input === undefined ? {} : { input: fields.input }),
     by: fields.by,
+    ...(fields.actor === undefined ? {} : { actor: fields.actor }),
+    ...(fields.onBehalfOf === undefined ? {} : { onBehalfOf: fields.onBehalfOf }),
   };
 }

@@ -1,0 +1,81 @@
+import { ForbiddenError, NotFoundError } from "../core/errors.ts";
+import { mayAccess, type Owner, ownerOf, ownerScope, type Principal } from "../core/principal.ts";
+import type { EventStore, RunHead } from "../ports/eventStore.ts";
+import type { Actor } from "./types.ts";
+
+/** Who a control event records: the authenticated actor, and whom a request said it acted for. */
+export interface Recorded {
+  by: string;
+  onBehalfOf?: string;
+  reason?: string;
+}
+
+/**
+ * What a Runlog scoped to a principal (`Runlog.as`) may see and do. Unscoped (no principal: a
+ * program holding the store) everything is allowed and a request's own names are recorded as
+ * given. Scoped, another owner's run is a NotFoundError, the same as a run that does not exist,
+ * so a caller cannot learn which ids are taken; the actor recorded is the principal, and a name
+ * the request gives goes beside it as `onBehalfOf`.
+ */
+export class Access {
+  constructor(
+    private readonly store: EventStore,
+    readonly principal?: Principal,
+  ) {}
+
+  /** Refuse a run this principal may not see, as if it did not exist. */
+  async check(runId: string): Promise<void> {
+    if (this.principal === undefined || this.principal.admin === true) return;
+    this.checkHead(runId, await this.store.getHead(runId));
+  }
+
+  /** As check, with the run's head already read (undefined: no such run). */
+  checkHead(runId: string, head: RunHead | undefined): void {
+    const principal = this.principal;
+    if (principal === undefined || principal.admin === true) return;
+    if (!head || !mayAccess(principal, head.owner))
+      throw new NotFoundError(`run ${runId} not found`, { runId });
+  }
+
+  /** Refuse what only an admin may do (sweep, redrive) to a scoped principal that is not one. */
+  adminOnly(what: string): void {
+    const principal = this.principal;
+    if (principal === undefined || principal.admin === true) return;
+    throw new ForbiddenError(`${what} acts on every owner's runs: only an admin may ask for it`);
+  }
+
+  /** The owner scope a listing is held to: none unscoped or for an admin. */
+  listScope(): string | undefined {
+    const principal = this.principal;
+    return principal === undefined || principal.admin === true ? undefined : ownerScope(ownerOf(principal));
+  }
+
+  /** The owner a new run records: the principal's (scoped), else the one the request names, if any. */
+  ownerFor(asked: Owner | undefined): Owner | undefined {
+    return this.principal === undefined ? asked : ownerOf(this.principal);
+  }
+
+  /** What a decision or cancel records of who made it. */
+  recorded(actor: Actor): Recorded {
+    const { by, onBehalfOf, reason } = actor;
+    const withReason = reason === undefined ? {} : { reason };
+    if (this.principal === undefined) {
+      return { by, ...(onBehalfOf === undefined ? {} : { onBehalfOf }), ...withReason };
+    }
+    const claimed = onBehalfOf ?? (by === this.principal.id ? undefined : by);
+    return {
+      by: this.principal.id,
+      ...(claimed === undefined ? {} : { onBehalfOf: claimed }),
+      ...withReason,
+    };
+  }
+
+  /** The caller a person's resume or send records as `actor`: the principal, when scoped. */
+  actorOf(asked: { actor?: string; onBehalfOf?: string }): { actor?: string; onBehalfOf?: string } {
+    const actor = this.principal?.id ?? asked.actor;
+    return {
+      ...(actor === undefined ? {} : { actor }),
+      ...(asked.onBehalfOf === undefined ? {} : { onBehalfOf: asked.onBehalfOf }),
+    };
+  }
+}

@@ -1,0 +1,197 @@
+import type { ResumePoint } from "../core/classify.ts";
+import { classifyFacts, type NotResumable } from "../core/classify.ts";
+import { CorruptEventError, NotFoundError } from "../core/errors.ts";
+import type { RunEvent } from "../core/events.ts";
+import type { LogView } from "../core/log.ts";
+import type { Principal } from "../core/principal.ts";
+import { restingStatusOf } from "../core/status.ts";
+import type { RunHead, RunPage } from "../ports/eventStore.ts";
+import type { Ids } from "../ports/runtime.ts";
+import type { ControlDeps } from "../steps/deps.ts";
+import { outcomeOfFacts } from "../steps/finish.ts";
+import { leaseIsLive } from "../steps/liveness.ts";
+import { readTail, viewFacts } from "../steps/logReads.ts";
+import { Access } from "./access.ts";
+import type { EventPageRequest, EventsPage } from "./eventPage.ts";
+import { assertRunFound, readEventPage, readOneEvent } from "./eventReads.ts";
+import { planResume, type ResumePlan } from "./resumePlan.ts";
+import type { ListRequest, RunOutcome } from "./types.ts";
+import * as check from "./validate.ts";
+
+export type RunlogDeps = ControlDeps & { ids: Ids };
+
+/**
+ * What resuming would do (its interrupted calls split into those run again and those answered as
+ * interrupted), or why there is none; `running` when a live executor holds the run.
+ */
+export type ResumePointAnswer =
+  | ResumePlan
+  | NotResumable
+  | { resumable: false; reason: "running"; description: string };
+
+/**
+ * What the library API reads: a run's resume point, events, outcome, and the list of runs, each
+ * held to the Runlog's scope (lib/api/access.ts). Runlog (runlog.ts) adds what moves runs on.
+ */
+export class RunReads {
+  /** @internal */
+  protected readonly access: Access;
+
+  /** @internal openLocal, createTestRunlog and the functions make a Runlog; a program asks them for one. */
+  constructor(
+    protected readonly deps: RunlogDeps,
+    principal?: Principal,
+  ) {
+    this.access = new Access(deps.store, principal);
+  }
+
+  /** The principal this Runlog is scoped to (`as`); undefined for the unscoped, trusted API. */
+  get principal(): Principal | undefined {
+    return this.access.principal;
+  }
+
+  /** Where the run stopped and what resuming would do; writes nothing. */
+  async resumePoint(runId: string): Promise<ResumePointAnswer> {
+    // The head first: an execution that ends between the two reads then shows as still running
+    // (true a moment ago), never as the older log's resting state with no executor. The head and
+    // the log's tail only: as fast on a 10,000-event run as on a short one.
+    const head = await this.deps.store.getHead(check.runId(runId));
+    if (head) this.access.checkHead(runId, head);
+    // As in outcome(): no head is no run (or an expired one), whatever this process has cached.
+    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
+    let tail: LogView;
+    try {
+      tail = await readTail(this.deps, runId);
+    } catch (error) {
+      if (error instanceof CorruptEventError) {
+        return { resumable: false, reason: "malformed", description: error.message, seq: error.seq };
+      }
+      throw error;
+    }
+    const classification = classifyFacts(viewFacts(this.deps, runId, tail));
+    if (!classification.resumable) return classification;
+    if (await this.isLive(head)) {
+      return {
+        resumable: false,
+        reason: "running",
+        description: `run ${runId} is being executed by ${head.lease!.owner}`,
+      };
+    }
+    return this.plan(head, classification);
+  }
+
+  /** The point as resume will carry it out: the tools of the run's agent say which calls run again. */
+  private plan(head: RunHead, point: ResumePoint): ResumePlan {
+    // Only asked when a call was interrupted: a run of an agent this process lacks still answers.
+    if (point.interruptedToolCalls.length === 0) return planResume(point, () => false);
+    const tools = this.deps.agents(head.agent).tools;
+    return planResume(point, (name) => tools.find((tool) => tool.name === name)?.idempotent === true);
+  }
+
+  /**
+   * Every event of a run, in order (after `afterSeq` when given), all in memory: for programs and
+   * tests. Anything that answers over a network pages with eventPage. NotFoundError for an unknown run.
+   */
+  async events(runId: string, afterSeq = 0): Promise<RunEvent[]> {
+    check.runId(runId);
+    check.optionalInteger(afterSeq, "afterSeq", 0);
+    await this.access.check(runId);
+    const events = await this.deps.store.read(runId, afterSeq);
+    await assertRunFound(this.deps.store, runId, afterSeq, events.length);
+    return events;
+  }
+
+  /**
+   * A page of a run's events that fits in `maxBytes` of JSON: at most `limit` of them, an event too
+   * big for any page listed truncated, and `next` (the `after` of the next page) while the log goes on.
+   */
+  async eventPage(runId: string, request: EventPageRequest): Promise<EventsPage> {
+    check.runId(runId);
+    const given = check.object(request, "request");
+    check.optionalFunction(given.href, "href");
+    await this.access.check(runId);
+    return readEventPage(this.deps.store, runId, request);
+  }
+
+  /** One event of a run, whole. NotFoundError when the run, or its event at `seq`, does not exist. */
+  async event(runId: string, seq: number): Promise<RunEvent> {
+    check.runId(runId);
+    await this.access.check(runId);
+    return readOneEvent(this.deps.store, runId, seq);
+  }
+
+  /** The run's status and final output; `running` while a live executor holds it (unless it was cancelled). */
+  async outcome(runId: string): Promise<RunOutcome> {
+    // The head before the log, for the reason resumePoint gives.
+    const head = await this.deps.store.getHead(check.runId(runId));
+    // No head means no run (getHead rebuilds a missing one from the log), or one whose retention
+    // passed: never answered from a log this process still has cached.
+    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
+    this.access.checkHead(runId, head);
+    const resting = await this.resting(runId);
+    if (resting.status === "cancelled") return resting;
+    if (await this.isLive(head)) return { runId, status: "running", output: null };
+    return resting;
+  }
+
+  /** The status and output the log's tail shows, whoever may be executing the run. */
+  /** @internal */
+  protected async resting(runId: string): Promise<RunOutcome> {
+    const tail = await readTail(this.deps, runId);
+    return outcomeOfFacts(runId, tail.events, viewFacts(this.deps, runId, tail));
+  }
+
+  /**
+   * Runs by last update, a page at a time. A `running` head lags its log by design (appends do not
+   * touch it), so each one shows its log's last seq and last activity, read from the tail (one
+   * bounded read, never the log); one whose executor is gone shows the status its tail rests in.
+   * With `status`, only runs shown in it (a page may then hold fewer than `limit`); with `parent`,
+   * only the forks of that run.
+   */
+  async list(options: ListRequest = {}): Promise<RunPage> {
+    const given = check.object(options, "options");
+    check.optionalInteger(given.limit, "limit", 1);
+    check.optionalString(given.cursor, "cursor");
+    check.optionalStatuses(given.status, "status", "one or more");
+    check.optionalString(given.parent, "parent");
+    const wanted = options.status === undefined ? undefined : [options.status].flat();
+    // The store filters by the head's status, and a `running` head whose executor is gone shows
+    // the status its log rests in: a killed run is `interrupted` (or `completed`, …) to the reader.
+    // So `running` heads are read for any status asked for, and kept by the status they show.
+    const stored =
+      wanted === undefined || wanted.includes("running") ? wanted : [...wanted, "running" as const];
+    const scope = this.access.listScope();
+    const page = await this.deps.store.listRuns({
+      ...options,
+      ...(stored === undefined ? {} : { status: stored }),
+      ...(scope === undefined ? {} : { owner: scope }),
+    });
+    const runs: RunHead[] = [];
+    for (const head of page.runs) runs.push(head.status === "running" ? await this.asLogShows(head) : head);
+    const shown = wanted === undefined ? runs : runs.filter((run) => wanted.includes(run.status));
+    return { ...page, runs: shown };
+  }
+
+  /** A `running` head brought up to its log's tail: last seq, last activity, and status if nobody executes it. */
+  private async asLogShows(head: RunHead): Promise<RunHead> {
+    let tail: LogView;
+    try {
+      tail = await readTail(this.deps, head.runId);
+    } catch (error) {
+      // As resume-point answers it: a log that cannot be read rests as malformed.
+      if (error instanceof CorruptEventError) return { ...head, status: "malformed" };
+      throw error;
+    }
+    const last = tail.events.at(-1)!;
+    const updatedAt = Date.parse(last.at) > Date.parse(head.updatedAt) ? last.at : head.updatedAt;
+    const shown = { ...head, lastSeq: Math.max(head.lastSeq, last.seq), updatedAt };
+    if (await this.isLive(head)) return shown;
+    const facts = viewFacts(this.deps, head.runId, tail);
+    return { ...shown, status: restingStatusOf(facts, classifyFacts(facts)) };
+  }
+
+  /** The one liveness check (lib/steps/liveness.ts), as resume and the sweeper ask it. */
+  private isLive(head: RunHead): Promise<boolean> {
+    return leaseIsLive(this.deps, head.lease);
+  }
+}
