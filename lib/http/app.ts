@@ -46,7 +46,8 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
   const deps: RouteDeps = {
     runlogFor: (c) => scoped.get(c) ?? runlog,
     actor: (c, body) => ({
-      by: body.by ?? options.principal?.(c)?.id ?? "http",
+      // The caller acts; a body's `by` is whom for (a scoped Runlog records it as onBehalfOf).
+      by: body.by ?? scoped.get(c)?.principal?.id ?? runlog.principal?.id ?? "http",
       ...optional("reason", body.reason),
     }),
     checkModel: (spec) => {

@@ -44,7 +44,8 @@ export async function decide(
     if (earlier && sameDecision(earlier, request)) return { done: waitingAfter(events) };
     if (earlier) {
       throw new ConflictError(
-        `call ${call.id} was already ${earlier.approved ? "approved" : "rejected"} by ${earlier.by}`,
+        `call ${call.id} was already ${earlier.approved ? "approved" : "rejected"} by ${earlier.by}` +
+          (earlier.onBehalfOf === undefined ? "" : ` for ${earlier.onBehalfOf}`),
       );
     }
     return {

@@ -56,7 +56,7 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
     const decision = batch.decisions.get(call.id);
     if (!decision)
       throw new InvalidInputError(`call ${call.id} of run ${input.runId} is waiting for approval`);
-    const content = rejectedToolResult(decision.by, decision.reason);
+    const content = rejectedToolResult(decision.onBehalfOf ?? decision.by, decision.reason);
     return record(deps, input, call, { content, isError: true }, deadline);
   }
   const agent = deps.agents(facts.agent!);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalRunlog } from "../../lib/api/local.ts";
 import { classify } from "../../lib/core/classify.ts";
 import { IdTakenError, NotFoundError } from "../../lib/core/errors.ts";
+import { localPrincipal } from "../../lib/runtime/local/localPrincipal.ts";
 import { cleanup, library, script, tempDataDir, testEnv } from "../support/cli.ts";
 import { connectStore } from "../support/store.ts";
 
@@ -46,7 +47,9 @@ describe("human approval", () => {
     expect(log.find((e) => e.type === "tool_decided")).toMatchObject({
       callId: "call_0_0",
       approved: true,
-      by: "ana",
+      // The local user decided; the name it gave is kept beside it.
+      by: localPrincipal().id,
+      onBehalfOf: "ana",
       reason: "fine",
     });
   });
@@ -71,7 +74,7 @@ describe("human approval", () => {
     const before = await local.runlog.events("approve");
     await expect(local.runlog.approve("approve", "call_9_9", { by: "ana" })).rejects.toThrow(NotFoundError);
     await expect(local.runlog.approve("approve", "call_0_0", { by: "ana" })).rejects.toThrow(
-      /already approved by ana/,
+      /already approved by local:.* for ana/,
     );
     await expect(local.runlog.approve("no-such-run", "call_0_0", { by: "ana" })).rejects.toThrow(/not found/);
     expect(await local.runlog.events("approve")).toEqual(before);
@@ -83,7 +86,7 @@ describe("human approval", () => {
     await local.runlog.start({ agent: "demo", input: "two emails", model, runId: "twice" });
     await local.runlog.reject("twice", "call_0_1", { by: "ana" });
     await expect(local.runlog.approve("twice", "call_0_1", { by: "bo" })).rejects.toThrow(
-      /already rejected by ana/,
+      /already rejected by local:.* for ana/,
     );
     expect(await local.runlog.outcome("twice")).toMatchObject({ status: "paused" });
   });

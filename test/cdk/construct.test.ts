@@ -45,7 +45,11 @@ describe("the construct in a user's stack", () => {
         }
       ).GlobalSecondaryIndexes.map((index) => index.IndexName);
     expect(indexes(sharded)).toEqual(["byStatusShard", "byParent", "byStatus"]);
-    expect(indexes(synthesizeConstruct({ agentsModule: AGENTS }))).toEqual(["byStatusShard", "byParent"]);
+    expect(indexes(synthesizeConstruct({ agentsModule: AGENTS }))).toEqual([
+      "byStatusShard",
+      "byParent",
+      "byOwner",
+    ]);
   });
 
   it("keeps finished runs retentionDays days (the table's TTL), and forever without it", () => {

@@ -5,7 +5,12 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ACTIONS, STORE_ACTIONS } from "../../cdk/grants.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
-import { PARENT_INDEX, STATUS_SHARD_INDEX, tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
+import {
+  OWNER_INDEX,
+  PARENT_INDEX,
+  STATUS_SHARD_INDEX,
+  tableDefinition,
+} from "../../lib/adapters/dynamodb/table.ts";
 import { TASK_TIMEOUT_SECONDS } from "../../lib/workflow/definition.ts";
 import { allStates, synthesizedMachine } from "./machine.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesize } from "./synth.ts";
@@ -29,6 +34,7 @@ describe("the table", () => {
     expect(layout.GlobalSecondaryIndexes!.map((index) => index.IndexName)).toEqual([
       STATUS_SHARD_INDEX,
       PARENT_INDEX,
+      OWNER_INDEX,
     ]);
     s.template.resourceCountIs("AWS::DynamoDB::Table", 1);
     s.template.hasResourceProperties("AWS::DynamoDB::Table", {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { RunlogProps } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { RunlogTable } from "../../cdk/table.ts";
-import { PARENT_INDEX, STATUS_SHARD_INDEX } from "../../lib/adapters/dynamodb/table.ts";
+import { OWNER_INDEX, PARENT_INDEX, STATUS_SHARD_INDEX } from "../../lib/adapters/dynamodb/table.ts";
 import { NAMES } from "../../lib/runtime/config.ts";
 import { permissionsOf, synthesize, synthesizeConstruct } from "./synth.ts";
 
@@ -42,6 +42,11 @@ const tableV2 = (stack: Stack, options: { statusIndex?: boolean; ttl?: boolean }
       {
         indexName: PARENT_INDEX,
         partitionKey: { name: "parentRunId", type: AttributeType.STRING },
+        sortKey: { name: "updatedAt", type: AttributeType.STRING },
+      },
+      {
+        indexName: OWNER_INDEX,
+        partitionKey: { name: "ownerScope", type: AttributeType.STRING },
         sortKey: { name: "updatedAt", type: AttributeType.STRING },
       },
     ],
@@ -98,7 +103,7 @@ describe("a table the user brings", () => {
     const { stack, runlog, synth } = withTable((stack) =>
       Table.fromTableAttributes(stack, "Theirs", {
         tableArn: IMPORTED_ARN,
-        globalIndexes: [STATUS_SHARD_INDEX, PARENT_INDEX],
+        globalIndexes: [STATUS_SHARD_INDEX, PARENT_INDEX, OWNER_INDEX],
       }),
     );
     const template = synth();

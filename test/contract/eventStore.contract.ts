@@ -3,6 +3,7 @@ import { type ContractStore, runIdMaker } from "./fixtures.ts";
 import { forkContract } from "./forkContract.ts";
 import { headContract } from "./headContract.ts";
 import { logContract } from "./logContract.ts";
+import { ownerContract } from "./ownerContract.ts";
 import { pageContract } from "./pageContract.ts";
 
 export type { ContractStore } from "./fixtures.ts";
@@ -28,6 +29,7 @@ export function describeEventStoreContract(name: string, makeStore: () => Promis
     const id = runIdMaker();
     logContract(get, id);
     pageContract(get, id);
+    ownerContract(get, id);
     headContract(get, id);
     forkContract(get, id);
   });

@@ -84,9 +84,10 @@ describe("apiHandler", () => {
     expect(events.find((e) => e.type === "tool_decided")).toMatchObject({ by: ARN });
   });
 
-  it("cancels over a REST API (v1) event as identity.userArn; without a caller, `by` is http", async () => {
+  it("cancels over a REST API (v1) event as identity.userArn; without a caller, every route is 401", async () => {
     const model = script(t.dir, "lambda-cancel", [{ toolCalls: [EMAIL] }, DONE]);
-    await call(t.app, "POST", "/runs", { agent: "demo", input: "email Ana", runId: "lam-cancel", model });
+    const start = { agent: "demo", input: "email Ana", runId: "lam-cancel", model };
+    expect((await handler(v2("POST", "/runs", start))).statusCode).toBe(202);
     await settled(t.app, "lam-cancel");
     const cancelled = await handler(v1("POST", "/runs/lam-cancel/cancel", {}));
     expect(cancelled.statusCode).toBe(200);
@@ -98,18 +99,20 @@ describe("apiHandler", () => {
 
     await call(t.app, "POST", "/runs", { agent: "demo", input: "email Ana", runId: "anon", model });
     await settled(t.app, "anon");
-    expect((await handler(v1("POST", "/runs/anon/cancel", {}, null))).statusCode).toBe(200);
-    const anon = (await call(t.app, "GET", "/runs/anon/events")).body as {
-      events: Record<string, unknown>[];
-    };
-    expect(anon.events.at(-1)).toMatchObject({ type: "cancelled", by: "http" });
+    const anon = await handler(v1("POST", "/runs/anon/cancel", {}, null));
+    expect(anon.statusCode).toBe(401);
+    expect(JSON.parse(anon.body)).toMatchObject({ error: { code: "unauthorized" } });
+    expect((await call(t.app, "GET", "/runs/anon")).body).toMatchObject({ status: "paused" });
   });
 
   it("answers a response over Lambda's 6 MB as a 500 naming the route and its size, not a failed invocation", async () => {
     // A run's final output is answered whole by GET /runs/{id}: 7 MB of it, as no real model writes.
     const output = "all work and no play ".repeat(350_000);
     const model = script(t.dir, "lambda-huge", [{ text: output, stop: "stop" }]);
-    await call(t.app, "POST", "/runs", { agent: "demo", input: "write", runId: "huge", model });
+    expect(
+      (await handler(v2("POST", "/runs", { agent: "demo", input: "write", runId: "huge", model })))
+        .statusCode,
+    ).toBe(202);
     expect(await settled(t.app, "huge")).toMatchObject({ status: "completed" });
     const answer = await handler(v2("GET", "/runs/huge"));
     expect(answer.statusCode).toBe(500);

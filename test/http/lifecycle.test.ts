@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../lib/http/app.ts";
+import { localPrincipal } from "../../lib/runtime/local/localPrincipal.ts";
 import { script } from "../support/cli.ts";
 import { call, DONE, EMAIL, expectError, lines, openApp, settled } from "./support.ts";
 
@@ -30,11 +31,10 @@ describe("approvals", () => {
     expect(approved).toMatchObject({ status: 202, body: { runId: "approve" } });
     expect(await settled(t.app, "approve")).toMatchObject({ status: "completed", output: "Done" });
     expect(lines(t.dir, "outbox.txt")).toEqual(["ana@example.com|Lunch"]);
-    // Nobody named in the body and no authenticated caller: recorded as "http".
-    expect((await events("approve")).find((e) => e.type === "tool_decided")).toMatchObject({
-      approved: true,
-      by: "http",
-    });
+    // Nobody named in the body: recorded as the local user `runlog serve` runs as, and nothing beside it.
+    const decided = (await events("approve")).find((e) => e.type === "tool_decided");
+    expect(decided).toMatchObject({ approved: true, by: localPrincipal().id });
+    expect(decided).not.toHaveProperty("onBehalfOf");
 
     // The same decision again (a retry) is taken as done; another decision on the call is refused.
     const twice = await call(t.app, "POST", "/runs/approve/approvals/call_0_0", { approved: true });
@@ -55,20 +55,24 @@ describe("approvals", () => {
     expect(lines(t.dir, "outbox.txt")).not.toContain("bo@example.com|x");
     expect((await events("reject")).find((e) => e.type === "tool_decided")).toMatchObject({
       approved: false,
-      by: "ana",
+      by: localPrincipal().id,
+      onBehalfOf: "ana",
       reason: "not now",
     });
   });
 
-  it("`by` defaults to the caller the options.caller hook names", async () => {
+  it("`by` is the principal the options.principal hook names", async () => {
     const arn = "arn:aws:iam::123456789012:user/ana";
     const app = createApp(t.local.runlog, { allowScriptFiles: true, principal: () => ({ id: arn }) });
-    await rest("caller", [
+    const model = script(t.dir, "caller", [
       { toolCalls: [{ ...EMAIL, arguments: { to: "cy@example.com", subject: "y" } }] },
       DONE,
     ]);
+    const start = { agent: "demo", input: "go", runId: "caller", model };
+    expect((await call(app, "POST", "/runs", start)).status).toBe(202);
+    await settled(app, "caller");
     expect((await call(app, "POST", "/runs/caller/approvals/call_0_0", { approved: true })).status).toBe(202);
-    await settled(t.app, "caller");
+    await settled(app, "caller");
     expect((await events("caller")).find((e) => e.type === "tool_decided")).toMatchObject({ by: arn });
   });
 });
@@ -140,7 +144,8 @@ describe("POST /runs/{id}/cancel", () => {
     expect(cancelled).toMatchObject({ status: 200, body: { runId: "stop-me", status: "cancelled" } });
     expect((await events("stop-me")).at(-1)).toMatchObject({
       type: "cancelled",
-      by: "ops",
+      by: localPrincipal().id,
+      onBehalfOf: "ops",
       reason: "wrong recipient",
     });
     expect((await call(t.app, "POST", "/runs/stop-me/cancel", {})).status).toBe(200);
