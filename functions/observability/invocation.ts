@@ -1,6 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { METRICS } from "../../lib/adapters/aws/metrics.ts";
 import { type ErrorCategory, errorCategory, errorMessage } from "../../lib/core/errors.ts";
+import { redact } from "../../lib/core/redact.ts";
 import { type Powertools, powertools } from "../../lib/runtime/aws/powertools.ts";
 import type { StepObserver } from "../../lib/steps/deps.ts";
 import { emit } from "./emit.ts";
@@ -69,7 +70,12 @@ export async function observed<O>(
     outcome = errorCategory(error);
     segment?.addError(error instanceof Error ? error : new Error(errorMessage(error)));
     const level = EXPECTED.has(outcome) ? "warn" : "error";
-    log[level]("step failed", { outcome, ms: elapsed(started), error });
+    // Redacted as every error runlog shows (lib/core/redact.ts): a log group is read by more people than the run.
+    const logged =
+      error instanceof Error
+        ? { name: error.name, message: errorMessage(error), stack: redact(error.stack ?? "") }
+        : errorMessage(error);
+    log[level]("step failed", { outcome, ms: elapsed(started), error: logged });
     throw error;
   } finally {
     emit(

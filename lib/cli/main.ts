@@ -94,7 +94,7 @@ export async function main(
   } catch (error) {
     io.err(`runlog: ${errorMessage(error)}`);
     const cause = error instanceof Error ? error.cause : undefined;
-    if (cause instanceof Error && !(error instanceof UsageError)) io.err(`  cause: ${cause.message}`);
+    if (cause instanceof Error && !(error instanceof UsageError)) io.err(`  cause: ${errorMessage(cause)}`);
     return exitCodeFor(error);
   } finally {
     await (local as LocalRunlog | undefined)?.close();

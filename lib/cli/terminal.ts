@@ -1,3 +1,5 @@
+import { showInvisible, shownAsEscape } from "../core/display.ts";
+
 /**
  * Text for a person's terminal. Model and tool text is arbitrary: an escape
  * sequence in it would be obeyed by the terminal (clear the screen, retitle
@@ -6,18 +8,15 @@
  * here: JSON.stringify already escapes what JSON needs.
  */
 
-// C0 controls but tab and newline, DEL, C1 controls, and the bidirectional
-// overrides and isolates that can make a line read as something else.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // A lone surrogate is not text: it cannot be encoded as UTF-8 and prints as garbage.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-const shown = (char: string) => `\\u{${char.codePointAt(0)!.toString(16)}}`;
-
-/** `text` with every control character (but newline and tab) and every lone surrogate shown as `\u{…}`. */
+/**
+ * `text` with every invisible or controlling character (but newline and tab: lib/core/display.ts,
+ * the viewer's rule too) and every lone surrogate shown as `\u{…}`.
+ */
 export function forTerminal(text: string): string {
-  return text.replaceAll("\r\n", "\n").replaceAll(CONTROLS, shown).replaceAll(LONE_SURROGATE, shown);
+  return showInvisible(text.replaceAll("\r\n", "\n")).replaceAll(LONE_SURROGATE, shownAsEscape);
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });

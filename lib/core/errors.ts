@@ -1,3 +1,5 @@
+import { redact } from "./redact.ts";
+
 /**
  * runlog's error family. Every error says what kind of failure it is, because the
  * state machine's Retry and Catch match on these four category names
@@ -168,8 +170,9 @@ export function benignReason(error: unknown): BenignReason | undefined {
   return undefined;
 }
 
+/** What an error says, redacted (core/redact.ts): the one way an error's words are stored or shown. */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return redact(error instanceof Error ? error.message : String(error));
 }
 
 /** The caller may not do this at all (sweep and redrive are an admin's); another owner's run is a NotFoundError instead. */

@@ -3,8 +3,10 @@ import { bodyLimit } from "hono/body-limit";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import type { Runlog } from "../api/runlog.ts";
 import type { Principal } from "../core/principal.ts";
+import { redact } from "../core/redact.ts";
 import { errorAnswer, HttpError, invalidInput } from "./errors.ts";
 import { eventRoutes } from "./eventRoutes.ts";
+import { safeHeaders } from "./headers.ts";
 import { lifecycleRoutes } from "./lifecycleRoutes.ts";
 import { liveRoutes } from "./liveRoutes.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
@@ -41,6 +43,7 @@ const BUILT_IN_SCRIPTS = new Set(["scripted:demo"]);
 /** The HTTP API over a Runlog: the same app behind API Gateway and `runlog serve`. */
 export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
   const app = new Hono();
+  app.use("*", safeHeaders());
   // The library API as each request's principal sees it, set by the middleware below.
   const scoped = new WeakMap<Context, Runlog>();
   const deps: RouteDeps = {
@@ -138,6 +141,6 @@ function refuseOtherMethods(app: Hono, table: RouteTable): void {
 }
 
 function logError(error: unknown, c: Context): void {
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const detail = redact(error instanceof Error ? (error.stack ?? error.message) : String(error));
   process.stderr.write(`runlog http: ${c.req.method} ${c.req.path}: ${detail}\n`);
 }

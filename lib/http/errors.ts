@@ -11,6 +11,7 @@ import {
   StaleError,
   TooManyRunsError,
 } from "../core/errors.ts";
+import { redact } from "../core/redact.ts";
 
 /**
  * The one shape every error response has. `field` names the bad input; `reason` says why a run
@@ -73,7 +74,7 @@ const answer = (
   internal = false,
 ): ErrorAnswer => ({
   status,
-  body: { error: { code, message: error.message, ...factsOf(error) } },
+  body: { error: { code, message: redact(error.message), ...factsOf(error) } },
   internal,
 });
 
@@ -88,7 +89,7 @@ export function errorAnswer(error: unknown): ErrorAnswer {
   if (error instanceof HttpError) {
     return {
       status: error.status,
-      body: { error: { code: error.code, message: error.message, ...error.details } },
+      body: { error: { code: error.code, message: redact(error.message), ...error.details } },
       internal: false,
     };
   }

@@ -1,4 +1,5 @@
 import { classifyFacts } from "../core/classify.ts";
+import { redact } from "../core/redact.ts";
 import { beginsExecution } from "./callModel.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { nextAction } from "./nextAction.ts";
@@ -28,7 +29,8 @@ export async function recordModelFailure(
     return {
       append: {
         type: "model_failed",
-        error: { name, message },
+        // Stored for good: a credential the provider echoed must not be (core/redact.ts).
+        error: { name, message: redact(message) },
         // ModelUnavailableError since the workflow names model errors; RetryableError before.
         retryable: input.error.Error === "ModelUnavailableError" || input.error.Error === "RetryableError",
         ...(facts.model === undefined ? {} : { model: facts.model }),

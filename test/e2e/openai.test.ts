@@ -4,6 +4,7 @@ import {
   contextLengthError,
   createFakeOpenAI,
   droppedStream,
+  errorReply,
   rateLimited,
   refusalReply,
   textReply,
@@ -117,6 +118,29 @@ describe("tools, retries and failures through the provider", () => {
     expect((await run("rate-limited")).json).toMatchObject({ status: "completed", output: "Fine." });
     expect(fake.requestCount - before).toBe(2);
     expect((await events(dir, "rate-limited")).map((e) => e.type)).toEqual(["run_started", "model_response"]);
+  });
+
+  it("a provider error echoing the key stores and prints it redacted, whatever the key's shape", async () => {
+    for (const [runId, key] of [
+      ["echo-sk", "sk-proj-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2"],
+      ["echo-own", "gateway-key-of-our-own-7f3e9a"],
+    ] as const) {
+      fake.enqueue(
+        errorReply(
+          401,
+          `Incorrect API key provided: ${key}. You can find your API key at https://example.test.`,
+          {
+            code: "invalid_api_key",
+          },
+        ),
+      );
+      const failed = await runlogJson(dir, ["run", "--run-id", runId, "--model", MODEL, "hi"], env(key));
+      expect(failed.json).toMatchObject({ runId, status: "failed" });
+      const stored = JSON.stringify(await events(dir, runId));
+      expect(stored).toContain("Incorrect API key provided: [redacted:");
+      expect(stored).not.toContain(key);
+      expect(failed.stderr + JSON.stringify(failed.json)).not.toContain(key);
+    }
   });
 
   it("401: a clear permanent error, the input kept, and resume with a valid key finishes the same run", async () => {

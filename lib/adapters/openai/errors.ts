@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { errorMessage, ModelRejectedError, ModelUnavailableError } from "../../core/errors.ts";
+import { redact } from "../../core/redact.ts";
 
 /**
  * How compatible servers say the prompt does not fit: OpenAI and Azure ("maximum context
@@ -28,24 +29,32 @@ export function isContextLengthError(error: unknown): boolean {
  * Translate what the SDK threw (after its own retries) into runlog's error family:
  * ModelUnavailableError when trying again later may work, ModelRejectedError when it will not.
  */
-export function toModelError(error: unknown, spec: string): ModelUnavailableError | ModelRejectedError {
+export function toModelError(
+  error: unknown,
+  spec: string,
+  /** Secrets the message must not show whatever their shape (the client's API key). */
+  known: readonly (string | undefined)[] = [],
+): ModelUnavailableError | ModelRejectedError {
   const options = { cause: error };
+  // Providers echo what they were sent (`Incorrect API key provided: sk-…`): nothing of it is kept.
+  const unavailable = (message: string) => new ModelUnavailableError(redact(message, known), options);
+  const rejected = (message: string) => new ModelRejectedError(redact(message, known), options);
   if (error instanceof APIConnectionTimeoutError) {
-    return new ModelUnavailableError(`${spec} is unavailable: the request timed out`, options);
+    return unavailable(`${spec} is unavailable: the request timed out`);
   }
   if (error instanceof APIConnectionError) {
     const cause = error.cause ? `: ${errorMessage(error.cause)}` : "";
-    return new ModelUnavailableError(`${spec} is unavailable: ${error.message}${cause}`, options);
+    return unavailable(`${spec} is unavailable: ${error.message}${cause}`);
   }
   if (error instanceof APIError) {
     const detail = `${error.message}${requestId(error)}`;
     if (isRetryableStatus(error)) {
-      return new ModelUnavailableError(`${spec} is unavailable: ${detail}${retryAfter(error)}`, options);
+      return unavailable(`${spec} is unavailable: ${detail}${retryAfter(error)}`);
     }
-    return new ModelRejectedError(`${spec} rejected the request: ${detail}`, options);
+    return rejected(`${spec} rejected the request: ${detail}`);
   }
   // Not the SDK's: a bug or an unexpected failure, so nothing says retrying would help.
-  return new ModelRejectedError(`${spec} failed unexpectedly: ${errorMessage(error)}`, options);
+  return rejected(`${spec} failed unexpectedly: ${errorMessage(error)}`);
 }
 
 function isRetryableStatus(error: APIError): boolean {

@@ -57,7 +57,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       signal?.throwIfAborted();
       if (deadline?.aborted) throw noTextBeforeDeadline(spec, error);
       if (isContextLengthError(error)) return contextFull();
-      throw toModelError(error, spec);
+      throw toModelError(error, spec, [options.apiKey]);
     }
     const assembler = new ReplyAssembler((position) => `call_${request.turn}_${position}`);
     return readReply(stream, assembler, { spec, idleMs, signal, deadline, onText: request.onText });

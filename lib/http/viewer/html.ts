@@ -1,3 +1,5 @@
+import { showInvisible } from "../../core/display.ts";
+
 /** Markup that is safe to insert as it is: only `html` and `raw` make one, from escaped parts. */
 export class Html {
   constructor(readonly text: string) {}
@@ -17,8 +19,12 @@ const ESCAPES: Record<string, string> = {
   "'": "&#39;",
 };
 
-/** Text as HTML shows it, in an element or in a quoted attribute: model and tool text is arbitrary. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
+/**
+ * Text as HTML shows it, in an element or in a quoted attribute: model and tool text is arbitrary,
+ * so its invisible characters (bidi overrides, zero-width ones) are shown as escapes too.
+ */
+export const escapeHtml = (text: string): string =>
+  showInvisible(text).replace(/[&<>"']/g, (char) => ESCAPES[char]!);
 
 function render(part: Part): string {
   if (part instanceof Html) return part.text;

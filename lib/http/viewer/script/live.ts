@@ -1,3 +1,4 @@
+import { INVISIBLE } from "../../../core/display.ts";
 import { js } from "./source.ts";
 
 /**
@@ -66,11 +67,19 @@ export const LIVE = js`
     block.querySelector(".streaming-text").textContent = "";
   }
 
+  // As lib/core/display.ts shows them on the server: the streamed text is the model's too.
+  var INVISIBLE = new RegExp(${JSON.stringify(INVISIBLE.source)}, "gu");
+  function showInvisible(text) {
+    return text.replace(INVISIBLE, function (char) {
+      return "\\u{" + char.codePointAt(0).toString(16) + "}";
+    });
+  }
+
   function appendDelta(text) {
     var block = document.getElementById("streaming");
     if (!block) return;
     block.hidden = false;
-    block.querySelector(".streaming-text").textContent += text;
+    block.querySelector(".streaming-text").textContent += showInvisible(text);
   }
 
   function failed(error) {
