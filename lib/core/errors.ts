@@ -192,7 +192,7 @@ export class TooManyRunsError extends RetryableError {
   ) {
     super(
       `${ownerScope} already has ${cap} runs running, the most one owner may have at once ` +
-        "(RUNLOG_MAX_RUNNING_PER_OWNER); start again when one of them ends",
+        "(the deployment's per-owner cap); start again when one of them ends",
       options,
     );
   }

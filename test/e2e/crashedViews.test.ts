@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { localPrincipal } from "../../lib/runtime/local/localPrincipal.ts";
 import { cleanup, events, killedMidWait, runlog, runlogJson, script, tempDataDir } from "../support/cli.ts";
 
 /** What `ls` and `resume-point` say about a run whose process was killed. */
@@ -41,6 +42,7 @@ describe("runlog ls", () => {
       lastSeq: 19,
       createdAt: log[0]!.at,
       updatedAt: log[18]!.at,
+      owner: { id: localPrincipal().id },
     });
     const text = await runlog(dir, ["ls"]);
     expect(text.stdout).toMatch(new RegExp(`^long +interrupted +demo +19 events  ${log[18]!.at}$`, "m"));

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
+import { localPrincipal } from "../../lib/runtime/local/localPrincipal.ts";
 import { historyProblem } from "../core/history.ts";
 import { cleanup, events, runlog, runlogJson, script, tempDataDir } from "../support/cli.ts";
 
@@ -120,7 +121,13 @@ describe("the run lifecycle through the CLI", () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ runId: "slow", status: "cancelled" });
     const log = await events(dir, "slow");
-    expect(log.at(-1)).toMatchObject({ type: "cancelled", by: "ops", reason: "too slow" });
+    // `--by ops`: the local user cancelled, for ops.
+    expect(log.at(-1)).toMatchObject({
+      type: "cancelled",
+      by: localPrincipal().id,
+      onBehalfOf: "ops",
+      reason: "too slow",
+    });
     expect(log.some((e) => e.type === "tool_result")).toBe(false);
     const resumed = await runlogJson(dir, ["resume", "slow"]);
     expect(resumed.code).toBe(1);

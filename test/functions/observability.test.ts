@@ -199,8 +199,16 @@ describe("a step's logs and metrics", () => {
   });
 
   it("the API counts the resumes it writes, by person, as the steps count theirs", async () => {
+    const CALLER = "arn:aws:iam::123456789012:user/obs";
     const first = stamp(
-      { type: "run_started", runId: "obs-api", agent: "demo", model: "scripted:demo", input: "x" },
+      {
+        type: "run_started",
+        runId: "obs-api",
+        agent: "demo",
+        model: "scripted:demo",
+        input: "x",
+        owner: { id: CALLER },
+      },
       1,
       new Date(),
     );
@@ -224,7 +232,12 @@ describe("a step's logs and metrics", () => {
           headers: { "content-type": "application/json" },
           body: "{}",
           isBase64Encoded: false,
-          requestContext: { http: { method: "POST", path: rawPath }, requestId: "r1" },
+          // Signed by the run's owner: API Gateway puts the IAM caller here.
+          requestContext: {
+            http: { method: "POST", path: rawPath },
+            requestId: "r1",
+            authorizer: { iam: { userArn: CALLER } },
+          },
         } as never,
         {} as never,
       ),

@@ -95,6 +95,7 @@ describe("GET /runs", () => {
         "agent",
         "createdAt",
         "lastSeq",
+        "owner",
         "runId",
         "status",
         "updatedAt",

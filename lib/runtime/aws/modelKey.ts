@@ -1,7 +1,7 @@
 import { GetParameterError } from "@aws-lambda-powertools/parameters/errors";
 import type { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import { toRunlogError } from "../../adapters/aws/errors.ts";
-import { errorMessage, PermanentError } from "../../core/errors.ts";
+import { PermanentError } from "../../core/errors.ts";
 
 /** JSON keys a secret may keep the key under, for secrets made by tools that store key/value pairs. */
 const KEY_FIELDS = ["apiKey", "OPENAI_API_KEY", "api_key"];
@@ -59,14 +59,13 @@ function keyIn(secretId: string, text: string): string | undefined {
   let fields: Record<string, unknown>;
   try {
     fields = JSON.parse(text) as Record<string, unknown>;
-  } catch (error) {
+  } catch {
     // No provider's key starts with "{": this is JSON gone wrong, and sending it as a key would
-    // only come back as a confusing 401 from the provider.
+    // only come back as a confusing 401 from the provider. JSON.parse's own message quotes the
+    // text around the fault, which is the key: neither it nor the error is kept.
     throw new PermanentError(
-      `secret ${secretId} starts with "{" but is not valid JSON: ${errorMessage(error)}`,
-      {
-        cause: error,
-      },
+      `secret ${secretId} starts with "{" but is not valid JSON (its ${text.length} characters are not shown): ` +
+        `store the key as plain text or as JSON with one of ${KEY_FIELDS.join(", ")}`,
     );
   }
   const found = KEY_FIELDS.map((field) => fields[field]).find((value) => typeof value === "string" && value);

@@ -4,6 +4,7 @@ import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { awsDeps, buildDeps } from "../../../functions/deps.ts";
+import { PermanentError } from "../../../lib/core/errors.ts";
 import { MODEL_KEY_MAX_AGE_SECONDS, ModelKey } from "../../../lib/runtime/aws/modelKey.ts";
 import { handlers } from "../../functions/handlers.ts";
 import {
@@ -84,6 +85,18 @@ describe("the model key", () => {
       .resolves({ SecretString: '{"OPENAI_API_KEY":"sk-json"}' });
     const deps = await buildDeps({ ...process.env, MODEL_KEY_SECRET_ARN: "json" });
     expect(deps.steps.models("openai:gpt-test").spec).toBe("openai:gpt-test");
+  });
+
+  it("a malformed secret's error never quotes any of it", async () => {
+    const secret = '{"OPENAI_API_KEY": sk-live-7f3e9a2b1c0d}';
+    secrets.on(GetSecretValueCommand, { SecretId: "broken" }).resolves({ SecretString: secret });
+    const error = await buildDeps({ ...process.env, MODEL_KEY_SECRET_ARN: "broken" }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PermanentError);
+    const told = `${(error as Error).message} ${String((error as Error).cause ?? "")}`;
+    expect(told).toContain("not valid JSON");
+    for (const part of ["sk-live", "7f3e9a", 'OPENAI_API_KEY": sk']) expect(told).not.toContain(part);
   });
 
   it("fails a cold start retryably while Secrets Manager throttles, permanently when the secret is missing", async () => {
