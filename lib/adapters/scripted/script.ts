@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { z } from "zod";
 import { errorMessage, InvalidInputError } from "../../core/errors.ts";
 import { type Usage, UsageSchema } from "../../core/events.ts";
+import { jsonErrorAt } from "./jsonPosition.ts";
 
 /** How a scripted turn fails: a dropped connection, a 429, or a request the provider refuses. */
 export const SCRIPTED_ERRORS = ["connection", "rate_limit", "rejected"] as const;
@@ -132,19 +133,6 @@ function readBounded(path: string): string {
   }
 }
 
-/** Where in `text` a JSON.parse error points, as line and column: never the text itself. */
-function jsonPosition(error: unknown, text: string): string {
-  const message = errorMessage(error);
-  const lineColumn = /line (\d+) column (\d+)/.exec(message);
-  if (lineColumn) return ` at line ${lineColumn[1]}, column ${lineColumn[2]}`;
-  const position = /position (\d+)/.exec(message);
-  if (position) {
-    const before = text.slice(0, Number(position[1])).split("\n");
-    return ` at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
-  }
-  return text.trim() === "" ? " (empty)" : " (it ends early)";
-}
-
 /**
  * Read and validate a script file; InvalidInputError naming the file when it is missing, not a
  * regular file, larger than MAX_SCRIPT_BYTES, not JSON or the wrong shape. Errors name the file and
@@ -155,10 +143,10 @@ export function loadScript(path: string): Script {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidInputError(
-      `scripted model: script ${path} is not valid JSON${jsonPosition(error, text)}`,
-    );
+  } catch {
+    const where = jsonErrorAt(text);
+    const at = where === undefined ? "" : ` at line ${where.line}, column ${where.column}`;
+    throw new InvalidInputError(`scripted model: script ${path} is not valid JSON${at}`);
   }
   return parseScript(raw, path);
 }
