@@ -79,10 +79,9 @@ export async function dataDir(
     }
   } else if (!found.isDirectory()) {
     throw new DataDirError(path, "is a file, not a directory");
-  } else {
-    await makePrivate(path, found.mode, warn);
   }
   await checkWritable(path);
+  if (!(found instanceof Error)) await makePrivate(path, found.mode, warn);
   return { path, exists: true };
 }
 
