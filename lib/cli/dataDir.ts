@@ -1,4 +1,4 @@
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { DEFAULT_DATA_DIR, NAMES } from "../runtime/config.ts";
 import { whenMissing } from "./missing.ts";
@@ -45,7 +45,14 @@ const reason = (error: unknown) => REASONS[code(error) ?? ""] ?? (error as Error
 export async function dataDir(
   flag: string | undefined,
   configured: string,
-  { create }: { create: boolean },
+  {
+    create,
+    warn = (line) => process.stderr.write(`${line}\n`),
+  }: {
+    create: boolean;
+    /** Told when the dir other users could read is made private (0700). @default writes to stderr */
+    warn?: (line: string) => void;
+  },
 ): Promise<DataDir> {
   if (flag === "") {
     throw new UsageError(
@@ -61,7 +68,9 @@ export async function dataDir(
     if (found.code !== "ENOENT") throw new DataDirError(path, `cannot be read (${reason(found)})`);
     if (!create) return { path, exists: false };
     try {
-      await mkdir(path, { recursive: true });
+      await mkdir(path, { recursive: true, mode: PRIVATE_DIR_MODE });
+      // The umask may have narrowed it further (0o277 leaves it unwritable): exactly 0700.
+      await chmod(path, PRIVATE_DIR_MODE);
     } catch (error) {
       if (code(error) === "ENOTDIR" || code(error) === "EEXIST") {
         throw new DataDirError(path, `cannot be created: ${await fileAbove(path)} is not a directory`);
@@ -72,7 +81,35 @@ export async function dataDir(
     throw new DataDirError(path, "is a file, not a directory");
   }
   await checkWritable(path);
+  if (!(found instanceof Error)) await makePrivate(path, found.mode, warn);
   return { path, exists: true };
+}
+
+/** Owner only: the dir holds every run's store, logs and tool files. */
+const PRIVATE_DIR_MODE = 0o700;
+const octal = (mode: number) => (mode & 0o777).toString(8).padStart(4, "0");
+
+/**
+ * Tighten a data dir other users can enter to 0700, with a warning naming it and its old mode. A
+ * shared dir (sticky bit, as /tmp) is left as it is, with a warning: chmod would lock others out of
+ * their own files there; the store's files are 0600 all the same.
+ */
+async function makePrivate(path: string, mode: number, warn: (line: string) => void): Promise<void> {
+  if ((mode & 0o077) === 0) return;
+  if ((mode & 0o1000) !== 0) {
+    warn(
+      `runlog: data dir ${path} is a shared dir (mode ${octal(mode)}); left as it is, store files are 0600`,
+    );
+    return;
+  }
+  try {
+    await chmod(path, PRIVATE_DIR_MODE);
+    warn(`runlog: data dir ${path} was mode ${octal(mode)}, open to other users; set to 0700`);
+  } catch (error) {
+    warn(
+      `runlog: data dir ${path} is mode ${octal(mode)}, open to other users; cannot set 0700 (${reason(error)})`,
+    );
+  }
 }
 
 /**

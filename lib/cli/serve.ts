@@ -11,6 +11,7 @@ import { dataDir } from "./dataDir.ts";
 import { progressLine } from "./format.ts";
 import type { Io } from "./io.ts";
 import { DEPLOYMENT_OPTIONS, deploymentOf, openServeDeployment, type ServeTarget } from "./serveTarget.ts";
+import { serveToken } from "./serveToken.ts";
 import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
 
 const DEFAULT_PORT = 8787;
@@ -84,7 +85,13 @@ function signals(again: () => void): { first: Promise<NodeJS.Signals>; dispose()
  * signal gives up waiting (the runs left behind are resumable).
  */
 export async function serveCommand(args: string[], io: Io, config: RunlogConfig): Promise<number> {
-  const options = { ...COMMON, port: { type: "string" }, ...DEPLOYMENT_OPTIONS } as const;
+  const options = {
+    ...COMMON,
+    port: { type: "string" },
+    "token-file": { type: "string" },
+    "allow-scripted": { type: "boolean" },
+    ...DEPLOYMENT_OPTIONS,
+  } as const;
   const { values } = parseCommand(
     "serve",
     { args, options, strict: true },
@@ -96,6 +103,11 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
   }
   const port = parsePort(values.port);
   const deployment = deploymentOf(values);
+  if (deployment !== undefined && values["allow-scripted"])
+    throw new UsageError(
+      "serve: --allow-scripted is for this machine's runs; with --table the deployment's functions would read the files",
+    );
+  const token = await serveToken(values["token-file"]);
   const agents = await agentsOption(values.agents, config.agents);
   const local: ServeTarget = deployment
     ? await openServeDeployment(deployment, agents)
@@ -116,11 +128,12 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
   });
   const stop = signals(() => forced());
   try {
-    // Locally the caller is the machine's own user, whose script files the runs here read. Pointed
-    // at a deployment, the stack's CallModel would read them, where they are not: refused as the
-    // deployed API refuses them.
+    // Script files are read with this process's rights, so only on request (--allow-scripted, this
+    // machine's runs only). Pointed at a deployment, the stack's CallModel would read them, where
+    // they are not: refused as the deployed API refuses them.
     const app = createApp(local.runlog, {
-      allowScriptFiles: deployment === undefined,
+      allowScriptFiles: deployment === undefined && values["allow-scripted"] === true,
+      localToken: token,
       viewer: true,
       ...(local.live === undefined ? {} : { live: local.live }),
     });
@@ -131,7 +144,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
       await local.close();
       throw error;
     });
-    io.out(`runlog serve: listening on http://${HOST}:${bound} (store: ${local.where})`);
+    io.out(`runlog serve: listening on http://${HOST}:${bound}/?token=${token} (store: ${local.where})`);
     const signal = await stop.first;
     io.out(`runlog serve: ${signal}: no new requests; waiting for runs under way (again to stop now)`);
     // Not waiting for the server's "close": a client that left a body unread can hold its socket open forever.

@@ -65,7 +65,9 @@ Usage:
   runlog redrive [--since DURATION] [--agent NAME] [--dry-run] [--json]
                                    resume runs that failed for a retryable reason (after an outage)
   runlog demo                      run the offline demo (what npm start does)
-  runlog serve [--port 8787]       serve the HTTP API on 127.0.0.1; runs execute in this process
+  runlog serve [--port 8787] [--token-file PATH] [--allow-scripted]
+                                   serve the HTTP API on 127.0.0.1 to you only: open the printed
+                                   URL (it carries the token); runs execute in this process
   runlog serve --table NAME --state-machine ARN [--region R]   the same over a deployed stack
                                    (its outputs), with your AWS credentials; runs execute there
   runlog version                   print runlog's version (also --version)

@@ -9,6 +9,7 @@ import { eventRoutes } from "./eventRoutes.ts";
 import { safeHeaders } from "./headers.ts";
 import { lifecycleRoutes } from "./lifecycleRoutes.ts";
 import { liveRoutes } from "./liveRoutes.ts";
+import { localAuth } from "./localAuth.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { runRoutes } from "./runRoutes.ts";
 import { MAX_BODY_BYTES } from "./schemas.ts";
@@ -27,6 +28,11 @@ export interface AppOptions {
    * read any path a caller names and quote it in errors. @default false
    */
   allowScriptFiles?: boolean;
+  /**
+   * Require this token on every route (`runlog serve`'s lock: see localAuth.ts), and refuse
+   * state-changing requests from other origins. @default none: the authenticator in front decides
+   */
+  localToken?: string;
   /** Told about failures of ours (500, 503). @default writes to stderr */
   onError?: (error: unknown, c: Context) => void;
   /**
@@ -62,6 +68,7 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
       }
     },
   };
+  if (options.localToken !== undefined) app.use("*", localAuth(options.localToken));
   // Counted while reading, so a body without Content-Length (chunked) is cut off at the limit too.
   app.use(
     "*",

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanup, killedMidWait, runlog, tempDataDir } from "../support/cli.ts";
-import { type Served, serve, stopServed } from "../support/serve.ts";
+import { type Served, serve, stopServed, viewerUrl } from "../support/serve.ts";
 import { launchChromium } from "./support/chromium.ts";
 import { settled as settledRun, startRun } from "./support/runs.ts";
 
@@ -42,7 +42,7 @@ const approval = (to: string) => [
 ];
 
 beforeAll(async () => {
-  [served, browser] = await Promise.all([serve(["--dir", dir]), launchChromium()]);
+  [served, browser] = await Promise.all([serve(["--dir", dir, "--allow-scripted"]), launchChromium()]);
   await start("a11y-waiting", approval("ana@example.com"));
   await start("a11y-keyboard", approval("bo@example.com"));
   await start(LONG_ID, [
@@ -125,7 +125,7 @@ const auditable = (viewport: (typeof WIDTHS)[number]) => browser.newPage({ viewp
 
 async function openScene(scene: (typeof SCENES)[number], viewport: (typeof WIDTHS)[number]): Promise<Page> {
   const page = await auditable(viewport);
-  await page.goto(`${served.url}${scene.path}`);
+  await page.goto(viewerUrl(served, `${scene.path}`));
   await scene.prepare?.(page);
   return page;
 }
@@ -151,7 +151,7 @@ describe("the run viewer's accessibility in Chromium", () => {
       { text: "Your afternoon is planned.", delayMs: 500 },
     ]);
     const page = await auditable(WIDTHS[0]!);
-    await page.goto(`${served.url}/runs/a11y-live/view`);
+    await page.goto(viewerUrl(served, `/runs/a11y-live/view`));
     const status = page.getByTestId("run-status");
     await expect.poll(() => status.getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
     await expect.poll(() => page.getByTestId("live-status").textContent()).toContain("pushed by the server");
@@ -176,7 +176,7 @@ describe("the run viewer's accessibility in Chromium", () => {
 
   it("approves a waiting call with the keyboard alone, the focus visibly marked at every step", async () => {
     const page = await browser.newPage({ viewport: WIDTHS[0]! });
-    await page.goto(`${served.url}/runs/a11y-keyboard/view`);
+    await page.goto(viewerUrl(served, `/runs/a11y-keyboard/view`));
     const decide = page.getByTestId("decide-call_0_0");
     /** What has the focus now, and whether it is marked: an outline or a box-shadow under :focus-visible. */
     const focused = () =>

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanup, killedMidWait, runlog, tempDataDir } from "../support/cli.ts";
-import { type Served, serve, stopServed } from "../support/serve.ts";
+import { type Served, serve, stopServed, viewerUrl } from "../support/serve.ts";
 import { launchChromium } from "./support/chromium.ts";
 import { approveElsewhere, settled, startRun } from "./support/runs.ts";
 
@@ -18,7 +18,7 @@ let served: Served;
 let browser: Browser;
 
 beforeAll(async () => {
-  [served, browser] = await Promise.all([serve(["--dir", dir]), launchChromium()]);
+  [served, browser] = await Promise.all([serve(["--dir", dir, "--allow-scripted"]), launchChromium()]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -61,7 +61,7 @@ async function open(runId: string, { noPush = false } = {}): Promise<Page> {
       }),
     );
   }
-  await page.goto(`${served.url}/runs/${runId}/view`);
+  await page.goto(viewerUrl(served, `/runs/${runId}/view`));
   await page.evaluate(WATCH);
   return page;
 }
@@ -195,7 +195,7 @@ describe("the run viewer in Chromium", () => {
     await page.route(/\/events\?.*wait=/, (route) => void polls.push(route));
     const sends: Route[] = [];
     await page.route(/\/messages$/, (route) => void sends.push(route));
-    await page.goto(`${served.url}/runs/carried/view`);
+    await page.goto(viewerUrl(served, `/runs/carried/view`));
     await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("paused");
     const message = page.getByTestId("message").getByLabel("Message", { exact: true });
     await message.fill("Thanks");

@@ -1,12 +1,22 @@
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { dataDir } from "../../lib/cli/dataDir.ts";
 import { cleanup, tempDataDir } from "../support/cli.ts";
 import { cli } from "./support.ts";
 
 const root = tempDataDir("cli-datadir");
 const dir = join(root, "store");
-afterAll(() => cleanup(dir));
+afterAll(() => cleanup(root));
 
 /** A directory that exists and that nobody can write, not even root (sysfs refuses). */
 const UNWRITABLE = (() => {
@@ -104,5 +114,42 @@ describe("the data dir is checked before any store is opened", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ runId: "first", status: "completed" });
     const ls = await cli(["ls", "--json"], { dir });
     expect(JSON.parse(ls.stdout).runs.map((run: { runId: string }) => run.runId)).toEqual(["first"]);
+  });
+});
+
+describe("the data dir is private (issue 24)", () => {
+  const mode = (path: string) => statSync(path).mode & 0o777;
+
+  it("is created 0700, whatever the umask", async () => {
+    const path = join(root, "private-new");
+    const umask = process.umask(0);
+    try {
+      const warnings: string[] = [];
+      await dataDir(path, ".runlog", { create: true, warn: (line) => warnings.push(line) });
+      expect(mode(path)).toBe(0o700);
+      expect(warnings).toEqual([]);
+    } finally {
+      process.umask(umask);
+    }
+  });
+
+  it("is tightened to 0700 when wider, with one warning naming it and its old mode", async () => {
+    const path = join(root, "private-loose");
+    mkdirSync(path);
+    chmodSync(path, 0o755);
+    const warnings: string[] = [];
+    await dataDir(path, ".runlog", { create: false, warn: (line) => warnings.push(line) });
+    expect(mode(path)).toBe(0o700);
+    expect(warnings).toEqual([`runlog: data dir ${path} was mode 0755, open to other users; set to 0700`]);
+  });
+
+  it("a shared dir (sticky, as /tmp) is left as it is, with a warning", async () => {
+    const path = join(root, "private-shared");
+    mkdirSync(path);
+    chmodSync(path, 0o1777);
+    const warnings: string[] = [];
+    await dataDir(path, ".runlog", { create: false, warn: (line) => warnings.push(line) });
+    expect(statSync(path).mode & 0o7777).toBe(0o1777);
+    expect(warnings).toHaveLength(1);
   });
 });

@@ -76,8 +76,8 @@ async function serve(args: string[]): Promise<Served> {
   return served;
 }
 
-async function post(url: string, body: unknown = {}) {
-  const response = await fetch(url, {
+async function post(served: Served, path: string, body: unknown = {}) {
+  const response = await served.fetch(path, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
@@ -106,7 +106,7 @@ describe("runlog serve --table --state-machine", () => {
     const served = await serve(["--table", TABLE, "--state-machine", ARN]);
     expect(served.output()).toContain(`store: DynamoDB table ${TABLE} and state machine ${ARN} (us-east-1)`);
 
-    const listed = (await (await fetch(`${served.url}/runs`)).json()) as {
+    const listed = (await (await served.fetch(`/runs`)).json()) as {
       runs: { runId: string; status: string }[];
     };
     expect(listed.runs.map((run) => [run.runId, run.status]).sort()).toEqual(
@@ -117,7 +117,7 @@ describe("runlog serve --table --state-machine", () => {
     );
 
     // A script file is on this machine, not where the stack's CallModel runs: refused, as the deployed API does.
-    const scripted = await post(`${served.url}/runs`, {
+    const scripted = await post(served, `/runs`, {
       agent: "demo",
       input: "hi",
       model: "scripted:/tmp/s.json",
@@ -126,7 +126,7 @@ describe("runlog serve --table --state-machine", () => {
     expect(scripted.body).toMatchObject({ error: { field: "model" } });
 
     const before = Date.now();
-    const resumed = await post(`${served.url}/runs/stuck-1/resume`);
+    const resumed = await post(served, `/runs/stuck-1/resume`);
     const after = Date.now();
     expect(resumed.status).toBe(202);
     // The lease the stack's functions claim: the state machine's TimeoutSeconds (3600 here) plus the margin.
@@ -139,7 +139,7 @@ describe("runlog serve --table --state-machine", () => {
     expect(JSON.parse(String(started[0]!.body.input))).toMatchObject({ runId: "stuck-1", generation: 1 });
     expect(resumed.body.status).toBe("running");
 
-    const cancelled = await post(`${served.url}/runs/stuck-1/cancel`, { by: "ops" });
+    const cancelled = await post(served, `/runs/stuck-1/cancel`, { by: "ops" });
     expect(cancelled.status).toBe(200);
     const stopped = sfn.calls.filter((call) => call.operation === "StopExecution");
     expect(stopped.map((call) => call.body.executionArn)).toEqual([executionArn(ARN, name)]);
@@ -162,19 +162,19 @@ describe("runlog serve over a table made before the parent index", () => {
     );
     await store.createRun(first as never);
     const served = await serve(["--table", "older-runs", "--state-machine", ARN]);
-    const page = await fetch(`${served.url}/runs/old-1/view`);
+    const page = await served.fetch(`/runs/old-1/view`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(
       '<dd data-testid="forks">not listed: list forks of run old-1: table older-runs has no index byParent',
     );
-    expect((await fetch(`${served.url}/runs`)).status).toBe(200);
+    expect((await served.fetch(`/runs`)).status).toBe(200);
     // The JSON route says the same, as what this deployment lacks (501), not as a failure of ours.
-    const forks = await fetch(`${served.url}/runs?parent=old-1`);
+    const forks = await served.fetch(`/runs?parent=old-1`);
     expect(forks.status).toBe(501);
     expect(await forks.json()).toMatchObject({
       error: { code: "index_missing", message: expect.stringContaining("has no index byParent") },
     });
-    const forksPage = await fetch(`${served.url}/?parent=old-1`);
+    const forksPage = await served.fetch(`/?parent=old-1`);
     expect(forksPage.status).toBe(501);
     expect(await forksPage.text()).toContain("has no index byParent");
     served.child.kill("SIGTERM");

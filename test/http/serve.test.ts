@@ -16,28 +16,33 @@ afterAll(async () => {
 });
 
 /** `runlog serve --port 0` on this file's data dir, killed after the file if still running. */
-async function serve(): Promise<Served> {
-  const served = await serveIn(["--dir", dir]);
+async function serve(args: string[] = []): Promise<Served> {
+  const served = await serveIn(["--dir", dir, ...args]);
   children.push(served.child);
   return served;
 }
 
 async function json(
-  url: string,
+  served: Served,
+  path: string,
   init: RequestInit = {},
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, init);
+  const response = await served.fetch(path, init);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-const post = (url: string, body: unknown) =>
-  json(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (served: Served, path: string, body: unknown) =>
+  json(served, path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 /** Poll until the run rests; the test's timeout is the only deadline. */
-async function rested(url: string, runId: string): Promise<Record<string, unknown>> {
+async function rested(served: Served, runId: string): Promise<Record<string, unknown>> {
   for (;;) {
-    const { body } = await json(`${url}/runs/${runId}`);
-    if (body.status !== "running") return (await json(`${url}/runs/${runId}`)).body;
+    const { body } = await json(served, `/runs/${runId}`);
+    if (body.status !== "running") return (await json(served, `/runs/${runId}`)).body;
     await sleep(25);
   }
 }
@@ -61,24 +66,24 @@ describe("runlog serve", () => {
   it("runs a run started over HTTP to completion, refuses other hosts, and exits 0 on SIGTERM", async () => {
     const served = await serve();
     expect(served.url).not.toMatch(/:0$/);
-    const started = await post(`${served.url}/runs`, {
+    const started = await post(served, `/runs`, {
       agent: "demo",
       input: "Plan my afternoon",
       runId: "served",
     });
     expect(started).toMatchObject({ status: 202, body: { runId: "served" } });
-    expect(await rested(served.url, "served")).toMatchObject({
+    expect(await rested(served, "served")).toMatchObject({
       status: "completed",
       output: expect.stringContaining("Lisbon"),
     });
-    expect((await json(`${served.url}/runs`)).body.runs).toEqual([
+    expect((await json(served, `/runs`)).body.runs).toEqual([
       expect.objectContaining({ runId: "served", status: "completed" }),
     ]);
 
     const rebound = await withHost(served.url, "attacker.example:80");
     expect(rebound.status).toBe(403);
     expect(JSON.parse(rebound.body)).toMatchObject({ error: { code: "forbidden_host" } });
-    const huge = await fetch(`${served.url}/runs`, {
+    const huge = await served.fetch("/runs", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: "x".repeat(2 * 1024 * 1024),
@@ -91,9 +96,9 @@ describe("runlog serve", () => {
   });
 
   it("on SIGTERM waits for a run under way, which completes before the process exits", async () => {
-    const served = await serve();
+    const served = await serve(["--allow-scripted"]);
     const model = script(dir, "slow", [{ text: "Slow answer", stop: "stop", delayMs: 500 }]);
-    const started = await post(`${served.url}/runs`, {
+    const started = await post(served, `/runs`, {
       agent: "demo",
       input: "take your time",
       runId: "draining",
@@ -105,7 +110,7 @@ describe("runlog serve", () => {
 
     // A fresh server on the same data dir reads the log the first one finished writing.
     const next = await serve();
-    expect((await json(`${next.url}/runs/draining`)).body).toMatchObject({
+    expect((await json(next, `/runs/draining`)).body).toMatchObject({
       status: "completed",
       output: "Slow answer",
     });

@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { z } from "zod";
 import { errorMessage, InvalidInputError } from "../../core/errors.ts";
 import { type Usage, UsageSchema } from "../../core/events.ts";
+import { jsonErrorAt } from "./jsonPosition.ts";
 
 /** How a scripted turn fails: a dropped connection, a 429, or a request the provider refuses. */
 export const SCRIPTED_ERRORS = ["connection", "rate_limit", "rejected"] as const;
@@ -82,30 +83,70 @@ export function parseScript(raw: unknown, source: string): Script {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 3).map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join(".") : "(root)";
-    return `${where}: ${issue.message.replace(/^Invalid input: /, "")}`;
+    // An unknown key's message quotes the key: a word of the file, which errors never show.
+    const message = issue.code === "unrecognized_keys" ? "unknown key" : issue.message;
+    return `${where}: ${message.replace(/^Invalid input: /, "")}`;
   });
   const more = parsed.error.issues.length - problems.length;
   const rest = more > 0 ? ` (and ${more} more)` : "";
   throw new InvalidInputError(`scripted model: script ${source} is invalid: ${problems.join("; ")}${rest}`);
 }
 
-/** Read and validate a script file; InvalidInputError naming the file when it is missing, not JSON or the wrong shape. */
-export function loadScript(path: string): Script {
-  let text: string;
+/** The largest script file read: a script is a test's few turns, not a data set. */
+export const MAX_SCRIPT_BYTES = 8 * 1024 * 1024;
+
+const cannotRead = (path: string, problem: string, cause?: unknown) =>
+  new InvalidInputError(`scripted model: cannot read script ${path}: ${problem}`, { cause });
+
+/**
+ * The file's text, if it is a regular file of at most MAX_SCRIPT_BYTES. Opened without blocking
+ * (a FIFO answers at once instead of waiting for a writer) and checked on the open descriptor, so
+ * what is checked is what is read; the read stops one byte past the cap.
+ */
+function readBounded(path: string): string {
+  let fd: number;
   try {
-    text = readFileSync(path, "utf8");
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    throw new InvalidInputError(`scripted model: cannot read script ${path}: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    throw cannotRead(path, (error as NodeJS.ErrnoException).code ?? errorMessage(error), error);
   }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw cannotRead(path, "not a regular file");
+    if (stats.size > MAX_SCRIPT_BYTES) throw cannotRead(path, `larger than ${MAX_SCRIPT_BYTES} bytes`);
+    // Sized by the stat, grown (up to one byte past the cap) only if the file grew since.
+    let buffer = Buffer.alloc(Math.min(stats.size, MAX_SCRIPT_BYTES) + 1);
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > MAX_SCRIPT_BYTES) throw cannotRead(path, `larger than ${MAX_SCRIPT_BYTES} bytes`);
+        const grown = Buffer.alloc(Math.min(buffer.length * 2, MAX_SCRIPT_BYTES + 1));
+        buffer.copy(grown);
+        buffer = grown;
+      }
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) return buffer.subarray(0, length).toString("utf8");
+      length += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Read and validate a script file; InvalidInputError naming the file when it is missing, not a
+ * regular file, larger than MAX_SCRIPT_BYTES, not JSON or the wrong shape. Errors name the file and
+ * where in it, never what it holds: the file may be one the caller could not read itself.
+ */
+export function loadScript(path: string): Script {
+  const text = readBounded(path);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidInputError(`scripted model: script ${path} is not valid JSON: ${errorMessage(error)}`, {
-      cause: error,
-    });
+  } catch {
+    const where = jsonErrorAt(text);
+    const at = where === undefined ? "" : ` at line ${where.line}, column ${where.column}`;
+    throw new InvalidInputError(`scripted model: script ${path} is not valid JSON${at}`);
   }
   return parseScript(raw, path);
 }

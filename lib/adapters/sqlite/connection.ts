@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { PermanentError } from "../../core/errors.ts";
 import { isBusy, toRunlogError } from "./errors.ts";
 import { type DatabaseSync, loadNodeSqlite, type StatementSync } from "./nodeSqlite.ts";
+import { createPrivate, modeOf, tightenFiles } from "./privateFiles.ts";
 import { migrate } from "./schema.ts";
 
 /**
@@ -25,6 +26,8 @@ export interface ConnectionOptions {
   busyTimeoutMs?: number;
   /** @default the system clock */
   clock?: { now(): Date };
+  /** Told when a store file other users could read is made private (0600). @default writes to stderr */
+  warn?: (line: string) => void;
 }
 
 /**
@@ -66,8 +69,11 @@ export class SqliteConnection {
     this.clock = options.clock ?? { now: () => new Date() };
     this.busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5_000));
     const { DatabaseSync } = loadNodeSqlite();
+    const files = [options.file, `${options.file}-wal`, `${options.file}-shm`];
+    const before = new Map(files.map((file) => [file, modeOf(file)]));
     try {
-      mkdirSync(dirname(options.file), { recursive: true });
+      mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
+      createPrivate(options.file);
       this.db = new DatabaseSync(options.file);
     } catch (error) {
       throw toRunlogError(error, "open the store", options.file);
@@ -77,6 +83,8 @@ export class SqliteConnection {
       this.db.exec(`PRAGMA busy_timeout = ${Math.min(TRY_MS, this.busyTimeoutMs)}`);
       const mode = this.untilFree(() => this.db.prepare("PRAGMA journal_mode = WAL").get()?.journal_mode);
       if (mode !== "wal") throw new PermanentError(`${options.file}: could not use WAL mode (got ${mode})`);
+      // After WAL mode is on, so the sidecars it made are there to tighten too.
+      tightenFiles(files, before, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
       const full = (options.durability ?? "full") === "full";
       this.db.exec(
         `PRAGMA synchronous = ${full ? "FULL" : "NORMAL"}; PRAGMA fullfsync = ${full ? "ON" : "OFF"}`,

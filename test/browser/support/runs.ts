@@ -14,7 +14,7 @@ export async function startRun(
   input = "Plan my afternoon",
 ): Promise<void> {
   const model = script(dir, runId, turns);
-  const response = await fetch(`${served.url}/runs`, {
+  const response = await served.fetch("/runs", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ agent: "demo", input, model, runId }),
@@ -26,7 +26,7 @@ export async function startRun(
 export async function settled(served: Served, runId: string, status: string): Promise<void> {
   await vi.waitFor(
     async () => {
-      const run = (await (await fetch(`${served.url}/runs/${runId}`)).json()) as { status: string };
+      const run = (await (await served.fetch(`/runs/${runId}`)).json()) as { status: string };
       if (run.status !== status) throw new Error(`run ${runId} is ${run.status}, not ${status}`);
     },
     { timeout: 30_000, interval: 100 },
@@ -35,7 +35,7 @@ export async function settled(served: Served, runId: string, status: string): Pr
 
 /** Approve a waiting call through the served JSON API, as another tab or a backend would. */
 export async function approveElsewhere(served: Served, runId: string, callId: string): Promise<void> {
-  const response = await fetch(`${served.url}/runs/${runId}/approvals/${callId}`, {
+  const response = await served.fetch(`/runs/${runId}/approvals/${callId}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ approved: true, by: "elsewhere" }),
