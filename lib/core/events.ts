@@ -65,6 +65,8 @@ export const RunStartedSchema = z.object({
   input: z.string(),
   /** Set on a fork: the run and seq it was copied from. */
   parent: z.object({ runId: z.string().min(1), seq: z.number().int().min(1) }).optional(),
+  /** Whose run it is (lib/core/principal.ts); absent on runs recorded before owners. */
+  owner: z.object({ id: z.string().min(1), tenant: z.string().min(1).optional() }).optional(),
 });
 
 export const UserMessageSchema = z.object({

@@ -1,6 +1,7 @@
 import { InvalidInputError } from "../core/errors.ts";
 import { stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
+import type { Owner } from "../core/principal.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
@@ -12,6 +13,8 @@ export interface StartRequest {
   model?: string;
   /** A caller-chosen id makes the start idempotent. */
   runId?: string;
+  /** Whose run it is, recorded in `run_started`. @default none (an admin's only) */
+  owner?: Owner;
 }
 
 export interface StartResult {
@@ -40,7 +43,14 @@ export async function startRun(
   const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
 
   const first = stamp(
-    { type: "run_started", runId, agent: agent.name, model: modelSpec, input: request.input },
+    {
+      type: "run_started",
+      runId,
+      agent: agent.name,
+      model: modelSpec,
+      input: request.input,
+      ...(request.owner === undefined ? {} : { owner: request.owner }),
+    },
     1,
     deps.clock.now(),
   );
