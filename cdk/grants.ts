@@ -42,7 +42,12 @@ export interface StoreUse {
   listByStatus?: boolean;
   /** Lists a run's forks (the parent index: one Query). @default false */
   listForks?: boolean;
+  /** Lists and counts an owner's runs (the owner index: one Query). @default false */
+  listByOwner?: boolean;
 }
+
+/** The owner index of lib/adapters/dynamodb/table.ts (`ownerScope`, `updatedAt`): an owner's runs, newest first. */
+export const OWNER_INDEX = "byOwner";
 
 /** Use the run log table as the store does, and no more than `use` says. */
 export function grantStore(grantee: IGrantable, table: ITable, use: StoreUse = {}): void {
@@ -54,6 +59,7 @@ export function grantStore(grantee: IGrantable, table: ITable, use: StoreUse = {
   const indexes = [
     ...(use.listByStatus ? [STATUS_SHARD_INDEX] : []),
     ...(use.listForks ? [PARENT_INDEX] : []),
+    ...(use.listByOwner ? [OWNER_INDEX] : []),
   ];
   if (indexes.length > 0) {
     grantee.grantPrincipal.addToPrincipalPolicy(

@@ -1,22 +1,28 @@
 import { CfnOutput } from "aws-cdk-lib";
 import { type CfnStage, HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
-import { HttpIamAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
+import { HttpIamAuthorizer, HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { DEFAULT_THROTTLE, type RunlogJwtAuth, type RunlogThrottle } from "./edgeProps.ts";
 
 export interface RunlogHttpApiProps {
   /** The function serving lib/http's app. */
   handler: NodejsFunction;
   /** @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
+  /** A JWT authorizer on every route instead of IAM. @default IAM */
+  jwt?: RunlogJwtAuth;
+  /** The default stage's throttling. @default DEFAULT_THROTTLE (50 rps, 100 burst) */
+  throttle?: RunlogThrottle;
 }
 
 /**
  * The HTTP API (API Gateway v2): every route goes to one Lambda running the
  * same hono app as `runlog serve`, and every route needs a SigV4-signed
- * request from an IAM principal allowed to call it.
+ * request from an IAM principal allowed to call it, or (`jwt`) a token API
+ * Gateway checked against the issuer and audience. The stage is throttled.
  */
 export class RunlogHttpApi extends Construct {
   readonly api: HttpApi;
@@ -26,7 +32,9 @@ export class RunlogHttpApi extends Construct {
     const integration = new HttpLambdaIntegration("App", props.handler);
     this.api = new HttpApi(this, "Http", {
       description: "runlog: start, inspect, resume and steer runs",
-      defaultAuthorizer: new HttpIamAuthorizer(),
+      defaultAuthorizer: props.jwt
+        ? new HttpJwtAuthorizer("Jwt", props.jwt.issuer, { jwtAudience: props.jwt.audience })
+        : new HttpIamAuthorizer(),
       createDefaultStage: true,
     });
     for (const path of ["/runs", "/runs/{proxy+}"]) {
@@ -36,11 +44,16 @@ export class RunlogHttpApi extends Construct {
       retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
     const stage = this.api.defaultStage?.node.defaultChild as CfnStage;
+    // For every route together: one caller cannot send more than this, nor starve the step functions.
+    stage.defaultRouteSettings = {
+      throttlingRateLimit: props.throttle?.rateLimit ?? DEFAULT_THROTTLE.rateLimit,
+      throttlingBurstLimit: props.throttle?.burstLimit ?? DEFAULT_THROTTLE.burstLimit,
+    };
     stage.accessLogSettings = {
       destinationArn: logs.logGroupArn,
       format: JSON.stringify({
         requestId: "$context.requestId",
-        caller: "$context.identity.userArn",
+        caller: props.jwt ? "$context.authorizer.claims.sub" : "$context.identity.userArn",
         method: "$context.httpMethod",
         path: "$context.path",
         status: "$context.status",
@@ -49,7 +62,7 @@ export class RunlogHttpApi extends Construct {
     };
     new CfnOutput(this, "Url", {
       value: this.api.apiEndpoint,
-      description: "the runlog HTTP API (IAM auth)",
+      description: `the runlog HTTP API (${props.jwt ? "JWT" : "IAM"} auth)`,
     });
   }
 }

@@ -4,6 +4,7 @@
  */
 import "../lib/requireNode.ts";
 
+export type { RunlogAuth, RunlogEdgeProps, RunlogJwtAuth, RunlogThrottle } from "./edgeProps.ts";
 export {
   type RunlogAlarmsProps,
   type RunlogConcurrency,

@@ -7,9 +7,12 @@ import type { IPrincipal } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
-import { InvalidInputError } from "../lib/core/errors.ts";
 import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
+import { type RunlogEdgeProps, validateEdgeProps } from "./edgeProps.ts";
+import { RunlogPropsError } from "./propsError.ts";
 import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
+
+export { RunlogPropsError } from "./propsError.ts";
 
 /** Where the alarms go. */
 export interface RunlogAlarmsProps {
@@ -27,7 +30,7 @@ export interface RunlogConcurrency {
   maxToolCalls?: number;
 }
 
-export interface RunlogProps {
+export interface RunlogProps extends RunlogEdgeProps {
   /** The module exporting `agents: Record<string, AgentFactory>`, bundled into every function; absolute or relative to the working directory. */
   agentsModule: string;
   /** The project the functions are bundled from (NodejsFunction's projectRoot; its lockfile is depsLockFilePath). A runlog linked from outside it bundles from its own checkout. @default the nearest directory at or above agentsModule holding package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock or bun.lockb */
@@ -68,16 +71,6 @@ export interface RunlogProps {
   concurrency?: RunlogConcurrency;
   /** How long the functions', the state machine's and the HTTP API's logs are kept. @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
-}
-
-/** A Runlog prop that cannot work, named with what was expected. */
-export class RunlogPropsError extends InvalidInputError {
-  constructor(
-    readonly prop: string,
-    problem: string,
-  ) {
-    super(`runlog: ${prop} ${problem}`, { field: prop });
-  }
 }
 
 /** The lockfiles of the package managers NodejsFunction knows, any of which marks a project's root. */
@@ -187,6 +180,7 @@ export function propsWarnings(props: RunlogProps, functions: number): PropsWarni
 
 /** Check the props that a template would accept but a deployment or a run would not. */
 export function validateProps(props: RunlogProps): void {
+  validateEdgeProps(props);
   const { retentionDays, sweepEvery, executionTimeout, concurrency, modelKeySecret, alarms } = props;
   if (retentionDays !== undefined && !positiveInteger(retentionDays)) {
     throw new RunlogPropsError(

@@ -20,6 +20,12 @@ import { RunlogAlarms } from "./alarms.ts";
 import { RunlogDashboard } from "./dashboard.ts";
 import { busName, deploymentName } from "./deployment.ts";
 import {
+  apiEnvironment,
+  DEFAULT_API_RESERVED_CONCURRENCY,
+  modelsEnvironment,
+  startRunEnvironment,
+} from "./edgeProps.ts";
+import {
   deadLetterDestination,
   grantExecutions,
   grantExecutionsApart,
@@ -79,7 +85,7 @@ export class Runlog extends Construct {
   readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
   /** Events and async invocations that failed after their retries. */
   readonly deadLetters: Queue;
-  /** The HTTP API: IAM-authorized routes served by the `api` function. */
+  /** The HTTP API: IAM- (or JWT-) authorized routes served by the `api` function. */
   readonly httpApi: HttpApi;
   /** The CloudWatch alarms (none when `alarms: false`). */
   readonly alarms: readonly Alarm[];
@@ -124,18 +130,23 @@ export class Runlog extends Construct {
     };
     const secret = props.modelKeySecret === undefined ? undefined : modelKey(this, props.modelKeySecret);
     const reserved = props.concurrency?.reservedConcurrency;
-    const make = (handler: HandlerName, environment: Record<string, string> = {}) =>
-      new RunlogFunction(this, handler[0]!.toUpperCase() + handler.slice(1), {
+    const apiReserved = props.apiReservedConcurrency ?? DEFAULT_API_RESERVED_CONCURRENCY;
+    const reservedFor = (handler: HandlerName) => {
+      if (handler === "api") return apiReserved === false ? undefined : apiReserved;
+      return (STEPS as readonly string[]).includes(handler) ? reserved : undefined;
+    };
+    const make = (handler: HandlerName, environment: Record<string, string> = {}) => {
+      const reservedConcurrency = reservedFor(handler);
+      return new RunlogFunction(this, handler[0]!.toUpperCase() + handler.slice(1), {
         handler,
         ...SIZING[handler],
         agentsModule,
         bundlingRoot: root,
         environment: { ...common, ...environment },
         ...(props.logRetention ? { logRetention: props.logRetention } : {}),
-        ...(reserved !== undefined && (STEPS as readonly string[]).includes(handler)
-          ? { reservedConcurrency: reserved }
-          : {}),
+        ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
       }).fn;
+    };
 
     const callModel = make("callModel", secret ? { [NAMES.modelKeySecretArn]: secret.secretArn } : {});
     const steps = {
@@ -172,8 +183,8 @@ export class Runlog extends Construct {
 
     const control = { [NAMES.stateMachineArn]: this.stateMachine.stateMachineArn };
     const starters = {
-      startRun: make("startRun", control),
-      resume: make("resume", control),
+      startRun: make("startRun", { ...control, ...startRunEnvironment(props) }),
+      resume: make("resume", { ...control, ...modelsEnvironment(props) }),
       sweeper: make("sweeper", {
         ...control,
         ...(props.redrive ? { [NAMES.redriveAfterMs]: String(props.redrive.after.toMilliseconds()) } : {}),
@@ -189,8 +200,13 @@ export class Runlog extends Construct {
       grantExecutions(fn, this.stateMachine);
       fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: deadLetterDestination(this.deadLetters) });
     }
-    const api = make("api", control);
-    grantStore(api, this.table, { createsRuns: true, listByStatus: true, listForks: true });
+    const api = make("api", { ...control, ...apiEnvironment(props) });
+    grantStore(api, this.table, {
+      createsRuns: true,
+      listByStatus: true,
+      listForks: true,
+      listByOwner: true,
+    });
     grantExecutions(api, this.stateMachine);
     // The API cancels runs, and a cancel stops the execution holding the run.
     grantStopExecutions(api, this.stateMachine);
@@ -208,6 +224,8 @@ export class Runlog extends Construct {
     this.httpApi = new RunlogHttpApi(this, "HttpApi", {
       handler: api,
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      ...(props.auth ? { jwt: props.auth.jwt } : {}),
+      ...(props.throttle ? { throttle: props.throttle } : {}),
     }).api;
 
     this.eventBus = props.eventBus ?? this.ownBus(props);
@@ -217,6 +235,7 @@ export class Runlog extends Construct {
       deadLetters: this.deadLetters,
       ...(props.sweepEvery ? { sweepEvery: props.sweepEvery } : {}),
       eventBus: this.eventBus,
+      ...(props.trustedEventSources ? { trustedEventSources: props.trustedEventSources } : {}),
     });
     this.alarms =
       props.alarms === false

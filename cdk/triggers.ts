@@ -24,6 +24,8 @@ export interface TriggersProps {
   eventBus: IEventBus;
   /** Events that could not be delivered to a function land here. */
   deadLetters: IQueue;
+  /** Further sources whose StartRun events are acted on (their `detail.owner` believed). @default none */
+  trustedEventSources?: readonly string[];
 }
 
 /**
@@ -56,11 +58,12 @@ export class Triggers extends Construct {
       },
       targets: [target(props.resume)],
     });
-    // { source: "runlog", detail-type: "runlog.StartRun", detail: { agent, input, model?, runId? } }
+    // { source: "runlog", detail-type: "runlog.StartRun", detail: { agent, input, model?, runId?, owner? } }
+    const trusted = (props.trustedEventSources ?? []).filter((source) => source !== EVENT_SOURCE);
     new Rule(this, "StartRun", {
       description: "runlog: start a run from an event",
       eventBus: props.eventBus,
-      eventPattern: { source: [EVENT_SOURCE], detailType: [START_RUN] },
+      eventPattern: { source: [EVENT_SOURCE, ...trusted], detailType: [START_RUN] },
       targets: [target(props.startRun)],
     });
     // { source: "runlog", detail-type: "runlog.ResumeRun", detail: { runId, model?, input? } }

@@ -1,4 +1,5 @@
 import { Runlog } from "../lib/api/runlog.ts";
+import { lambdaPrincipal } from "../lib/http/lambda.ts";
 import { apiHandler } from "../lib/http/public.ts";
 import type { StepObserver } from "../lib/steps/deps.ts";
 import { awsDeps } from "./deps.ts";
@@ -29,13 +30,19 @@ interface Request {
  * The HTTP API behind API Gateway: lib/http's app over the library API, built once per instance.
  * Each request is observed like a step (`step: "api"`, its route and run id in the logs and the
  * trace, `Steps` and `StepDuration` by outcome, and the events it appends counted like a step's:
- * `Resumes`, `LostSeqRaces`); errors are answered by the app as HTTP statuses.
+ * `Resumes`, `LostSeqRaces`); errors are answered by the app as HTTP statuses. The caller is
+ * the IAM principal or the JWT subject, as RUNLOG_AUTH says (lib/http/lambda.ts's lambdaPrincipal).
  */
 export const handler = async (...args: Parameters<ApiHandler>): Promise<Awaited<ReturnType<ApiHandler>>> => {
   const [event, context] = args as unknown as [Request, LambdaContext | undefined];
   return observed("api", context, async (invocation) => {
     invocation.identify({ route: event.routeKey, runId: event.pathParameters?.id });
-    serve ??= apiHandler(new Runlog({ ...(await awsDeps()).control(), observer: requestObserver }));
+    if (serve === undefined) {
+      const deps = await awsDeps();
+      serve = apiHandler(new Runlog({ ...deps.control(), observer: requestObserver }), {
+        principal: lambdaPrincipal(deps.principalPolicy),
+      });
+    }
     current = invocation.observer;
     try {
       return await serve(...args);

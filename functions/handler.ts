@@ -12,15 +12,21 @@ type Handler<O> = (event: unknown, context?: LambdaContext) => Promise<O>;
 /** What a line of an invocation's log says it is about. */
 type RunKeys = { runId?: string | undefined; generation?: number | undefined; callId?: string | undefined };
 
-/** Parse an event, naming each field that does not fit. */
+/** Where an issue is: its path, with an unknown key's name (`detail.owner`), or `event`. */
+const whereOf = (issue: z.core.$ZodIssue) => {
+  const path = [...issue.path, ...(issue.code === "unrecognized_keys" ? issue.keys.slice(0, 1) : [])];
+  return path.length > 0 ? path.join(".") : "event";
+};
+
+/** Parse an event, naming each field that does not fit; `field` is the first, as the HTTP API's 400 names it. */
 export function parseEvent<S extends z.ZodType>(schema: S, event: unknown): z.output<S> {
   const parsed = schema.safeParse(event);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const where = issue.path.length > 0 ? issue.path.join(".") : "event";
-    return `${where}: ${issue.message}`;
+  const problems = parsed.error.issues.map((issue) => `${whereOf(issue)}: ${issue.message}`);
+  const first = parsed.error.issues[0];
+  throw new InvalidInputError(`invalid input: ${problems.join("; ")}`, {
+    ...(first === undefined ? {} : { field: whereOf(first) }),
   });
-  throw new InvalidInputError(`invalid input: ${problems.join("; ")}`);
 }
 
 /** How one handler is made: its name, its input, its deps and what it runs. */

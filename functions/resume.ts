@@ -3,6 +3,7 @@ import { resumeResultView } from "../lib/api/views.ts";
 import type { BenignReason } from "../lib/core/errors.ts";
 import { RESUMED_BY } from "../lib/core/events.ts";
 import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
+import { checkEventModel } from "../lib/runtime/modelAllow.ts";
 import { resumeRun } from "../lib/steps/resume.ts";
 import { recoverRun, type SweepOutcome } from "../lib/steps/sweep.ts";
 import { controlHandler } from "./handler.ts";
@@ -36,7 +37,8 @@ const benignAnswer = (event: ResumeEvent, reason: BenignReason): ResumeAnswer =>
 /**
  * Resumes runs: after an execution failed, timed out or was aborted (under the
  * sweeper's limits and backoff, as it is automatic), or when a
- * `runlog.ResumeRun` event asks for it (as a person would, no limits).
+ * `runlog.ResumeRun` event asks for it (as a person would, no limits; never with a
+ * `scripted:FILE` model).
  */
 export const handler = controlHandler(
   "resume",
@@ -44,6 +46,7 @@ export const handler = controlHandler(
   async (deps, event): Promise<ResumeAnswer> => {
     if (event["detail-type"] === "runlog.ResumeRun") {
       const { runId, model, input } = event.detail;
+      checkEventModel(model);
       return resumeResultView(
         await resumeRun(deps, { runId, by: RESUMED_BY.event, ...defined({ model, input }) }),
       );

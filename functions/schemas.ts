@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MessageBody, ResumeBody, runId, StartBody } from "../lib/http/schemas.ts";
 
 /** The ids every task of an execution gets (see lib/workflow's Parameters). */
 export const StepInputSchema = z.object({
@@ -6,33 +7,38 @@ export const StepInputSchema = z.object({
   generation: z.number().int().min(1),
 });
 
-/** The envelope EventBridge delivers, around a `detail` of the given shape. */
+/** The envelope EventBridge delivers, around a `detail` of the given shape; `account` is the sender's. */
 export function eventBridge<Type extends string, Detail extends z.ZodType>(detailType: Type, detail: Detail) {
   return z.object({
     id: z.string().min(1),
     "detail-type": z.literal(detailType),
     source: z.string(),
+    account: z.string().regex(/^\d{12}$/, "must be the sender's 12-digit account id"),
     detail,
   });
 }
 
-/**
- * `runlog.StartRun` (source `runlog`): start a run. Without a `runId` the
- * event's id becomes the run id, so EventBridge's at-least-once delivery and
- * Lambda's retries never start the same request twice.
- */
-export const StartRunDetail = z.object({
-  agent: z.string().min(1),
-  input: z.string().min(1),
-  model: z.string().min(1).optional(),
-  runId: z.string().min(1).optional(),
+/** Who a trusted sender says a run is for (`trustedEventSources`): as the HTTP API records an owner. */
+export const OwnerDetail = z.strictObject({
+  id: z.string().min(1).max(1024),
+  tenant: z.string().min(1).max(1024).optional(),
 });
 
-/** `runlog.ResumeRun` (source `runlog`): resume a run, optionally with another model or a new message. */
-export const ResumeRunDetail = z.object({
-  runId: z.string().min(1),
-  model: z.string().min(1).optional(),
-  input: z.string().min(1).optional(),
+/**
+ * `runlog.StartRun` (source `runlog`): start a run, validated as POST /runs's body is
+ * (lib/http/schemas.ts), plus the `owner` a trusted source may name. Without a `runId` the
+ * event's id becomes the run id, so EventBridge's at-least-once delivery and Lambda's retries
+ * never start the same request twice.
+ */
+export const StartRunDetail = StartBody.extend({ owner: OwnerDetail.optional() });
+
+/**
+ * `runlog.ResumeRun` (source `runlog`): resume a run, optionally with another model (as POST
+ * /runs/{id}/resume's body) or a new message (as POST /runs/{id}/messages's).
+ */
+export const ResumeRunDetail = ResumeBody.extend({
+  runId: runId("run id"),
+  input: MessageBody.shape.message.optional(),
 });
 
 /** What Step Functions emits when an execution ends; `input` is the execution's input as JSON text. */

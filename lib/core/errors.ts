@@ -82,6 +82,20 @@ export class InvalidInputError extends PermanentError {
     if (field !== undefined) (this as { field?: string }).field = field;
   }
 }
+/** A model spec the deployment (or the way the run was asked for) does not allow; `allowed` lists the patterns that would pass. */
+export class ModelNotAllowedError extends InvalidInputError {
+  constructor(
+    readonly spec: string,
+    readonly allowed: readonly string[],
+    where: string,
+  ) {
+    super(
+      `model ${JSON.stringify(spec)} is not allowed ${where}: allowed are ${allowed.map((p) => JSON.stringify(p)).join(", ")}`,
+      { field: "model" },
+    );
+  }
+}
+
 /** An unknown run, event, agent or call. */
 export class NotFoundError extends PermanentError {}
 

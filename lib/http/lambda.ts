@@ -1,25 +1,73 @@
 import type { Context } from "hono";
 import { handle } from "hono/aws-lambda";
 import type { Runlog } from "../api/runlog.ts";
+import { matchesAny } from "../core/patterns.ts";
 import type { Principal } from "../core/principal.ts";
 import { type AppOptions, createApp } from "./app.ts";
 import { LAMBDA_RESPONSE_MAX_BYTES } from "./limits.ts";
 
+/** What of a v1 or v2 API Gateway request context says who the caller is. */
 interface RequestContext {
   identity?: { userArn?: string | null } | null;
-  authorizer?: { iam?: { userArn?: string | null } | null } | null;
+  authorizer?: {
+    iam?: { userArn?: string | null } | null;
+    jwt?: { claims?: Record<string, unknown> | null; scopes?: readonly string[] | null } | null;
+  } | null;
 }
 
-const nonEmpty = (value: string | null | undefined) => (value ? value : undefined);
+/** Who the callers are and which of them are admins: from config (RUNLOG_AUTH and the rest). */
+export interface PrincipalPolicy {
+  /** `iam`: the SigV4 principal's ARN; `jwt`: the JWT authorizer's `sub` claim. @default "iam" */
+  auth?: "iam" | "jwt";
+  /** With `jwt`, the claim naming the caller's tenant. @default none: each subject its own */
+  tenantClaim?: string;
+  /** With `jwt`, the scope in the token's `scope` claim that makes the caller an admin. @default none */
+  adminScope?: string;
+  /** With `iam`, the ARN patterns (`*` any run of characters) of admin callers. @default none */
+  adminPrincipals?: readonly string[];
+}
+
+const nonEmpty = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
 
 /**
- * The IAM principal API Gateway authenticated: `identity.userArn` in a REST
- * (v1) event, `authorizer.iam.userArn` in an HTTP API (v2) event.
+ * The scopes a token grants: its `scope` claim (space-separated, as OAuth writes it; API Gateway
+ * shows a list claim as `[a b]`) and what the authorizer lists in `scopes`.
  */
-export function lambdaPrincipal(c: Context): Principal | undefined {
-  const context = (c.env as { requestContext?: RequestContext } | undefined)?.requestContext;
+function scopesOf(jwt: NonNullable<NonNullable<RequestContext["authorizer"]>["jwt"]>): string[] {
+  const claim = jwt.claims?.scope;
+  const words = Array.isArray(claim)
+    ? claim.filter((item): item is string => typeof item === "string")
+    : typeof claim === "string"
+      ? claim.replace(/^\[|\]$/g, "").split(/\s+/)
+      : [];
+  return [...words, ...(jwt.scopes ?? [])].filter((scope) => scope !== "");
+}
+
+function jwtPrincipal(context: RequestContext | undefined, policy: PrincipalPolicy): Principal | undefined {
+  const jwt = context?.authorizer?.jwt;
+  const id = nonEmpty(jwt?.claims?.sub);
+  if (jwt == null || id === undefined) return undefined;
+  const tenant = policy.tenantClaim === undefined ? undefined : nonEmpty(jwt.claims?.[policy.tenantClaim]);
+  const admin = policy.adminScope !== undefined && scopesOf(jwt).includes(policy.adminScope);
+  return { id, ...(tenant === undefined ? {} : { tenant }), ...(admin ? { admin } : {}) };
+}
+
+function iamPrincipal(context: RequestContext | undefined, policy: PrincipalPolicy): Principal | undefined {
   const arn = nonEmpty(context?.identity?.userArn) ?? nonEmpty(context?.authorizer?.iam?.userArn);
-  return arn === undefined ? undefined : { id: arn };
+  if (arn === undefined) return undefined;
+  return matchesAny(arn, policy.adminPrincipals ?? []) ? { id: arn, admin: true } : { id: arn };
+}
+
+/**
+ * How the app learns the caller API Gateway authenticated, under `policy`: with IAM the principal
+ * ARN (`identity.userArn` in a REST (v1) event, `authorizer.iam.userArn` in an HTTP API (v2)
+ * one), an admin when it matches `adminPrincipals`; with a JWT authorizer (v2) the `sub` claim,
+ * the tenant from `tenantClaim`, an admin when its scopes hold `adminScope`. Undefined (a 401)
+ * when the event carries no such caller: a JWT is never believed under `iam`, nor an ARN under `jwt`.
+ */
+export function lambdaPrincipal(policy: PrincipalPolicy = {}): (c: Context) => Principal | undefined {
+  const read = policy.auth === "jwt" ? jwtPrincipal : iamPrincipal;
+  return (c) => read((c.env as { requestContext?: RequestContext } | undefined)?.requestContext, policy);
 }
 
 /** What a v1 or v2 API Gateway event says was asked, for an error message. */
@@ -61,9 +109,9 @@ export function withinLambdaLimit<R extends { statusCode: number; body: string; 
   } as R;
 }
 
-/** A Lambda handler for API Gateway (v1 or v2) or a function URL, serving createApp with the principal from IAM. */
+/** A Lambda handler for API Gateway (v1 or v2) or a function URL, serving createApp with the principal from IAM (or `options.principal`, e.g. a lambdaPrincipal with a JWT policy). */
 export function apiHandler(runlog: Runlog, options: AppOptions = {}) {
-  const handler = handle(createApp(runlog, { principal: lambdaPrincipal, ...options }));
+  const handler = handle(createApp(runlog, { principal: lambdaPrincipal(), ...options }));
   return async (...args: Parameters<typeof handler>) =>
     withinLambdaLimit(await handler(...args), args[0] as AskedFor);
 }

@@ -48,6 +48,12 @@ export const NAMES = {
   deadLettersUrl: "RUNLOG_DEAD_LETTERS_URL",
   redriveTargets: "RUNLOG_REDRIVE_TARGETS",
   maxRunningPerOwner: "RUNLOG_MAX_RUNNING_PER_OWNER",
+  auth: "RUNLOG_AUTH",
+  tenantClaim: "RUNLOG_TENANT_CLAIM",
+  adminScope: "RUNLOG_ADMIN_SCOPE",
+  adminPrincipals: "RUNLOG_ADMIN_PRINCIPALS",
+  modelsAllow: "RUNLOG_MODELS_ALLOW",
+  trustedEventSources: "RUNLOG_TRUSTED_EVENT_SOURCES",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -89,6 +95,11 @@ const functionArns = z
   .string()
   .transform((value) => value.split(",").map((arn) => arn.trim()))
   .pipe(z.array(z.string().regex(/^arn:[\w-]+:lambda:[\w-]+:\d{12}:function:[\w-]+$/)).min(1));
+/** Comma-separated values, each trimmed, none empty: allow-list patterns, claim values, event sources. */
+const list = z
+  .string()
+  .transform((value) => value.split(",").map((item) => item.trim()))
+  .pipe(z.array(z.string().min(1)).min(1));
 /** DynamoDB's rule for table names. */
 const tableName = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/);
 
@@ -271,6 +282,36 @@ export const ConfigSchema = z.object({
     readBy: "both",
     default: "unset: no cap",
     allowed: "a whole number of runs one owner may have running at once, 1 to 1000",
+  }),
+  auth: doc(z.enum(["iam", "jwt"]).default("iam"), {
+    readBy: HANDLERS,
+    default: "iam",
+    allowed: "iam or jwt",
+  }),
+  tenantClaim: doc(z.string().regex(/^\S+$/).optional(), {
+    readBy: HANDLERS,
+    default: "unset: each JWT subject owns its own runs",
+    allowed: "a JWT claim name, without spaces",
+  }),
+  adminScope: doc(z.string().regex(/^\S+$/).optional(), {
+    readBy: HANDLERS,
+    default: "unset: no JWT caller is an admin",
+    allowed: "an OAuth scope, without spaces",
+  }),
+  adminPrincipals: doc(list.optional(), {
+    readBy: HANDLERS,
+    default: "unset: no IAM caller is an admin",
+    allowed: "IAM principal ARN patterns (* any run of characters), separated by commas",
+  }),
+  modelsAllow: doc(list.optional(), {
+    readBy: HANDLERS,
+    default: "unset: every model spec runlog knows",
+    allowed: "model spec patterns (* any run of characters), separated by commas",
+  }),
+  trustedEventSources: doc(list.optional(), {
+    readBy: HANDLERS,
+    default: "unset: no event's detail.owner is believed",
+    allowed: "EventBridge source values, separated by commas",
   }),
 });
 

@@ -10,6 +10,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { StateMachine } from "aws-local-stepfunctions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_API_RESERVED_CONCURRENCY } from "../../cdk/edgeProps.ts";
 import { RunlogPropsError } from "../../cdk/index.ts";
 import { bundlingRoot, type RunlogProps } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
@@ -73,7 +74,7 @@ describe("the construct in a user's stack", () => {
     });
     for (const handler of HANDLERS) {
       expect(functionProps(s, handler).ReservedConcurrentExecutions, handler).toBe(
-        STEPS.includes(handler) ? 7 : undefined,
+        STEPS.includes(handler) ? 7 : handler === "api" ? DEFAULT_API_RESERVED_CONCURRENCY : undefined,
       );
     }
     const machine = synthesizedMachine(s);
@@ -89,10 +90,12 @@ describe("the construct in a user's stack", () => {
     ).not.toThrow();
   });
 
-  it("leaves concurrency to the account without the prop", () => {
+  it("leaves the steps' concurrency to the account without the prop, and reserves the Api's", () => {
     const s = synthesizeConstruct({ agentsModule: AGENTS });
     for (const handler of HANDLERS)
-      expect(functionProps(s, handler).ReservedConcurrentExecutions).toBeUndefined();
+      expect(functionProps(s, handler).ReservedConcurrentExecutions, handler).toBe(
+        handler === "api" ? DEFAULT_API_RESERVED_CONCURRENCY : undefined,
+      );
     expect(synthesizedMachine(s).definition).toEqual(JSON.parse(JSON.stringify(RUN_DEFINITION)));
   });
 

@@ -7,6 +7,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import { handler as api } from "../../functions/api.ts";
 import { handler as callModel } from "../../functions/callModel.ts";
+import { awsDeps } from "../../functions/deps.ts";
 import { handler as finish } from "../../functions/finish.ts";
 import { handler as handoff } from "../../functions/handoff.ts";
 import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
@@ -23,6 +24,7 @@ import {
   StaleError,
 } from "../../lib/core/errors.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
+import { startRun as startRunStep } from "../../lib/steps/start.ts";
 import { RUN_DEFINITION, renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
 import { LAMBDA_TRANSIENT, TASK_TIMED_OUT, toWorkflowError } from "../../lib/workflow/errors.ts";
 import { busEvent, STATE_MACHINE_ARN, useFunctionEnvironment } from "../functions/support.ts";
@@ -147,17 +149,19 @@ async function execute(input: ExecutionInput, failFirst: Record<string, string> 
   return { ...result, calls };
 }
 
-/** Start a run through the startRun function and return the execution input it asked Step Functions for. */
+/**
+ * Start a run through the startRun function (on a script file, which no event may name, through
+ * the library's start on the functions' deps) and return the execution input it asked Step Functions for.
+ */
 async function start(runId: string, turns?: unknown[]): Promise<ExecutionInput> {
-  let model: string | undefined;
   if (turns) {
     const path = join(process.env.RUNLOG_DIR!, `${runId}.json`);
     writeFileSync(path, JSON.stringify({ turns }));
-    model = `scripted:${path}`;
+    const model = `scripted:${path}`;
+    await startRunStep((await awsDeps()).control(), { agent: "demo", input: "Plan my day", runId, model });
+  } else {
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "Plan my day", runId }));
   }
-  await startRun(
-    busEvent("runlog.StartRun", { agent: "demo", input: "Plan my day", runId, ...(model ? { model } : {}) }),
-  );
   const call = sfn.commandCalls(StartExecutionCommand).at(-1)!;
   return JSON.parse(call.args[0].input.input!) as ExecutionInput;
 }

@@ -69,11 +69,23 @@ describe("docs/reference/events.md", () => {
 
 describe("docs/reference/construct-props.md", () => {
   const page = readDoc("docs/reference/construct-props.md");
-  const body = /export interface RunlogProps \{([\s\S]*?)\n\}/.exec(source("cdk/props.ts"))?.[1] ?? "";
+  const bodyOf = (name: string, file: string) =>
+    new RegExp(`export interface ${name} (?:extends \\w+ )?\\{([\\s\\S]*?)\\n\\}`).exec(source(file))?.[1] ??
+    "";
+  // RunlogProps and the edge props it extends (cdk/edgeProps.ts).
+  const body = bodyOf("RunlogProps", "cdk/props.ts") + bodyOf("RunlogEdgeProps", "cdk/edgeProps.ts");
   const props = [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]!);
 
   it("finds the props", () => {
-    expect(props).toEqual(expect.arrayContaining(["agentsModule", "modelKeySecret", "logRetention"]));
+    expect(props).toEqual(
+      expect.arrayContaining([
+        "agentsModule",
+        "modelKeySecret",
+        "logRetention",
+        "auth",
+        "apiReservedConcurrency",
+      ]),
+    );
   });
 
   it.each(props)("lists %s", (prop) => {

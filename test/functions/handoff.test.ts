@@ -10,11 +10,13 @@ import {
 import { StateMachine } from "aws-local-stepfunctions";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
+import { awsDeps } from "../../functions/deps.ts";
 import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/index.ts";
 import { type NewEvent, stamp } from "../../lib/core/events.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
+import { startRun as startRunStep } from "../../lib/steps/start.ts";
 import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
 import { renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
 import { modelsNeverCalled } from "../support/controlDeps.ts";
@@ -64,6 +66,11 @@ async function execute(input: ExecutionInput) {
   return (await execution.result) as { outcome?: { status: string }; handoff?: { handedOff: boolean } };
 }
 
+/** Start a run on a script file as the library does: an event may not name a file (functions/startRun.ts). */
+async function startScripted(runId: string, model: string) {
+  await startRunStep((await awsDeps()).control(), { agent: "demo", input: "go", runId, model });
+}
+
 function weatherScript(runId: string, turns: number): string {
   const path = join(process.env.RUNLOG_DIR!, `${runId}.json`);
   const calls = Array.from({ length: turns }, (_, i) => ({
@@ -76,7 +83,7 @@ function weatherScript(runId: string, turns: number): string {
 describe("the Handoff function", () => {
   it("continues a long run in executions named after the run and each next generation", async () => {
     const model = weatherScript("ho-1", 4);
-    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "ho-1", model }));
+    await startScripted("ho-1", model);
     let last: Awaited<ReturnType<typeof execute>> | undefined;
     for (let i = 0; i < 20 && starts().length > i; i++) last = await execute(starts()[i]!.input);
     expect(last?.outcome).toMatchObject({ status: "completed" });
@@ -99,7 +106,7 @@ describe("the Handoff function", () => {
 
   it("counts a redelivered handoff as done: the same start, or nothing once the next execution has begun", async () => {
     const model = weatherScript("ho-2", 2);
-    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "ho-2", model }));
+    await startScripted("ho-2", model);
     await execute(starts()[0]!.input);
     const [, second] = starts();
     expect(second?.name).toBe(await nameOf(env.store(), "ho-2", 2));
@@ -130,7 +137,7 @@ describe("the Handoff function", () => {
   });
   it("with nothing left to hand over, gives the lease back to its execution, whose Finish lets the run rest", async () => {
     const model = weatherScript("ho-3", 2);
-    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "ho-3", model }));
+    await startScripted("ho-3", model);
     // The run ended before the handoff ran (here: its answer is already in the log).
     const answer: NewEvent = { type: "model_response", text: "Done", toolCalls: [], stop: "stop" };
     await env.store().append("ho-3", stamp(answer, 2, new Date(), 1));

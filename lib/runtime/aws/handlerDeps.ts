@@ -14,6 +14,7 @@ import {
 } from "../../adapters/deadLetters/redrive.ts";
 import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
 import { PermanentError } from "../../core/errors.ts";
+import type { PrincipalPolicy } from "../../http/lambda.ts";
 import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
@@ -21,6 +22,7 @@ import { autoRedrivePolicy, type RedriveOptions } from "../../steps/redrive.ts";
 import { retentionMs } from "../../steps/retention.ts";
 import type { SweepOptions } from "../../steps/sweep.ts";
 import { type HandlerConfig, NAMES, readConfig } from "../config.ts";
+import { allowedModels } from "../modelAllow.ts";
 import { modelResolver } from "../models.ts";
 import { stateMachineControlDeps, tableStepDeps } from "./controlDeps.ts";
 import { modelClientOptions } from "./modelClient.ts";
@@ -48,6 +50,10 @@ export interface AwsDeps {
    * config.redriveTargets); PermanentError in a function deployed without them.
    */
   redriveDeadLetters(options: RedriveDeadLettersOptions): Promise<RedriveDeadLettersReport>;
+  /** Who the Api function's callers are, and which are admins (config.auth and the rest). */
+  principalPolicy: PrincipalPolicy;
+  /** The event sources whose `detail.owner` a StartRun event's run gets (config.trustedEventSources). */
+  trustedEventSources: readonly string[];
 }
 
 /**
@@ -137,7 +143,8 @@ export async function buildDeps(
     client: made(new DynamoDBClient(AWS_CLIENT)),
     tableName: config.tableName,
     agents: agentRegistry({ dataDir: config.dataDir }, agents),
-    models: awsModels(modelKey?.current),
+    // Only the functions that start and resume runs are given an allow list (cdk/): see allowedModels.
+    models: allowedModels(awsModels(modelKey?.current), config.modelsAllow),
     ...(config.stepsPerExecution === undefined ? {} : { stepsPerExecution: config.stepsPerExecution }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
     ...(config.statusShards === undefined ? {} : { statusShards: config.statusShards }),
@@ -169,6 +176,13 @@ export async function buildDeps(
       return control;
     },
     controlFor,
+    principalPolicy: {
+      auth: config.auth,
+      ...(config.tenantClaim === undefined ? {} : { tenantClaim: config.tenantClaim }),
+      ...(config.adminScope === undefined ? {} : { adminScope: config.adminScope }),
+      ...(config.adminPrincipals === undefined ? {} : { adminPrincipals: config.adminPrincipals }),
+    },
+    trustedEventSources: config.trustedEventSources ?? [],
     redriveDeadLetters(options) {
       if (deadLettersUrl === undefined || redriveTargets === undefined) {
         throw new PermanentError(

@@ -1,0 +1,11 @@
+import { InvalidInputError } from "../lib/core/errors.ts";
+
+/** A Runlog prop that cannot work, named with what was expected. */
+export class RunlogPropsError extends InvalidInputError {
+  constructor(
+    readonly prop: string,
+    problem: string,
+  ) {
+    super(`runlog: ${prop} ${problem}`, { field: prop });
+  }
+}

@@ -1,0 +1,129 @@
+import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { mockClient } from "aws-sdk-client-mock";
+import { beforeEach, describe, expect, it } from "vitest";
+import { handler as resume } from "../../functions/resume.ts";
+import { handler as startRun } from "../../functions/startRun.ts";
+import type { RunStarted } from "../../lib/core/events.ts";
+import { busEvent, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
+
+/**
+ * Events as an attacker with events:PutEvents on the bus would send them: naming a file on the
+ * function's filesystem, claiming someone else's ownership, or a detail the API would refuse.
+ */
+const env = useFunctionEnvironment("fn-events", {
+  STATE_MACHINE_ARN,
+  RUNLOG_TRUSTED_EVENT_SOURCES: "acme.gateway",
+  RUNLOG_MODELS_ALLOW: "scripted:demo,openai:gpt-4.1*",
+});
+const sfn = mockClient(SFNClient);
+beforeEach(() => {
+  sfn.reset();
+  sfn.on(StartExecutionCommand).resolves({ executionArn: "arn", startDate: new Date() });
+});
+
+/** What the handler threw: the category Step Functions and Lambda see, and the runlog error under it. */
+async function refusal(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    return { name: (error as Error).name, cause: (error as Error).cause as Record<string, unknown> };
+  }
+  throw new Error("expected the event to be refused");
+}
+
+const first = async (runId: string) => (await env.store().read(runId))[0] as RunStarted | undefined;
+
+describe("runlog.StartRun events", () => {
+  it.each(["scripted:/etc/passwd", "scripted:../../../../proc/self/environ", "scripted:/tmp/fifo"])(
+    "refuse %s, writing nothing and starting nothing",
+    async (model) => {
+      const runId = `file-${model.length}`;
+      const thrown = await refusal(
+        startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId, model })),
+      );
+      expect(thrown.name).toBe("PermanentError");
+      expect(thrown.cause).toMatchObject({
+        code: "model_not_allowed",
+        field: "model",
+        spec: model,
+        allowed: ["scripted:demo", "openai:*"],
+      });
+      expect(await env.store().read(runId)).toEqual([]);
+      expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+    },
+  );
+
+  it("refuse a model the deployment's allow list does not hold, naming the list", async () => {
+    const event = busEvent("runlog.StartRun", {
+      agent: "demo",
+      input: "go",
+      runId: "big",
+      model: "openai:o3-pro",
+    });
+    expect((await refusal(startRun(event))).cause).toMatchObject({
+      code: "model_not_allowed",
+      spec: "openai:o3-pro",
+      allowed: ["scripted:demo", "openai:gpt-4.1*"],
+    });
+    expect(await env.store().read("big")).toEqual([]);
+  });
+
+  it("start scripted:demo, owned by the sender account", async () => {
+    const event = busEvent("runlog.StartRun", {
+      agent: "demo",
+      input: "go",
+      runId: "acct",
+      model: "scripted:demo",
+    });
+    expect(await startRun(event)).toEqual({ runId: "acct", created: true });
+    expect((await first("acct"))?.owner).toEqual({ id: "account:123456789012" });
+  });
+
+  it("ignore detail.owner from any source not trusted, and believe it from a trusted one", async () => {
+    const claimed = {
+      agent: "demo",
+      input: "go",
+      owner: { id: "arn:aws:iam::999999999999:user/victim", tenant: "t" },
+    };
+    await startRun(busEvent("runlog.StartRun", { ...claimed, runId: "spoof" }));
+    expect((await first("spoof"))?.owner).toEqual({ id: "account:123456789012" });
+    await startRun({
+      ...busEvent("runlog.StartRun", { ...claimed, runId: "trusted" }),
+      source: "acme.gateway",
+    });
+    expect((await first("trusted"))?.owner).toEqual(claimed.owner);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ["an empty input", { agent: "demo", input: "   " }, "detail.input"],
+    ["a run id with a path in it", { agent: "demo", input: "go", runId: "../x" }, "detail.runId"],
+    ["an unknown field", { agent: "demo", input: "go", by: "someone-else" }, "detail.by"],
+    ["an owner without an id", { agent: "demo", input: "go", owner: { tenant: "t" } }, "detail.owner.id"],
+  ])("refuse %s as POST /runs would, naming the field", async (_, detail, field) => {
+    const thrown = await refusal(startRun(busEvent("runlog.StartRun", detail)));
+    expect(thrown.name).toBe("PermanentError");
+    expect(thrown.cause).toMatchObject({ code: "invalid_input", field });
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+});
+
+describe("runlog.ResumeRun events", () => {
+  it("refuse a scripted file model, resuming nothing", async () => {
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "res" }, "id-res"));
+    const before = await env.store().read("res");
+    const event = busEvent("runlog.ResumeRun", { runId: "res", model: "scripted:/etc/shadow" });
+    expect((await refusal(resume(event))).cause).toMatchObject({
+      code: "model_not_allowed",
+      spec: "scripted:/etc/shadow",
+    });
+    expect(await env.store().read("res")).toEqual(before);
+  });
+
+  it("refuse a detail the API would refuse, naming the field", async () => {
+    const event = busEvent("runlog.ResumeRun", { runId: "res", input: "" });
+    expect((await refusal(resume(event))).cause).toMatchObject({
+      code: "invalid_input",
+      field: "detail.input",
+    });
+  });
+});
