@@ -48,8 +48,6 @@ export interface RunlogEdgeProps {
 
 export const DEFAULT_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
 export const DEFAULT_API_RESERVED_CONCURRENCY = 10;
-/** Read by lib/runtime/config.ts (the owners work of issue 24): the Api function's per-owner cap. */
-export const MAX_RUNNING_PER_OWNER_VARIABLE = "RUNLOG_MAX_RUNNING_PER_OWNER";
 
 /** A list of strings joined into one variable with commas: none may be empty or hold a comma. */
 function checkList(prop: string, value: unknown): void {
@@ -153,7 +151,7 @@ export function apiEnvironment(props: RunlogEdgeProps): Record<string, string> {
       : { [NAMES.adminPrincipals]: props.adminPrincipals.join(",") }),
     ...(props.maxRunningPerOwner === undefined
       ? {}
-      : { [MAX_RUNNING_PER_OWNER_VARIABLE]: String(props.maxRunningPerOwner) }),
+      : { [NAMES.maxRunningPerOwner]: String(props.maxRunningPerOwner) }),
     ...modelsEnvironment(props),
   };
 }

@@ -31,7 +31,7 @@ interface Request {
  * Each request is observed like a step (`step: "api"`, its route and run id in the logs and the
  * trace, `Steps` and `StepDuration` by outcome, and the events it appends counted like a step's:
  * `Resumes`, `LostSeqRaces`); errors are answered by the app as HTTP statuses. The caller is
- * the IAM principal or the JWT subject, as RUNLOG_AUTH says (lib/http/lambda.ts's lambdaPrincipal).
+ * the IAM principal or the JWT subject, as the configuration's `auth` says (lib/http/lambda.ts's lambdaPrincipal).
  */
 export const handler = async (...args: Parameters<ApiHandler>): Promise<Awaited<ReturnType<ApiHandler>>> => {
   const [event, context] = args as unknown as [Request, LambdaContext | undefined];

@@ -1,11 +1,14 @@
 import { z } from "zod";
 import { resumeResultView } from "../lib/api/views.ts";
-import type { BenignReason } from "../lib/core/errors.ts";
+import { type BenignReason, NotFoundError } from "../lib/core/errors.ts";
 import { RESUMED_BY } from "../lib/core/events.ts";
+import { mayAccess, type Owner } from "../lib/core/principal.ts";
 import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
 import { checkEventModel } from "../lib/runtime/modelAllow.ts";
 import { resumeRun } from "../lib/steps/resume.ts";
 import { recoverRun, type SweepOutcome } from "../lib/steps/sweep.ts";
+import { awsDeps } from "./deps.ts";
+import { accountOwner } from "./eventOwner.ts";
 import { controlHandler } from "./handler.ts";
 import { defined, ExecutionEndedDetail, eventBridge, ResumeRunDetail } from "./schemas.ts";
 
@@ -35,6 +38,23 @@ const benignAnswer = (event: ResumeEvent, reason: BenignReason): ResumeAnswer =>
 });
 
 /**
+ * A ResumeRun event acts on the runs its sender account owns (the account's runs, as StartRun
+ * records them), unless its source is a trusted one (the configuration's trustedEventSources): another run
+ * is answered as one that does not exist, as the HTTP API answers it.
+ */
+async function assertEventMayResume(
+  deps: { store: { getHead(runId: string): Promise<{ owner?: Owner } | undefined> } },
+  event: { source: string; account: string },
+  runId: string,
+): Promise<void> {
+  if ((await awsDeps()).trustedEventSources.includes(event.source)) return;
+  const head = await deps.store.getHead(runId);
+  if (!head || !mayAccess({ id: accountOwner(event.account).id }, head.owner)) {
+    throw new NotFoundError(`run ${runId} not found`, { runId });
+  }
+}
+
+/**
  * Resumes runs: after an execution failed, timed out or was aborted (under the
  * sweeper's limits and backoff, as it is automatic), or when a
  * `runlog.ResumeRun` event asks for it (as a person would, no limits; never with a
@@ -47,6 +67,7 @@ export const handler = controlHandler(
     if (event["detail-type"] === "runlog.ResumeRun") {
       const { runId, model, input } = event.detail;
       checkEventModel(model);
+      await assertEventMayResume(deps, event, runId);
       return resumeResultView(
         await resumeRun(deps, { runId, by: RESUMED_BY.event, ...defined({ model, input }) }),
       );

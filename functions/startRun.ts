@@ -1,33 +1,13 @@
-import type { Owner } from "../lib/core/principal.ts";
 import { checkEventModel } from "../lib/runtime/modelAllow.ts";
 import { startRun } from "../lib/steps/start.ts";
 import { awsDeps } from "./deps.ts";
+import { eventOwner } from "./eventOwner.ts";
 import { controlHandler } from "./handler.ts";
 import { defined, eventBridge, StartRunDetail } from "./schemas.ts";
 
 /** The run an event starts: its own id, or the event's, so a redelivered event names the same run. */
 const runIdOf = (event: { id: string; detail: { runId?: string | undefined } }) =>
   event.detail.runId ?? `evt-${event.id}`;
-
-/** The owner the sender account's runs get: EventBridge sets `account`, the sender cannot. */
-export const accountOwner = (account: string): Owner => ({ id: `account:${account}` });
-
-/**
- * Whose run an event starts: the sender account's, or the `detail.owner` a source listed in
- * `trusted` (RUNLOG_TRUSTED_EVENT_SOURCES) names; any other sender's `detail.owner` is ignored.
- */
-export function eventOwner(
-  event: {
-    source: string;
-    account: string;
-    detail: { owner?: { id: string; tenant?: string | undefined } | undefined };
-  },
-  trusted: readonly string[],
-): Owner {
-  const claimed = event.detail.owner;
-  if (claimed === undefined || !trusted.includes(event.source)) return accountOwner(event.account);
-  return claimed.tenant === undefined ? { id: claimed.id } : { id: claimed.id, tenant: claimed.tenant };
-}
 
 /**
  * Starts a run from a `runlog.StartRun` EventBridge event (see cdk/ for the rule and the event's

@@ -39,3 +39,15 @@ export function mayAccess(principal: Principal, owner: Owner | undefined): boole
   if (owner === undefined) return false;
   return ownerScope(owner) === ownerScope(ownerOf(principal));
 }
+
+/** Who the callers are and which of them are admins: from the configuration (lib/runtime/config.ts: auth, tenantClaim, adminScope, adminPrincipals). */
+export interface PrincipalPolicy {
+  /** `iam`: the SigV4 principal's ARN; `jwt`: the JWT authorizer's `sub` claim. @default "iam" */
+  auth?: "iam" | "jwt";
+  /** With `jwt`, the claim naming the caller's tenant. @default none: each subject its own */
+  tenantClaim?: string;
+  /** With `jwt`, the scope in the token's `scope` claim that makes the caller an admin. @default none */
+  adminScope?: string;
+  /** With `iam`, the ARN patterns (`*` any run of characters) of admin callers. @default none */
+  adminPrincipals?: readonly string[];
+}

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { handle } from "hono/aws-lambda";
 import type { Runlog } from "../api/runlog.ts";
 import { matchesAny } from "../core/patterns.ts";
-import type { Principal } from "../core/principal.ts";
+import type { Principal, PrincipalPolicy } from "../core/principal.ts";
 import { type AppOptions, createApp } from "./app.ts";
 import { LAMBDA_RESPONSE_MAX_BYTES } from "./limits.ts";
 
@@ -15,17 +15,7 @@ interface RequestContext {
   } | null;
 }
 
-/** Who the callers are and which of them are admins: from config (RUNLOG_AUTH and the rest). */
-export interface PrincipalPolicy {
-  /** `iam`: the SigV4 principal's ARN; `jwt`: the JWT authorizer's `sub` claim. @default "iam" */
-  auth?: "iam" | "jwt";
-  /** With `jwt`, the claim naming the caller's tenant. @default none: each subject its own */
-  tenantClaim?: string;
-  /** With `jwt`, the scope in the token's `scope` claim that makes the caller an admin. @default none */
-  adminScope?: string;
-  /** With `iam`, the ARN patterns (`*` any run of characters) of admin callers. @default none */
-  adminPrincipals?: readonly string[];
-}
+export type { PrincipalPolicy } from "../core/principal.ts";
 
 const nonEmpty = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
 

@@ -1,4 +1,4 @@
-import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler as resume } from "../../functions/resume.ts";
@@ -117,6 +117,27 @@ describe("runlog.ResumeRun events", () => {
       spec: "scripted:/etc/shadow",
     });
     expect(await env.store().read("res")).toEqual(before);
+  });
+
+  it("resume only the sender account's runs, unless the source is trusted", async () => {
+    await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "theirs" }, "id-theirs"));
+    const before = await env.store().read("theirs");
+    const other = {
+      ...busEvent("runlog.ResumeRun", { runId: "theirs", input: "more" }),
+      account: "999999999999",
+    };
+    expect((await refusal(resume(other))).cause).toMatchObject({ code: "not_found", runId: "theirs" });
+    expect(await env.store().read("theirs")).toEqual(before);
+    // The owner's own account, and a trusted source, may: the run is still executing, so each is answered so.
+    sfn.on(DescribeExecutionCommand).resolves({ status: "RUNNING" } as never);
+    const own = busEvent("runlog.ResumeRun", { runId: "theirs", input: "more" }, "id-own");
+    await expect(resume(own)).resolves.toMatchObject({ runId: "theirs" });
+    const trusted = {
+      ...busEvent("runlog.ResumeRun", { runId: "theirs" }, "id-t"),
+      source: "acme.gateway",
+      account: "999999999999",
+    };
+    await expect(resume(trusted)).resolves.toMatchObject({ runId: "theirs" });
   });
 
   it("refuse a detail the API would refuse, naming the field", async () => {

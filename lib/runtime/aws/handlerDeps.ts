@@ -14,7 +14,7 @@ import {
 } from "../../adapters/deadLetters/redrive.ts";
 import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
 import { PermanentError } from "../../core/errors.ts";
-import type { PrincipalPolicy } from "../../http/lambda.ts";
+import type { PrincipalPolicy } from "../../core/principal.ts";
 import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
