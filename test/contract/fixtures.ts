@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type RunEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
-import type { EventStore } from "../../lib/ports/eventStore.ts";
+import type { EventStore, ListOptions, RunHead } from "../../lib/ports/eventStore.ts";
 
 /** A store under test plus raw access to what it stored, to break it on purpose. */
 export interface ContractStore {
@@ -57,4 +57,16 @@ export async function race<T>(calls: (() => Promise<T>)[]) {
   const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [i] : []));
   const lost = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
   return { won, lost };
+}
+
+/** Every page of a listing, two heads a page, by following its cursors: the pages themselves, in order. */
+export async function listPages(store: EventStore, options: ListOptions): Promise<RunHead[][]> {
+  const pages: RunHead[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listRuns({ ...options, limit: 2, ...(cursor ? { cursor } : {}) });
+    pages.push(page.runs);
+    cursor = page.cursor;
+  } while (cursor);
+  return pages;
 }

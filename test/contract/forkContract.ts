@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ListOptions, RunHead } from "../../lib/ports/eventStore.ts";
-import { type ContractStore, started } from "./fixtures.ts";
+import { type ContractStore, listPages, started } from "./fixtures.ts";
 
 /** Distinct updatedAt between writes, so the listing order is defined. */
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
@@ -14,16 +14,7 @@ export function forkContract(get: () => ContractStore, id: (label: string) => st
     return runId;
   }
 
-  async function all(options: ListOptions): Promise<RunHead[][]> {
-    const pages: RunHead[][] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await get().store.listRuns({ ...options, limit: 2, ...(cursor ? { cursor } : {}) });
-      pages.push(page.runs);
-      cursor = page.cursor;
-    } while (cursor);
-    return pages;
-  }
+  const all = (options: ListOptions): Promise<RunHead[][]> => listPages(get().store, options);
 
   describe("forks", () => {
     it("lists a run's own forks and no other run, newest first, a page at a time, each naming where it was forked", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ownerScope } from "../../lib/core/principal.ts";
-import type { ListOptions, RunHead } from "../../lib/ports/eventStore.ts";
-import { type ContractStore, started } from "./fixtures.ts";
+import type { ListOptions } from "../../lib/ports/eventStore.ts";
+import { type ContractStore, listPages, started } from "./fixtures.ts";
 
 /** Distinct updatedAt between writes, so the listing order is defined. */
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
@@ -21,16 +21,8 @@ export function ownerContract(get: () => ContractStore, id: (label: string) => s
     return runId;
   }
 
-  async function all(options: ListOptions): Promise<string[]> {
-    const ids: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await get().store.listRuns({ ...options, limit: 2, ...(cursor ? { cursor } : {}) });
-      ids.push(...page.runs.map((head: RunHead) => head.runId));
-      cursor = page.cursor;
-    } while (cursor);
-    return ids;
-  }
+  const all = async (options: ListOptions): Promise<string[]> =>
+    (await listPages(get().store, options)).flat().map((head) => head.runId);
 
   describe("owners", () => {
     it("lists an owner's runs only, newest first, a page at a time; a tenant's runs share one scope", async () => {
