@@ -14,7 +14,8 @@ import { STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 const { api, callModel, runTool, finish } = handlers;
 
 /** The api function behind API Gateway, on dynalite, with Step Functions mocked: every route once. */
-const env = useFunctionEnvironment("fn-api", { STATE_MACHINE_ARN });
+const OPS = "arn:aws:iam::123456789012:role/ops";
+const env = useFunctionEnvironment("fn-api", { STATE_MACHINE_ARN, RUNLOG_ADMIN_PRINCIPALS: OPS });
 const sfn = mockClient(SFNClient);
 beforeEach(() => {
   sfn.reset();
@@ -24,7 +25,12 @@ beforeEach(() => {
 });
 
 /** An HTTP API (payload v2) request as API Gateway sends it with IAM authorization. */
-async function request(method: string, path: string, body?: unknown) {
+async function request(
+  method: string,
+  path: string,
+  body?: unknown,
+  userArn = "arn:aws:iam::123456789012:user/ana",
+) {
   const [rawPath = path, rawQueryString = ""] = path.split("?");
   const response = (await api(
     {
@@ -38,7 +44,7 @@ async function request(method: string, path: string, body?: unknown) {
       requestContext: {
         accountId: "123456789012",
         apiId: "abc",
-        authorizer: { iam: { accountId: "123456789012", userArn: "arn:aws:iam::123456789012:user/ana" } },
+        authorizer: { iam: { accountId: "123456789012", userArn } },
         domainName: "abc.execute-api.us-east-1.amazonaws.com",
         domainPrefix: "abc",
         http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "203.0.113.1", userAgent: "test" },
@@ -72,6 +78,23 @@ async function complete(runId: string): Promise<void> {
 }
 
 describe("the api function", () => {
+  it("lists a caller's own runs from the owner index, and every run for an admin", async () => {
+    const CAROL = "arn:aws:iam::123456789012:user/carol";
+    const start = { agent: "demo", input: "Mine", runId: "api-own" };
+    expect((await request("POST", "/runs", start, CAROL)).status).toBe(202);
+    await complete("api-own");
+    const ids = async (userArn: string) =>
+      ((await request("GET", "/runs", undefined, userArn)).body.runs as { runId: string }[]).map(
+        (r) => r.runId,
+      );
+    expect(await ids(CAROL)).toEqual(["api-own"]);
+    expect(await ids("arn:aws:iam::123456789012:user/bo")).toEqual([]);
+    expect(await ids(OPS)).toContain("api-own");
+    expect(
+      (await request("GET", "/runs/api-own", undefined, "arn:aws:iam::123456789012:user/bo")).status,
+    ).toBe(404);
+  });
+
   it("starts, lists, reads and moves runs on through every route", async () => {
     expect(
       (await request("POST", "/runs", { agent: "demo", input: "Plan my day", runId: "api-1" })).status,

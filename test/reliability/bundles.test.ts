@@ -49,6 +49,8 @@ beforeAll(async () => {
       agentsModule: join(import.meta.dirname, "..", "cdk", "fixtures", "bundleAgents.ts"),
       // exactOptionalPropertyTypes meets aws-cdk-lib's own optional fields: Secret is an ISecret.
       modelKeySecret: new Secret(scope, "ModelKey") as ISecret,
+      // The operator who approves the event-started run (owned by the sender account) over the API.
+      adminPrincipals: [CALLER_ARN],
     }),
     { bundle: true, outdir },
   );

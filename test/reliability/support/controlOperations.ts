@@ -1,3 +1,4 @@
+import { localPrincipal } from "../../../lib/runtime/local/localPrincipal.ts";
 import type { ShownEvent } from "../../support/cli.ts";
 
 /** One CLI command of a control story; `crashAt` is only for the setup's own crashes. */
@@ -147,10 +148,11 @@ export const OPERATIONS: ControlOperation[] = [
         request: 0,
         crashAt: "handoff:after-claim",
         // The handoff died before its `resumed` event: the person's resume writes that event, as
-        // its own (`by: person`), for the same generation at the same seq.
+        // its own (`by: person`, the local user its actor), for the same generation at the same seq.
         expectedLog: (reference) => {
           const first = reference.findIndex((e) => e.type === "resumed");
-          return reference.map((e, i) => (i === first ? { ...e, by: "person" } : e));
+          const person = { by: "person", actor: localPrincipal().id };
+          return reference.map((e, i) => (i === first ? { ...e, ...person } : e));
         },
       },
       { request: 0, crashAt: "handoff:after-append" },
