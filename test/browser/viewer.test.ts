@@ -118,7 +118,9 @@ describe("the run viewer in Chromium", () => {
     await decide.getByLabel("Your name (optional)").fill("maria");
     await decide.getByRole("button", { name: "Approve" }).click();
     await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
-    await expect.poll(() => page.getByTestId("decided-by").first().textContent()).toBe("maria");
+    // The server's own user acted; the name typed in the form is kept beside it, never instead of it.
+    await expect.poll(() => page.getByTestId("decided-by").first().textContent()).toMatch(/^local:/);
+    expect(await page.getByTestId("on-behalf-of").first().textContent()).toBe("maria");
     expect(readFileSync(join(dir, "outbox.txt"), "utf8")).toContain("ana@example.com|Tea at 5");
     expect(await stillLoaded(page)).toBe(true);
     await page.close();

@@ -81,19 +81,23 @@ ${payload(runId, event, "error message", event.error.message)}`;
     case "tool_result":
       return toolResult(runId, event);
     case "resumed":
-      return html`<p class="facts"><span>by <strong data-testid="resumed-by">${event.by ?? "unknown (not recorded)"}</strong></span><span>${event.kind}</span>${event.model ? html`<span>model ${event.model}</span>` : null}</p>
+      return html`<p class="facts">${actor(event.by ?? "unknown (not recorded)", event.onBehalfOf, "resumed-by")}${event.actor ? html`<span>asked by <strong data-testid="resumed-actor">${event.actor}</strong></span>` : null}<span>${event.kind}</span>${event.model ? html`<span>model ${event.model}</span>` : null}</p>
 <p>${event.description}</p>
 ${event.input === undefined ? null : payload(runId, event, "new user message", event.input)}`;
     case "tool_decided":
-      return html`<p class="facts"><span>by <strong data-testid="decided-by">${event.by}</strong></span><span>call ${callLink(event.callId)}</span></p>
+      return html`<p class="facts">${actor(event.by, event.onBehalfOf, "decided-by")}<span>call ${callLink(event.callId)}</span></p>
 ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
     case "cancelled":
-      return html`<p class="facts"><span>by <strong>${event.by}</strong></span></p>
+      return html`<p class="facts">${actor(event.by, event.onBehalfOf, "cancelled-by")}</p>
 ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
     default:
       return assertNever(event);
   }
 }
+
+/** Who acted (the authenticated actor), and whom for when the request named someone (kept beside it, never instead). */
+const actor = (by: string, onBehalfOf: string | undefined, testId: string) =>
+  html`<span>by <strong data-testid="${testId}">${by}</strong>${onBehalfOf === undefined ? null : html` for <strong data-testid="on-behalf-of">${onBehalfOf}</strong>`}</span>`;
 
 const item = (seq: number, type: string, at: string, heading: string, inner: Html | null) =>
   html`<li class="event ${type}" id="e${seq}" data-seq="${seq}" data-type="${type}" data-testid="event">
