@@ -20,10 +20,10 @@ export const handler = controlHandler(
   "startRun",
   eventBridge("runlog.StartRun", StartRunDetail),
   async (deps, event) => {
-    const { agent, input, model } = event.detail;
+    const { agent, input, model, metadata } = event.detail;
     checkEventModel(model);
     const owner = eventOwner(event, (await awsDeps()).trustedEventSources);
-    return startRun(deps, { agent, input, runId: runIdOf(event), owner, ...defined({ model }) });
+    return startRun(deps, { agent, input, runId: runIdOf(event), owner, ...defined({ model, metadata }) });
   },
   {
     keys: (event) => ({ runId: runIdOf(event) }),

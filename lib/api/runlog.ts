@@ -52,6 +52,7 @@ export class Runlog extends RunReads {
     check.text(given.input, "input");
     check.optionalString(given.model, "model");
     check.optionalRunId(given.runId, "runId");
+    check.optionalMetadata(given.metadata, "metadata");
     const owner = this.access.ownerFor(check.optionalOwner(given.owner, "owner"));
     const { owner: _, ...rest } = request;
     const { runId, created } = await startRun(this.deps, { ...rest, ...(owner ? { owner } : {}) });

@@ -5,6 +5,7 @@
  */
 import type { NotResumable } from "../core/classify.ts";
 import type { ResumeKind } from "../core/events.ts";
+import type { Metadata } from "../core/metadata.ts";
 import type { Owner } from "../core/principal.ts";
 import type { RunStatus } from "../core/status.ts";
 
@@ -20,6 +21,11 @@ export interface StartRequest {
   runId?: string;
   /** Whose the run is, recorded in `run_started` (a Runlog scoped with `as` records its principal instead). @default none */
   owner?: Owner;
+  /**
+   * The caller's own JSON object (at most MAX_METADATA_BYTES as JSON), stored in `run_started`,
+   * kept by forks and echoed on every lifecycle event of the run. @default none
+   */
+  metadata?: Metadata;
 }
 
 /** Where a run stands: its status and, once it completed, its final output. */

@@ -6,6 +6,7 @@
  */
 import { InvalidInputError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
+import { checkMetadata } from "../core/metadata.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 
 /** The value as a message shows it: short, and never the whole of a long string. */
@@ -122,4 +123,9 @@ export function optionalOwner(value: unknown, field: string): { id: string; tena
   const id = text(given.id, `${field}.id`);
   const tenant = optionalText(given.tenant, `${field}.tenant`);
   return tenant === undefined ? { id } : { id, tenant };
+}
+
+/** A run's metadata: a JSON object within MAX_METADATA_BYTES, or absent. */
+export function optionalMetadata(value: unknown, field: string): void {
+  if (value !== undefined) checkMetadata(value, field);
 }

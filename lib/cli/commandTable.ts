@@ -1,4 +1,5 @@
 import type { RedriveReport, SweepReport } from "../api/types.ts";
+import type { Metadata } from "../core/metadata.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import {
@@ -66,6 +67,20 @@ export function parseDuration(flag: string, value: string | undefined): number |
   return Number(match[1]) * DURATION_UNITS[match[2]!]!;
 }
 
+/** `run --metadata`: a JSON object as text (its size and values are the library's to check). */
+function parseMetadata(value: string | undefined): { metadata?: Metadata } {
+  if (value === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new UsageError(
+      `run: --metadata takes a JSON object such as '{"requestId":"r-1"}', got ${JSON.stringify(value)}`,
+    );
+  }
+  return { metadata: parsed as Metadata };
+}
+
 function parseSeq(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value))
@@ -95,6 +110,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: {
       agent: { type: "string", default: "demo" },
       "run-id": { type: "string" },
+      metadata: { type: "string" },
       ...MODEL,
       ...INPUT_FILE,
     },
@@ -106,6 +122,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
         input: await requiredInput("run", "prompt", values, prompt),
         ...optional("model", str(values, "model")),
         ...optional("runId", str(values, "run-id")),
+        ...parseMetadata(str(values, "metadata")),
       }),
   },
   resume: {

@@ -8,7 +8,9 @@ const took = (ms: number | undefined) => (ms === undefined ? "" : ` (${Math.roun
 export function describeEvent(event: RunEvent): string {
   switch (event.type) {
     case "run_started":
-      return `run started: agent ${event.agent}, model ${event.model}, input "${clip(event.input, 60)}"`;
+      return `run started: agent ${event.agent}, model ${event.model}, input "${clip(event.input, 60)}"${
+        event.metadata === undefined ? "" : `, metadata ${clip(JSON.stringify(event.metadata), 120)}`
+      }`;
     case "user_message":
       return `user: "${clip(event.text, 80)}"`;
     case "model_response": {

@@ -51,7 +51,7 @@ export function parseCommand<T extends ParseArgsConfig>(
 export const HELP = `runlog — durable, resumable AI-agent runs
 
 Usage:
-  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--json] "prompt" | - | --input-file PATH
+  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--metadata JSON] [--json] "prompt" | - | --input-file PATH
   runlog resume <runId> [--model SPEC] [--json]
   runlog resume-point <runId> [--json]
   runlog show <runId> [--json]

@@ -1,4 +1,5 @@
-import { z } from "zod";
+import * as z from "zod";
+import { MetadataSchema } from "./metadata.ts";
 
 /**
  * The persisted event log of a run. Every event carries the schema version `v`,
@@ -70,6 +71,8 @@ export const RunStartedSchema = z.object({
   parent: z.object({ runId: z.string().min(1), seq: z.number().int().min(1) }).optional(),
   /** Whose the run is (core/principal.ts): who may see and steer it. Absent on runs started before owners were recorded. */
   owner: OwnerSchema.optional(),
+  /** The caller's own JSON object (core/metadata.ts), echoed on every lifecycle event; a fork keeps its parent's. */
+  metadata: MetadataSchema.optional(),
 });
 
 export const UserMessageSchema = z.object({
@@ -243,4 +246,7 @@ const sortedKeys = (_: string, value: unknown) =>
  * text, whichever way it was built or read (the store keeps big payloads by its
  * hash; a retried fork recognises the copies it made).
  */
-export const canonicalJson = (event: RunEvent): string => JSON.stringify(event, sortedKeys);
+export const canonicalJson = (event: RunEvent): string => canonicalValue(event);
+
+/** Any JSON value with its object keys sorted, as canonicalJson writes events. */
+export const canonicalValue = (value: unknown): string => JSON.stringify(value, sortedKeys);

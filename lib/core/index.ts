@@ -4,6 +4,7 @@ export * from "./events.ts";
 export * from "./log.ts";
 export * from "./messageBuilder.ts";
 export * from "./messages.ts";
+export * from "./metadata.ts";
 export * from "./principal.ts";
 export * from "./redrive.ts";
 export * from "./status.ts";

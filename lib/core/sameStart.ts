@@ -1,5 +1,5 @@
 import { IdTakenError } from "./errors.ts";
-import type { RunEvent, RunStarted } from "./events.ts";
+import { canonicalValue, type RunEvent, type RunStarted } from "./events.ts";
 import { ownerScope } from "./principal.ts";
 
 const quoted = (text: string) => {
@@ -7,12 +7,15 @@ const quoted = (text: string) => {
   return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 39).join("")}…` : text);
 };
 const ownerKey = (event: RunStarted) => (event.owner ? ownerScope(event.owner) : "");
+/** Metadata compared whatever order its keys came in (canonicalJson sorts them). */
+const metadataOf = (event: RunStarted) =>
+  event.metadata === undefined ? "" : canonicalValue(event.metadata);
 const origin = (event: RunStarted) =>
   event.parent ? `forked from ${event.parent.runId} at seq ${event.parent.seq}` : "started fresh";
 
 /**
  * What sets the run stored under an id apart from the start a caller asked for
- * (owner, agent, model, input, parent), in words; another owner's run only as that; empty when they are the same start
+ * (owner, agent, model, input, metadata, parent), in words; another owner's run only as that; empty when they are the same start
  * (a retried create), which stores then answer as `created: false`.
  */
 export function startDifferences(wanted: RunStarted, stored: RunEvent | undefined): string[] {
@@ -25,6 +28,7 @@ export function startDifferences(wanted: RunStarted, stored: RunEvent | undefine
   if (stored.model !== wanted.model) differences.push(`model ${stored.model}, not ${wanted.model}`);
   if (stored.input !== wanted.input)
     differences.push(`input ${quoted(stored.input)}, not ${quoted(wanted.input)}`);
+  if (metadataOf(stored) !== metadataOf(wanted)) differences.push("other metadata");
   if (origin(stored) !== origin(wanted)) differences.push(`${origin(stored)}, not ${origin(wanted)}`);
   return differences;
 }

@@ -23,6 +23,7 @@ export function runRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
             input: body.input,
             ...optional("model", body.model),
             ...optional("runId", runId),
+            ...optional("metadata", body.metadata),
           });
         } catch (error) {
           // The registry's NotFoundError is about the body's agent, not about this URL.

@@ -3,6 +3,7 @@ import { EVENTS_MAX_LIMIT } from "../api/eventPage.ts";
 import { EVENTS_MAX_WAIT_SECONDS } from "../api/eventWait.ts";
 import { errorMessage } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
+import { MetadataSchema, metadataProblem } from "../core/metadata.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 
 /** Largest request body read at all; larger ones get a 413 before any parsing. */
@@ -28,6 +29,12 @@ export const runId = (what: string) =>
     }
   });
 
+/** A run's metadata: a JSON object within MAX_METADATA_BYTES (core/metadata.ts's one check). */
+const metadata = MetadataSchema.superRefine((value, ctx) => {
+  const problem = metadataProblem(value);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+});
+
 const short = (max: number) => z.string().min(1).max(max);
 
 /** POST /runs. */
@@ -36,6 +43,7 @@ export const StartBody = z.strictObject({
   input: text,
   runId: runId("run id").optional(),
   model: short(1024).optional(),
+  metadata: metadata.optional(),
 });
 
 /** POST /runs/{id}/resume. */

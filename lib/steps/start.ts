@@ -1,6 +1,7 @@
 import { InvalidInputError, TooManyRunsError } from "../core/errors.ts";
 import { stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
+import { checkMetadata, type Metadata } from "../core/metadata.ts";
 import { type Owner, ownerScope } from "../core/principal.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
@@ -15,6 +16,8 @@ export interface StartRequest {
   runId?: string;
   /** Whose the run is, recorded in `run_started`; counted against the per-owner cap. */
   owner?: Owner;
+  /** The caller's own JSON object, stored in `run_started` and echoed on every lifecycle event. */
+  metadata?: Metadata;
 }
 
 export interface StartResult {
@@ -37,6 +40,7 @@ export async function startRun(
   if (typeof request.input !== "string" || request.input.trim() === "") {
     throw new InvalidInputError("input must be a non-empty string");
   }
+  const metadata = request.metadata === undefined ? undefined : checkMetadata(request.metadata);
   const agent = deps.agents(request.agent);
   const modelSpec = request.model ?? agent.defaultModel;
   deps.models(modelSpec);
@@ -51,6 +55,7 @@ export async function startRun(
       model: modelSpec,
       input: request.input,
       ...(request.owner ? { owner: request.owner } : {}),
+      ...(metadata === undefined ? {} : { metadata }),
     },
     1,
     deps.clock.now(),
