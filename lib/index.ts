@@ -73,6 +73,7 @@ export {
   type ToolResult,
   type Usage,
 } from "./core/events.ts";
+export { type JsonValue, MAX_METADATA_BYTES, type Metadata } from "./core/metadata.ts";
 export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
 export type { ForkPoint, Lease, RunHead, RunPage } from "./ports/eventStore.ts";
 export type { ExecutionReport, Observer } from "./ports/runtime.ts";
