@@ -79,6 +79,30 @@ describe("runlog.StartRun events", () => {
     expect((await first("acct"))?.owner).toEqual({ id: "account:123456789012" });
   });
 
+  it("store the detail's metadata in run_started, and refuse one over the cap naming it, writing nothing", async () => {
+    const event = busEvent("runlog.StartRun", {
+      agent: "demo",
+      input: "go",
+      runId: "meta",
+      model: "scripted:demo",
+      metadata: { requestId: "order-42" },
+    });
+    expect(await startRun(event)).toEqual({ runId: "meta", created: true });
+    expect((await first("meta"))?.metadata).toEqual({ requestId: "order-42" });
+
+    const big = busEvent("runlog.StartRun", {
+      agent: "demo",
+      input: "go",
+      runId: "meta-big",
+      model: "scripted:demo",
+      metadata: { blob: "x".repeat(4096) },
+    });
+    const thrown = await refusal(startRun(big));
+    expect(thrown.name).toBe("PermanentError");
+    expect(JSON.stringify(thrown.cause)).toContain("metadata");
+    expect(await env.store().read("meta-big")).toEqual([]);
+  });
+
   it("ignore detail.owner from any source not trusted, and believe it from a trusted one", async () => {
     const claimed = {
       agent: "demo",
