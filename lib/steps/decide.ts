@@ -95,7 +95,8 @@ const decisionFields = (request: DecisionRequest) => ({
 
 /**
  * What a decision recorded at `seq` came to: the generation the run resumed with after it, or,
- * when it has not resumed since, the calls still waiting (none: the retry completes the resume).
+ * when it has not resumed since (or that resume ends the log), the calls still waiting (none: the
+ * retry completes the resume, as an unkeyed retry does).
  */
 function decidedBefore(
   runId: string,
@@ -103,7 +104,8 @@ function decidedBefore(
   seq: number,
 ): number | ResumeResult {
   const resumed = events.find((event) => event.seq > seq && event.type === "resumed");
-  if (resumed?.type !== "resumed") return waitingAfter(events);
+  // A resume that ends the log may never have executed (a crash after its append): complete it.
+  if (resumed?.type !== "resumed" || resumed === events.at(-1)) return waitingAfter(events);
   return { resumed: true, runId, generation: resumed.generation, kind: resumed.kind, opened: false };
 }
 
