@@ -45,6 +45,7 @@ export {
   CorruptEventError,
   type ErrorCategory,
   type ErrorFacts,
+  IdempotencyKeyReusedError,
   IdTakenError,
   InvalidInputError,
   type InvalidInputOptions,
