@@ -13,3 +13,4 @@ export {
 } from "./props.ts";
 export { Runlog } from "./runlog.ts";
 export { RunlogStack, type RunlogStackProps } from "./runlogStack.ts";
+export type { StateMachineLogs } from "./runStateMachine.ts";

@@ -36,6 +36,11 @@ export function acceptedFindings(runlog: NaggedRunlog): void {
   }
   const machine = runlog.stateMachine;
   ack(
+    machine,
+    "SF1",
+    "logs failures only by default: ALL with execution data would keep run data in CloudWatch Logs past the runs' retention (the stateMachineLogs prop raises it); the run log in the table is the record",
+  );
+  ack(
     machine.role,
     "IAM5[Resource::*]",
     "only CloudWatch Logs delivery (logs:*LogDelivery*, Describe*) and X-Ray actions, which support no resource-level permissions",

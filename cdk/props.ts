@@ -11,6 +11,7 @@ import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
 import { type RunlogEdgeProps, validateEdgeProps } from "./edgeProps.ts";
 import { RunlogPropsError } from "./propsError.ts";
 import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
+import type { StateMachineLogs } from "./runStateMachine.ts";
 
 export { RunlogPropsError } from "./propsError.ts";
 
@@ -69,8 +70,18 @@ export interface RunlogProps extends RunlogEdgeProps {
   dashboard?: boolean;
   /** Bounds on parallel steps and tool calls. @default no bounds but the account's */
   concurrency?: RunlogConcurrency;
-  /** How long the functions', the state machine's and the HTTP API's logs are kept. @default RetentionDays.THREE_MONTHS */
+  /**
+   * How long the functions', the state machine's and the HTTP API's logs are kept.
+   * @default with retentionDays, the longest CloudWatch retention not longer than it; else RetentionDays.THREE_MONTHS
+   */
   logRetention?: RetentionDays;
+  /**
+   * What the run state machine logs. Warning: `level: LogLevel.ALL` with `includeExecutionData`
+   * keeps every state's input and output (run ids, next actions, error messages) in CloudWatch Logs
+   * for `logRetention`, whatever `retentionDays` deletes from the table.
+   * @default { level: LogLevel.ERROR, includeExecutionData: false }
+   */
+  stateMachineLogs?: StateMachineLogs;
 }
 
 /** The lockfiles of the package managers NodejsFunction knows, any of which marks a project's root. */

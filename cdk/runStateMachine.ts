@@ -7,6 +7,19 @@ import { Construct } from "constructs";
 import { configuredDefinition, TASKS, type TaskName } from "../lib/workflow/definition.ts";
 import { EXECUTION_TIMEOUT_SECONDS } from "../lib/workflow/timeouts.ts";
 
+/**
+ * What the run state machine writes to its log group. Execution data (each state's input and
+ * output) holds run ids and next actions, and, on a failure, the error's message; raising the
+ * level to ALL with execution data also keeps, for the log group's retention, what a run's
+ * retention would have deleted from the table.
+ */
+export interface StateMachineLogs {
+  /** @default LogLevel.ERROR */
+  level?: LogLevel;
+  /** Include each state's input and output. @default false */
+  includeExecutionData?: boolean;
+}
+
 export interface RunStateMachineProps {
   /** The deployment's name (cdk/deployment.ts): its log group is named from it, unique and token-free. */
   deployment: string;
@@ -16,6 +29,8 @@ export interface RunStateMachineProps {
   timeout?: Duration;
   /** @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
+  /** What the state machine logs. @default { level: LogLevel.ERROR, includeExecutionData: false } */
+  logs?: StateMachineLogs;
   /** The RunTools Map's MaxConcurrency: how many tool calls of one response run at once. @default DEFAULT_MAX_TOOL_CALLS (10) */
   maxToolCalls?: number;
 }
@@ -55,8 +70,12 @@ export class RunStateMachine extends Construct {
       definitionBody: DefinitionBody.fromString(JSON.stringify(definition)),
       definitionSubstitutions: substitutions,
       tracingEnabled: true,
-      // State holds ids and the next action only (never the conversation), so logging data is cheap and safe.
-      logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
+      // Failures only, without execution data, unless asked: the log keeps nothing the table forgets.
+      logs: {
+        destination: logs,
+        level: props.logs?.level ?? LogLevel.ERROR,
+        includeExecutionData: props.logs?.includeExecutionData ?? false,
+      },
     });
     // The definition is a string CDK cannot read, so it cannot infer this. Every version of exactly
     // these functions: the role is updated by a deploy while executions started before it still call

@@ -36,6 +36,7 @@ import {
   HANDOFF_POLICY_ID,
 } from "./grants.ts";
 import { RunlogHttpApi } from "./httpApi.ts";
+import { logRetentionOf } from "./logRetention.ts";
 import { acceptedFindings } from "./nag.ts";
 import { checkOwnTable } from "./ownTable.ts";
 import { agentsModulePath, bundlingRoot, propsWarnings, type RunlogProps, validateProps } from "./props.ts";
@@ -120,6 +121,8 @@ export class Runlog extends Construct {
         ...(props.legacyStatusIndex ? { legacyStatusIndex: true } : {}),
       }).table as ITable);
     const executionTimeout = props.executionTimeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
+    // Every log group of the deployment keeps its logs no longer than the runs are kept.
+    const logRetention = logRetentionOf(props);
     const common = {
       [NAMES.tableName]: this.table.tableName,
       [NAMES.deployment]: this.deployment,
@@ -143,7 +146,7 @@ export class Runlog extends Construct {
         agentsModule,
         bundlingRoot: root,
         environment: { ...common, ...environment },
-        ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+        logRetention,
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
       }).fn;
     };
@@ -171,7 +174,8 @@ export class Runlog extends Construct {
         Handoff: steps.handoff.currentVersion,
       },
       timeout: executionTimeout,
-      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      logRetention,
+      ...(props.stateMachineLogs === undefined ? {} : { logs: props.stateMachineLogs }),
       ...(props.concurrency?.maxToolCalls === undefined
         ? {}
         : { maxToolCalls: props.concurrency.maxToolCalls }),
@@ -223,7 +227,7 @@ export class Runlog extends Construct {
     this.functions = { ...steps, ...starters, api, redriveDeadLetters };
     this.httpApi = new RunlogHttpApi(this, "HttpApi", {
       handler: api,
-      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      logRetention,
       ...(props.auth ? { jwt: props.auth.jwt } : {}),
       ...(props.throttle ? { throttle: props.throttle } : {}),
     }).api;

@@ -22,6 +22,7 @@ export type { ResumePlan } from "./api/resumePlan.ts";
 export { type ResumePointAnswer, Runlog } from "./api/runlog.ts";
 export type {
   Actor,
+  ControlOptions,
   ForkRequest,
   ForkResult,
   ListRequest,
@@ -44,6 +45,7 @@ export {
   CorruptEventError,
   type ErrorCategory,
   type ErrorFacts,
+  IdempotencyKeyReusedError,
   IdTakenError,
   InvalidInputError,
   type InvalidInputOptions,

@@ -7,9 +7,11 @@ import { redrive } from "../steps/redrive.ts";
 import { resumeRun } from "../steps/resume.ts";
 import { startRun } from "../steps/start.ts";
 import { sweep } from "../steps/sweep.ts";
+import { keyedForkId } from "./keyedIds.ts";
 import { RunReads } from "./runReads.ts";
 import type {
   Actor,
+  ControlOptions,
   ForkRequest,
   ForkResult,
   RedriveReport,
@@ -85,13 +87,19 @@ export class Runlog extends RunReads {
     return { ...outcome, resume: result };
   }
 
-  /** Continue a run (completed or not) with a new user message in the same run. */
-  async send(runId: string, message: string): Promise<RunOutcome> {
+  /** Continue a run (completed or not) with a new user message in the same run; an idempotency key makes a retry send nothing. */
+  async send(runId: string, message: string, options?: ControlOptions): Promise<RunOutcome> {
     check.runId(runId);
     check.text(message, "message");
+    const keyed = check.controlOptions(options);
     await this.access.check(runId);
     // resumeRun stops a finished run's retention clock before anything is written to it again.
-    const result = await resumeRun(this.deps, { runId, input: message, ...this.access.actorOf({}) });
+    const result = await resumeRun(this.deps, {
+      runId,
+      input: message,
+      ...this.access.actorOf({}),
+      ...keyed,
+    });
     if (!result.resumed) {
       throw new ConflictError(`run ${runId} takes no more messages: ${result.classification.description}`, {
         runId,
@@ -107,27 +115,34 @@ export class Runlog extends RunReads {
     check.optionalNumber(given.atSeq, "atSeq");
     check.optionalString(given.input, "input");
     check.optionalRunId(given.forkId, "forkId", "fork id");
+    const key = check.optionalIdempotencyKey(given.idempotencyKey, "idempotencyKey");
     await this.access.check(request.runId);
-    const { forkId } = await forkRun(this.deps, request);
-    return this.outcome(forkId);
+    // A key with no id chosen names the fork: the same key on the same run is the same fork.
+    const forkId = request.forkId ?? (key === undefined ? undefined : keyedForkId(request.runId, key));
+    const { forkId: made } = await forkRun(this.deps, {
+      ...request,
+      ...(forkId === undefined ? {} : { forkId }),
+    });
+    return this.outcome(made);
   }
 
   /** Approve a call waiting for a decision; the last decision resumes the run. */
-  approve(runId: string, callId: string, actor: Actor): Promise<RunOutcome> {
-    return this.decide(runId, callId, true, actor);
+  approve(runId: string, callId: string, actor: Actor, options?: ControlOptions): Promise<RunOutcome> {
+    return this.decide(runId, callId, true, actor, options);
   }
 
   /** Reject a call waiting for a decision; the model is told, and the last decision resumes the run. */
-  reject(runId: string, callId: string, actor: Actor): Promise<RunOutcome> {
-    return this.decide(runId, callId, false, actor);
+  reject(runId: string, callId: string, actor: Actor, options?: ControlOptions): Promise<RunOutcome> {
+    return this.decide(runId, callId, false, actor, options);
   }
 
   /** Cancel a run: whoever executes it stops at its next step without writing more. */
-  async cancel(runId: string, actor: Actor): Promise<RunOutcome> {
+  async cancel(runId: string, actor: Actor, options?: ControlOptions): Promise<RunOutcome> {
     check.runId(runId);
     const recorded = this.access.recorded(check.actor(actor));
+    const keyed = check.controlOptions(options);
     await this.access.check(runId);
-    await cancelRun(this.deps, { runId, ...recorded });
+    await cancelRun(this.deps, { runId, ...recorded, ...keyed });
     return this.outcome(runId);
   }
 
@@ -168,12 +183,19 @@ export class Runlog extends RunReads {
     );
   }
 
-  private async decide(runId: string, callId: string, approved: boolean, actor: Actor): Promise<RunOutcome> {
+  private async decide(
+    runId: string,
+    callId: string,
+    approved: boolean,
+    actor: Actor,
+    options: ControlOptions | undefined,
+  ): Promise<RunOutcome> {
     check.runId(runId);
     check.text(callId, "callId");
     const recorded = this.access.recorded(check.actor(actor));
+    const keyed = check.controlOptions(options);
     await this.access.check(runId);
-    await decide(this.deps, { runId, callId, approved, ...recorded });
+    await decide(this.deps, { runId, callId, approved, ...recorded, ...keyed });
     return this.outcome(runId);
   }
 }

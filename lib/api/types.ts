@@ -97,6 +97,23 @@ export interface ForkRequest {
   input?: string;
   /** The new run's id, which makes the fork idempotent. @default a generated id */
   forkId?: string;
+  /**
+   * A key that makes the fork idempotent without choosing its id: the fork's id is derived from
+   * the run and the key, and the key is recorded on its `run_started`; the same key with another
+   * atSeq or input is an IdempotencyKeyReusedError. @default none
+   */
+  idempotencyKey?: string;
+}
+
+/** What makes a send, a decision or a cancel safe to retry. */
+export interface ControlOptions {
+  /**
+   * The caller's key for this request (1 to 255 printable ASCII characters), recorded on the event
+   * it writes. The same key again on the run, at any time and from any process, writes nothing and
+   * answers what the first request did; with a different request it is an
+   * IdempotencyKeyReusedError (HTTP 409 `idempotency_key_reused`). @default none
+   */
+  idempotencyKey?: string;
 }
 
 /** What fork answers: the new run's outcome (`runId` is the fork's). */

@@ -5,6 +5,7 @@
  * anything is read or written, never a TypeError from deep inside a step.
  */
 import { InvalidInputError } from "../core/errors.ts";
+import { IdempotencyKeySchema } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import { checkMetadata } from "../core/metadata.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
@@ -128,4 +129,21 @@ export function optionalOwner(value: unknown, field: string): { id: string; tena
 /** A run's metadata: a JSON object within MAX_METADATA_BYTES, or absent. */
 export function optionalMetadata(value: unknown, field: string): void {
   if (value !== undefined) checkMetadata(value, field);
+}
+
+/** Options of a control operation (`{ idempotencyKey? }`), or absent: the key checked as the log stores it. */
+export function controlOptions(value: unknown, field = "options"): { idempotencyKey?: string } {
+  if (value === undefined) return {};
+  const given = object(value, field);
+  const key = optionalIdempotencyKey(given.idempotencyKey, `${field}.idempotencyKey`);
+  return key === undefined ? {} : { idempotencyKey: key };
+}
+
+/** An idempotency key (printable ASCII, 1 to 255 characters, as an HTTP Idempotency-Key), or absent. */
+export function optionalIdempotencyKey(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!IdempotencyKeySchema.safeParse(value).success) {
+    throw invalid(field, "an idempotency key (1 to 255 printable ASCII characters)", value);
+  }
+  return value as string;
 }

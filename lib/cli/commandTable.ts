@@ -103,7 +103,10 @@ async function requiredInput(command: string, what: string, values: Values, argu
 }
 
 const MODEL = { model: { type: "string" } } as const;
-const DECISION = { by: { type: "string" }, reason: { type: "string" } } as const;
+/** `--idempotency-key KEY`: recorded on the event the command writes, so running it again writes nothing more. */
+const KEY = { "idempotency-key": { type: "string" } } as const;
+const DECISION = { by: { type: "string" }, reason: { type: "string" }, ...KEY } as const;
+const keyed = (values: Values) => optional("idempotencyKey", str(values, "idempotency-key"));
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
   run: {
@@ -152,15 +155,15 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       }),
   },
   send: {
-    options: INPUT_FILE,
+    options: { ...INPUT_FILE, ...KEY },
     positionals: { min: 1, max: 2, names: '<runId> "message"' },
     run: async (context, values, [runId, message]) => {
       const text = await requiredInput("send", "message", values, message);
-      return reportOutcome(context, await context.local.runlog.send(runId!, text));
+      return reportOutcome(context, await context.local.runlog.send(runId!, text, keyed(values)));
     },
   },
   fork: {
-    options: { at: { type: "string" }, id: { type: "string" }, ...INPUT_FILE },
+    options: { at: { type: "string" }, id: { type: "string" }, ...INPUT_FILE, ...KEY },
     positionals: { min: 1, max: 2, names: '<runId> ["input"]' },
     run: async (context, values, [runId, argument]) => {
       const atSeq = parseSeq(str(values, "at"));
@@ -170,6 +173,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
         ...(atSeq === undefined ? {} : { atSeq }),
         ...optional("input", text),
         ...optional("forkId", str(values, "id")),
+        ...keyed(values),
       });
       return reportOutcome(
         context,
@@ -182,13 +186,19 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: DECISION,
     positionals: { min: 2, max: 2, names: "<runId> <callId>" },
     run: async (context, values, [runId, callId]) =>
-      reportOutcome(context, await context.local.runlog.approve(runId!, callId!, actor(values))),
+      reportOutcome(
+        context,
+        await context.local.runlog.approve(runId!, callId!, actor(values), keyed(values)),
+      ),
   },
   reject: {
     options: DECISION,
     positionals: { min: 2, max: 2, names: "<runId> <callId>" },
     run: async (context, values, [runId, callId]) =>
-      reportOutcome(context, await context.local.runlog.reject(runId!, callId!, actor(values))),
+      reportOutcome(
+        context,
+        await context.local.runlog.reject(runId!, callId!, actor(values), keyed(values)),
+      ),
   },
   sweep: {
     options: { "stale-after": { type: "string" }, "max-resumes": { type: "string" } },
@@ -229,7 +239,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: DECISION,
     positionals: one("<runId>"),
     run: async (context, values, [runId]) => {
-      const outcome = await context.local.runlog.cancel(runId!, actor(values));
+      const outcome = await context.local.runlog.cancel(runId!, actor(values), keyed(values));
       reportOutcome(context, outcome);
       return 0;
     },

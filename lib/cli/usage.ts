@@ -56,11 +56,11 @@ Usage:
   runlog resume-point <runId> [--json]
   runlog show <runId> [--json]
   runlog ls [--status STATUS] [--forks-of RUNID] [--json]
-  runlog send <runId> "message" | - | --input-file PATH [--json]
-  runlog fork <runId> [--at SEQ] [--id ID] ["input" | - | --input-file PATH] [--json]
-  runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--json]
-  runlog reject <runId> <callId> [--by WHO] [--reason TEXT] [--json]
-  runlog cancel <runId> [--by WHO] [--reason TEXT] [--json]
+  runlog send <runId> "message" | - | --input-file PATH [--idempotency-key KEY] [--json]
+  runlog fork <runId> [--at SEQ] [--id ID] [--idempotency-key KEY] ["input" | - | --input-file PATH] [--json]
+  runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]
+  runlog reject <runId> <callId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]
+  runlog cancel <runId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]
   runlog sweep [--stale-after SECONDS] [--max-resumes N] [--json]   resume runs whose executor died
   runlog redrive [--since DURATION] [--agent NAME] [--dry-run] [--json]
                                    resume runs that failed for a retryable reason (after an outage)

@@ -211,3 +211,23 @@ export class TooManyRunsError extends RetryableError {
     );
   }
 }
+
+/**
+ * An idempotency key given again with a different request: the same key on the same run must
+ * mean the same operation (send, fork, decision, cancel). The caller's mistake, so trying again
+ * will not help; `key` is the key, `differences` what sets the two requests apart.
+ */
+export class IdempotencyKeyReusedError extends ConflictError {
+  constructor(
+    /** The key given twice. */
+    readonly key: string,
+    /** What sets the recorded request apart from this one (`input "a", not "b"` …). */
+    readonly differences: readonly string[],
+    options: RunlogErrorOptions & { runId: string },
+  ) {
+    super(
+      `idempotency key ${JSON.stringify(key)} was used on run ${options.runId} for a different request (${differences.join("; ")})`,
+      options,
+    );
+  }
+}

@@ -56,6 +56,17 @@ export const ResumeKindSchema = z.enum([
 export type ResumeKind = z.infer<typeof ResumeKindSchema>;
 
 /** Whose a run is: an IAM principal ARN, a JWT subject (and its tenant), or a local OS user (`local:NAME`). */
+/**
+ * The key a caller gave a control operation (send, fork, decision, cancel) so that a retry of it
+ * is recognised: recorded on the event the operation wrote, and looked up in the log under the seq
+ * lock (lib/core/idempotency.ts). Printable ASCII, as an HTTP Idempotency-Key.
+ */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7e]+$/, "must be printable ASCII");
+
 export const OwnerSchema = z.object({ id: z.string().min(1), tenant: z.string().min(1).optional() });
 
 export const RunStartedSchema = z.object({
@@ -73,6 +84,8 @@ export const RunStartedSchema = z.object({
   owner: OwnerSchema.optional(),
   /** The caller's own JSON object (core/metadata.ts), echoed on every lifecycle event; a fork keeps its parent's. */
   metadata: MetadataSchema.optional(),
+  /** The caller's idempotency key for the operation that wrote this event (IdempotencyKeySchema). */
+  idempotencyKey: IdempotencyKeySchema.optional(),
 });
 
 export const UserMessageSchema = z.object({
@@ -148,6 +161,8 @@ export const ResumedSchema = z.object({
   actor: z.string().min(1).optional(),
   /** Whom that caller said it acted for: what it claimed, kept beside `actor`, never instead of it. */
   onBehalfOf: z.string().min(1).optional(),
+  /** The caller's idempotency key for the operation that wrote this event (IdempotencyKeySchema). */
+  idempotencyKey: IdempotencyKeySchema.optional(),
 });
 
 /** The documented values of a `resumed` event's `by`. */
@@ -171,6 +186,8 @@ export const ToolDecidedSchema = z.object({
   /** Whom the caller said it decided for (a request body's `by`): kept beside `by`, never instead of it. */
   onBehalfOf: z.string().min(1).optional(),
   reason: z.string().optional(),
+  /** The caller's idempotency key for the operation that wrote this event (IdempotencyKeySchema). */
+  idempotencyKey: IdempotencyKeySchema.optional(),
 });
 
 export const CancelledSchema = z.object({
@@ -181,6 +198,8 @@ export const CancelledSchema = z.object({
   /** Whom the caller said it cancelled for: kept beside `by`, never instead of it. */
   onBehalfOf: z.string().min(1).optional(),
   reason: z.string().optional(),
+  /** The caller's idempotency key for the operation that wrote this event (IdempotencyKeySchema). */
+  idempotencyKey: IdempotencyKeySchema.optional(),
 });
 
 export const EventSchema = z.discriminatedUnion("type", [

@@ -2,6 +2,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   ConflictError,
   ForbiddenError,
+  IdempotencyKeyReusedError,
   InvalidInputError,
   LeaseHeldError,
   MissingIndexError,
@@ -101,6 +102,7 @@ export function errorAnswer(error: unknown): ErrorAnswer {
     return { ...refused, body: { error: { ...refused.body.error, cap: error.cap } } };
   }
   if (error instanceof LeaseHeldError) return answer(409, "run_in_progress", error);
+  if (error instanceof IdempotencyKeyReusedError) return answer(409, "idempotency_key_reused", error);
   if (error instanceof ConflictError || error instanceof StaleError) return answer(409, "conflict", error);
   if (error instanceof RetryableError) return answer(503, "unavailable", error, true);
   // The deployment lacks what the route needs (a table made before an index): not a failure of

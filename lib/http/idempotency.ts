@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import type { Context } from "hono";
+import { keyedRunId } from "../api/keyedIds.ts";
 import { invalidInput } from "./errors.ts";
 import { check } from "./request.ts";
 import { IdempotencyKey } from "./schemas.ts";
@@ -11,7 +11,7 @@ import { IdempotencyKey } from "./schemas.ts";
  * no table of keys to keep. The same key with a different body is a 409.
  */
 export function idempotentRunId(key: string): string {
-  return `idem-${createHash("sha256").update(key, "utf8").digest("hex").slice(0, 32)}`;
+  return keyedRunId(key);
 }
 
 /** The run id a POST /runs asks for: its `runId`, the one its Idempotency-Key maps to, or none (a new id). */
@@ -26,4 +26,10 @@ export function requestedRunId(
     throw invalidInput("runId", "give either runId or an Idempotency-Key header, not both");
   }
   return { runId: idempotentRunId(check(IdempotencyKey, header, "Idempotency-Key")), fromKey: true };
+}
+
+/** The Idempotency-Key header of a control request (messages, fork, decisions, cancel), checked, if given. */
+export function controlKey(c: Context): { idempotencyKey?: string } {
+  const header = c.req.header("idempotency-key");
+  return header === undefined ? {} : { idempotencyKey: check(IdempotencyKey, header, "Idempotency-Key") };
 }

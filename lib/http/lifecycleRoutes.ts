@@ -1,13 +1,15 @@
 import { outcomeView, resumeView } from "../api/views.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import { HttpError, invalidInput } from "./errors.ts";
+import { controlKey } from "./idempotency.ts";
 import { callIdParam, readBody, runIdParam } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { CancelBody, DecisionBody, ForkBody, MessageBody, ResumeBody } from "./schemas.ts";
 
 /**
  * What moves a run on: resume, fork, messages, decisions, cancel. Those that
- * may start an execution answer 202, since it goes on after the response.
+ * may start an execution answer 202, since it goes on after the response. Each takes an
+ * Idempotency-Key: recorded on the event it writes, so a retry writes nothing more.
  */
 export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): RouteTable {
   return {
@@ -40,6 +42,7 @@ export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): Ro
           ...optional("atSeq", body.atSeq),
           ...optional("input", body.input),
           ...optional("forkId", body.forkId),
+          ...controlKey(c),
         });
         return c.json(outcomeView(outcome), 202);
       },
@@ -48,7 +51,7 @@ export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): Ro
       POST: async (c) => {
         const runId = runIdParam(c);
         const { message } = await readBody(c, MessageBody);
-        return c.json(outcomeView(await runlogFor(c).send(runId, message)), 202);
+        return c.json(outcomeView(await runlogFor(c).send(runId, message, controlKey(c))), 202);
       },
     },
     "/runs/:id/approvals/:callId": {
@@ -57,9 +60,10 @@ export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): Ro
         const callId = callIdParam(c);
         const body = await readBody(c, DecisionBody);
         const who = actor(c, body);
+        const keyed = controlKey(c);
         const outcome = body.approved
-          ? await runlogFor(c).approve(runId, callId, who)
-          : await runlogFor(c).reject(runId, callId, who);
+          ? await runlogFor(c).approve(runId, callId, who, keyed)
+          : await runlogFor(c).reject(runId, callId, who, keyed);
         // 202 either way: the last decision resumes the run, which goes on after this answer.
         return c.json(outcomeView(outcome), 202);
       },
@@ -68,7 +72,8 @@ export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): Ro
       POST: async (c) => {
         const runId = runIdParam(c);
         const body = await readBody(c, CancelBody);
-        return c.json(outcomeView(await runlogFor(c).cancel(runId, actor(c, body))), 200);
+        const outcome = await runlogFor(c).cancel(runId, actor(c, body), controlKey(c));
+        return c.json(outcomeView(outcome), 200);
       },
     },
   };

@@ -1,11 +1,23 @@
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError } from "../core/errors.ts";
 import type { CancelledEvent } from "../core/events.ts";
+import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
 import type { ControlDeps } from "./deps.ts";
 import { expireRun } from "./retention.ts";
 import { writeNext } from "./writeNext.ts";
 
 type Outcome = { cancelled: boolean; event: CancelledEvent };
+
+export interface CancelRequest {
+  runId: string;
+  /** Who cancels: the authenticated caller. */
+  by: string;
+  /** Whom the caller says it cancels for, recorded beside `by`. */
+  onBehalfOf?: string;
+  reason?: string;
+  /** The caller's key for this cancel, recorded on `cancelled`: the same key again answers `cancelled: true`. */
+  idempotencyKey?: string;
+}
 
 /**
  * Append a cancel, which fences the run: steps in flight find it and stop
@@ -15,13 +27,21 @@ type Outcome = { cancelled: boolean; event: CancelledEvent };
  * a repeat finishes what a failed cancel left undone (the status, the stop); a
  * run that already ended cannot be cancelled.
  */
-export async function cancelRun(
-  deps: ControlDeps,
-  request: { runId: string; by: string; onBehalfOf?: string; reason?: string },
-): Promise<{ cancelled: boolean }> {
+export async function cancelRun(deps: ControlDeps, request: CancelRequest): Promise<{ cancelled: boolean }> {
   if (request.by.trim() === "") throw new InvalidInputError("a cancel needs a non-empty `by`");
   const { runId } = request;
   const outcome = await writeNext<Outcome>(deps, runId, "any", (events, facts) => {
+    // Under the seq lock, on the whole log: this cancel made before (its answer lost) answers as it did.
+    const key = request.idempotencyKey;
+    const keyed = key === undefined ? undefined : keyedEvent(events, key);
+    if (key !== undefined && keyed !== undefined) {
+      assertSameKeyed(runId, key, keyed, "cancelled", {
+        by: request.by,
+        onBehalfOf: request.onBehalfOf,
+        reason: request.reason,
+      });
+      return { done: { cancelled: true, event: keyed as CancelledEvent } };
+    }
     if (facts.cancelled) return { done: { cancelled: false, event: facts.cancelled } };
     const point = classify(events);
     if (!point.resumable && point.reason !== "awaiting_approval") {
@@ -33,6 +53,7 @@ export async function cancelRun(
         by: request.by,
         ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
         ...(request.reason === undefined ? {} : { reason: request.reason }),
+        ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       },
       result: (event) => ({ cancelled: true, event: event as CancelledEvent }),
     };

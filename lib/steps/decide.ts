@@ -1,6 +1,7 @@
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { ToolDecided } from "../core/events.ts";
+import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
@@ -15,6 +16,8 @@ export interface DecisionRequest {
   /** Whom the caller says it decided for, recorded beside `by`. */
   onBehalfOf?: string;
   reason?: string;
+  /** The caller's key for this decision, recorded on `tool_decided`: the same key again answers what it did. */
+  idempotencyKey?: string;
 }
 
 /**
@@ -28,7 +31,14 @@ export async function decide(
   request: DecisionRequest,
 ): Promise<ResumeResult | { resumed: false; waiting: number }> {
   if (request.by.trim() === "") throw new InvalidInputError("a decision needs a non-empty `by`");
-  const waiting = await writeNext(deps, request.runId, "any", (events, facts) => {
+  const waiting = await writeNext<number | ResumeResult>(deps, request.runId, "any", (events, facts) => {
+    // Under the seq lock, on the whole log: a decision made with this key before answers as it did then.
+    const key = request.idempotencyKey;
+    const keyed = key === undefined ? undefined : keyedEvent(events, key);
+    if (key !== undefined && keyed !== undefined) {
+      assertSameKeyed(request.runId, key, keyed, "tool_decided", decisionFields(request));
+      return { done: decidedBefore(request.runId, events, keyed.seq) };
+    }
     if (facts.cancelled) throw new ConflictError(`run ${request.runId} was cancelled; nothing to decide`);
     const batch = facts.batch;
     const call = batch?.open ? batch.response.toolCalls.find((c) => c.id === request.callId) : undefined;
@@ -56,11 +66,13 @@ export async function decide(
         by: request.by,
         ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
         ...(request.reason === undefined ? {} : { reason: request.reason }),
+        ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       },
       result: (event) => waitingAfter([...events, event]),
     };
   });
   deps.faults.reached("decide:after-append");
+  if (typeof waiting !== "number") return waiting;
   if (waiting > 0) return { resumed: false, waiting };
   return resumeResult(
     await openGeneration(deps, {
@@ -70,6 +82,31 @@ export async function decide(
       ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
     }),
   );
+}
+
+/** The fields that make a decision the one it is: a keyed retry must repeat them. */
+const decisionFields = (request: DecisionRequest) => ({
+  callId: request.callId,
+  approved: request.approved,
+  by: request.by,
+  onBehalfOf: request.onBehalfOf,
+  reason: request.reason,
+});
+
+/**
+ * What a decision recorded at `seq` came to: the generation the run resumed with after it, or,
+ * when it has not resumed since (or that resume ends the log), the calls still waiting (none: the
+ * retry completes the resume, as an unkeyed retry does).
+ */
+function decidedBefore(
+  runId: string,
+  events: Parameters<typeof classify>[0],
+  seq: number,
+): number | ResumeResult {
+  const resumed = events.find((event) => event.seq > seq && event.type === "resumed");
+  // A resume that ends the log may never have executed (a crash after its append): complete it.
+  if (resumed?.type !== "resumed" || resumed === events.at(-1)) return waitingAfter(events);
+  return { resumed: true, runId, generation: resumed.generation, kind: resumed.kind, opened: false };
 }
 
 /** Calls still waiting for a decision in a log. */

@@ -1,4 +1,4 @@
-import { ConflictError, IdTakenError, InvalidInputError } from "../core/errors.ts";
+import { ConflictError, IdempotencyKeyReusedError, IdTakenError, InvalidInputError } from "../core/errors.ts";
 import { RESUMED_BY, type RunStarted, stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import { readLog } from "../core/log.ts";
@@ -21,6 +21,11 @@ export interface ForkRequest {
   input?: string;
   /** The new run's id. @default a generated one */
   forkId?: string;
+  /**
+   * The caller's key for this fork, recorded on the fork's `run_started`. The API derives the fork's
+   * id from it when none is given, so the same key again is the same fork. @default none
+   */
+  idempotencyKey?: string;
 }
 
 export interface ForkResult {
@@ -40,6 +45,18 @@ export interface ForkResult {
  * another fork under a taken id is an IdTakenError.
  */
 export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkRequest): Promise<ForkResult> {
+  const key = request.idempotencyKey;
+  if (key === undefined) return forkOnce(deps, request);
+  try {
+    return await forkOnce(deps, request);
+  } catch (error) {
+    // The fork's id is the key's: a run under it that is another fork is this key used for another request.
+    if (!(error instanceof IdTakenError)) throw error;
+    throw new IdempotencyKeyReusedError(key, error.differences, { runId: error.id, cause: error });
+  }
+}
+
+async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest): Promise<ForkResult> {
   const parent = await loadRun(deps, validateRunId(request.runId));
   const atSeq = request.atSeq ?? parent.length;
   if (!Number.isInteger(atSeq) || atSeq < 1 || atSeq > parent.length) {
@@ -77,7 +94,14 @@ export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkReq
   // A cancel belongs to the parent's story; the fork starts free of it.
   const copied = parent.slice(0, atSeq).filter((event) => event.type !== "cancelled");
   const origin = copied[0] as RunStarted;
-  const first: RunStarted = { ...origin, runId: forkId, parent: { runId: request.runId, seq: atSeq } };
+  // The parent's own key (a fork of a fork) was that fork's request, not this one.
+  const { idempotencyKey: _, ...originFields } = origin;
+  const first: RunStarted = {
+    ...originFields,
+    runId: forkId,
+    parent: { runId: request.runId, seq: atSeq },
+    ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+  };
   const events = [first, ...copied.slice(1)];
   const facts = readLog(events);
   const point = plan(facts, request.input);

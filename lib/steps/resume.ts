@@ -1,7 +1,10 @@
+import { ConflictError, StaleError } from "../core/errors.ts";
 import { RESUMED_BY } from "../core/events.ts";
+import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
+import { loadRun } from "./logReads.ts";
 
 export type { ResumeResult } from "./generation/outcome.ts";
 
@@ -17,6 +20,11 @@ export interface ResumeRequest {
   actor?: string;
   /** Whom that caller says it acts for, recorded beside `actor`. @default none */
   onBehalfOf?: string;
+  /**
+   * With `input`: the caller's key for this message, recorded on the `resumed` event; the same key
+   * again answers what the first request did and sends nothing. @default none
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -24,21 +32,64 @@ export interface ResumeRequest {
  * its next generation (lib/steps/generation/) and execute from the resume point.
  * With `input`, the `resumed` event carries the new user message, closing any
  * call left open. Retrying the same request after a crash or a failed start
- * completes it instead of opening another generation.
+ * completes it instead of opening another generation; a message with an idempotency key is
+ * recognised however long after, and answered with the generation it opened.
  */
 export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<ResumeResult> {
   const { runId, input, model } = request;
   const by = request.by ?? RESUMED_BY.person;
+  const key = input === undefined ? undefined : request.idempotencyKey;
+  if (key !== undefined) {
+    const earlier = await sentBefore(deps, request, key, false);
+    if (earlier) return earlier;
+  }
   const asked = {
     ...(model === undefined ? {} : { model }),
     ...(request.actor === undefined ? {} : { actor: request.actor }),
     ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
   };
-  const outcome = await openGeneration(
-    deps,
-    input === undefined
-      ? { kind: "resume", runId, by, ...asked }
-      : { kind: "send", runId, by, input, ...asked },
-  );
-  return resumeResult(outcome);
+  try {
+    const outcome = await openGeneration(
+      deps,
+      input === undefined
+        ? { kind: "resume", runId, by, ...asked }
+        : { kind: "send", runId, by, input, ...asked, ...(key === undefined ? {} : { idempotencyKey: key }) },
+    );
+    return resumeResult(outcome);
+  } catch (error) {
+    // Refused because someone holds or moved the run: an equal request (the same key) may be that someone.
+    if (key === undefined || !(error instanceof ConflictError || error instanceof StaleError)) throw error;
+    const earlier = await sentBefore(deps, request, key, true);
+    if (earlier) return earlier;
+    throw error;
+  }
+}
+
+/**
+ * What an earlier request with this key did, read from the whole log: the generation its
+ * `resumed` opened. Undefined when no event carries the key, and, unless `settled`, when the
+ * keyed event ends the log (its generation may never have executed: the caller completes it as
+ * the retry it is). The key on another request is an IdempotencyKeyReusedError.
+ */
+async function sentBefore(
+  deps: ControlDeps,
+  request: ResumeRequest,
+  key: string,
+  settled: boolean,
+): Promise<ResumeResult | undefined> {
+  const events = await loadRun(deps, request.runId);
+  const earlier = keyedEvent(events, key);
+  if (earlier === undefined) return undefined;
+  assertSameKeyed(request.runId, key, earlier, "resumed", {
+    input: request.input,
+    ...(request.model === undefined ? {} : { model: request.model }),
+  });
+  if (earlier.type !== "resumed" || (!settled && earlier === events.at(-1))) return undefined;
+  return {
+    resumed: true,
+    runId: request.runId,
+    generation: earlier.generation,
+    kind: earlier.kind,
+    opened: false,
+  };
 }

@@ -44,6 +44,27 @@ describe("Runlog called from JavaScript with what TypeScript would refuse", () =
       "actor.reason",
     ],
     ["cancel of no run", () => js.cancel(undefined, { by: "ana" }), "runId"],
+    [
+      "cancel with an idempotency key that is a number",
+      () => js.cancel("kept", { by: "ana" }, { idempotencyKey: 5 }),
+      "options.idempotencyKey",
+    ],
+    ["cancel with options that are text", () => js.cancel("kept", { by: "ana" }, "k"), "options"],
+    [
+      "approve with an idempotency key of control characters",
+      () => js.approve("kept", "call_0_0", { by: "ana" }, { idempotencyKey: "a\nb" }),
+      "options.idempotencyKey",
+    ],
+    [
+      "send with an empty idempotency key",
+      () => js.send("kept", "hi", { idempotencyKey: "" }),
+      "options.idempotencyKey",
+    ],
+    [
+      "fork with an idempotency key too long",
+      () => js.fork({ runId: "kept", idempotencyKey: "k".repeat(256) }),
+      "idempotencyKey",
+    ],
     ["approve without its actor", () => js.approve("kept", "call_0_0"), "actor"],
     ["approve by a blank name", () => js.approve("kept", "call_0_0", { by: "  " }), "actor.by"],
     ["approve of no call", () => js.approve("kept", undefined, { by: "ana" }), "callId"],

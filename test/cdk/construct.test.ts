@@ -7,6 +7,7 @@ import { EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Topic } from "aws-cdk-lib/aws-sns";
+import { LogLevel } from "aws-cdk-lib/aws-stepfunctions";
 import { StateMachine } from "aws-local-stepfunctions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { afterAll, describe, expect, it } from "vitest";
@@ -196,6 +197,21 @@ describe("the construct in a user's stack", () => {
     const groups = Object.values(s.template.findResources("AWS::Logs::LogGroup"));
     expect(groups.length).toBe(HANDLERS.length + 2);
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(7);
+  });
+
+  it("keeps every log group no longer than the runs (retentionDays), and logs execution data only when asked", () => {
+    const s = synthesizeConstruct({
+      agentsModule: AGENTS,
+      retentionDays: 10,
+      stateMachineLogs: { level: LogLevel.ALL, includeExecutionData: true },
+    });
+    const groups = Object.values(s.template.findResources("AWS::Logs::LogGroup"));
+    expect(groups.length).toBe(HANDLERS.length + 2);
+    // CloudWatch offers 7 and 14 days: the longest not longer than the 10 days runs are kept.
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(7);
+    s.template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
+      LoggingConfiguration: { Level: "ALL", IncludeExecutionData: true },
+    });
   });
 
   it("turns the automatic redrive on for the sweeper only, through the one config variable", () => {

@@ -192,10 +192,10 @@ describe("least privilege", () => {
 });
 
 describe("the state machine", () => {
-  it("is a Standard workflow that logs everything and is traced", () => {
+  it("is a Standard workflow, traced, that logs failures only and no execution data by default", () => {
     s.template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
       StateMachineType: "STANDARD",
-      LoggingConfiguration: { Level: "ALL", IncludeExecutionData: true },
+      LoggingConfiguration: { Level: "ERROR", IncludeExecutionData: false },
       TracingConfiguration: { Enabled: true },
     });
   });

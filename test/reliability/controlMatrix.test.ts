@@ -16,7 +16,8 @@ import { tally } from "./support/tally.ts";
 /**
  * Every control operation (run, resume, send, fork, approve, reject, sweep, handoff) crashed at
  * each of its crash points, through the real CLI, then the same command run again and the run
- * driven to its end. Each case is checked against the same story played without a crash in a
+ * driven to its end; and, for those that take an idempotency key (send, fork, approve, reject),
+ * the request completed, its answer lost and the request sent again. Each case is checked against the same story played without a crash in a
  * fresh data dir (the reference): a retried request completes what the crashed one began, at no
  * extra generation, with its input applied once and no tool run twice.
  */

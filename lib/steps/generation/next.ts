@@ -1,5 +1,7 @@
 import type { Classification } from "../../core/classify.ts";
 import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../../core/errors.ts";
+import type { RunEvent } from "../../core/events.ts";
+import { keyedEvent } from "../../core/idempotency.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
 import type { Decision } from "../appendNext.ts";
 import type { ControlDeps } from "../deps.ts";
@@ -9,7 +11,7 @@ import { keepRun } from "../retention.ts";
 import { writeNext } from "../writeNext.ts";
 import { claimGenerationLease, handBack } from "./lease.ts";
 import { lastWriteAt, modelInForce } from "./opened.ts";
-import { byOf, inputOf, type Move, modelAsked, whoOf } from "./opening.ts";
+import { byOf, inputOf, keyOf, type Move, modelAsked, whoOf } from "./opening.ts";
 import { plan, resumedEvent } from "./plan.ts";
 import type { Attempt } from "./replan.ts";
 
@@ -51,7 +53,14 @@ export async function openNext(
       deps,
       runId,
       facts.generation,
-      resumedDecision(input, { generation, by: byOf(opening), ...whoOf(opening), input, model }),
+      resumedDecision(runId, input, {
+        generation,
+        by: byOf(opening),
+        ...whoOf(opening),
+        input,
+        model,
+        idempotencyKey: keyOf(opening),
+      }),
       async (fresh) =>
         // Decided on the tail already read; a lost seq race reads the tail again.
         fresh ? readTail(deps, runId) : tail,
@@ -84,8 +93,21 @@ export async function openNext(
 }
 
 /** The `resumed` event a request writes, decided again on the log as it is at the moment of writing. */
-function resumedDecision(input: string | undefined, fields: Parameters<typeof resumedEvent>[1]) {
-  return (_: unknown, facts: LogFacts): Decision<Classification> => {
+function resumedDecision(
+  runId: string,
+  input: string | undefined,
+  fields: Parameters<typeof resumedEvent>[1],
+) {
+  return (events: readonly RunEvent[], facts: LogFacts): Decision<Classification> => {
+    // Under the seq lock: an equal request (the same key) wrote its event first, on the log as it is now.
+    const key = fields.idempotencyKey;
+    const earlier = key === undefined ? undefined : keyedEvent(events, key);
+    if (earlier) {
+      throw new StaleError(`run ${runId} took this request already (seq ${earlier.seq})`, {
+        runId,
+        seq: earlier.seq,
+      });
+    }
     const now = plan(facts, input);
     if (!now.resumable) return { done: now };
     return { append: resumedEvent(now, fields), result: () => now };

@@ -28,8 +28,15 @@ export type Opening =
     }
   /** Go on from where the log stands; `by` is recorded (RESUMED_BY, or a caller's own name). */
   | ({ kind: "resume"; runId: string; by: string; model?: string } & Who)
-  /** Go on with a new user message. */
-  | ({ kind: "send"; runId: string; by: string; input: string; model?: string } & Who)
+  /** Go on with a new user message; `idempotencyKey` goes on the `resumed` it writes. */
+  | ({
+      kind: "send";
+      runId: string;
+      by: string;
+      input: string;
+      model?: string;
+      idempotencyKey?: string;
+    } & Who)
   /** The last decision on a paused run: a person's resume. */
   | ({ kind: "decide"; runId: string } & Who)
   /** An automatic resume of a run whose executor died. */
@@ -99,6 +106,10 @@ export function whoOf(opening: Move): Who {
 /** The new user message the opening carries, if any. */
 export const inputOf = (opening: Move): string | undefined =>
   opening.kind === "send" ? opening.input : undefined;
+
+/** The caller's idempotency key the opening records on its `resumed`, if any. */
+export const keyOf = (opening: Move): string | undefined =>
+  opening.kind === "send" ? opening.idempotencyKey : undefined;
 
 /** The model the opening asks to go on with, if any. */
 export const modelAsked = (opening: Move): string | undefined =>

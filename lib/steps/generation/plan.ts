@@ -30,6 +30,8 @@ export interface ResumedFields {
   input?: string | undefined;
   /** The model in force, changed or not: a tail that starts here knows it without the whole log. */
   model?: string | undefined;
+  /** The caller's idempotency key for the request that writes it. */
+  idempotencyKey?: string | undefined;
 }
 
 /** The `resumed` event that opens a generation at `point`. */
@@ -47,5 +49,6 @@ export function resumedEvent(
     by: fields.by,
     ...(fields.actor === undefined ? {} : { actor: fields.actor }),
     ...(fields.onBehalfOf === undefined ? {} : { onBehalfOf: fields.onBehalfOf }),
+    ...(fields.idempotencyKey === undefined ? {} : { idempotencyKey: fields.idempotencyKey }),
   };
 }

@@ -3,7 +3,7 @@ import { CRASH_EXIT_CODE } from "../../../lib/adapters/local/envFaults.ts";
 import { NotFoundError } from "../../../lib/core/errors.ts";
 import { events, library, runlog, type ShownEvent } from "../../support/cli.ts";
 import { lines } from "./checks.ts";
-import { type Command, type ControlOperation, MODEL, RUN } from "./controlOperations.ts";
+import { type Command, type ControlOperation, LOST_ANSWER, MODEL, RUN } from "./controlOperations.ts";
 
 /** What a request printed: its exit code and its `--json` answer (the raw text if it printed no JSON). */
 export interface Answer {
@@ -73,7 +73,12 @@ export class ControlPlayer {
       if (command.crashAt !== undefined) expect(result.code, `setup ${command.args.join(" ")}`).toBe(137);
     }
     for (const [index, request] of operation.requests.entries()) {
-      if (crash?.request === index) {
+      if (crash?.request === index && crash.crashAt === LOST_ANSWER) {
+        // The request completes; its answer never reaches the client, which sends it again.
+        const lost = await this.spawn(request.args);
+        expect(CLEAN_CODES, `${request.args[0]} before its answer was lost`).toContain(lost.code);
+        this.play.answers.push(await this.spawn(request.args));
+      } else if (crash?.request === index) {
         const crashed = await this.spawn(request.args, crash.crashAt);
         expect(crashed.code, `${request.args[0]} at ${crash.crashAt} did not crash`).toBe(CRASH_EXIT_CODE);
         const retry = operation.retry?.(request) ?? request;

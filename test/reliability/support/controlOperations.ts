@@ -61,6 +61,14 @@ const run = (crashAt?: string): Command => ({
 /** A run that stopped after the model asked for a tool, before the tool ran: resumable, `run_tools`. */
 const interrupted = run("model:after-append");
 
+/**
+ * Not a crash: the request completes, its answer is lost, and the client sends it again (with the
+ * same idempotency key). The retry must write nothing and answer as the first did.
+ */
+export const LOST_ANSWER = "lost-answer";
+/** The idempotency key every keyed request of the stories sends. */
+const KEY = ["--idempotency-key", "matrix-key"];
+
 const CONTROL = ["control:after-claim", "control:after-append", "control:before-execute"] as const;
 const FORK_POINTS = ["fork:after-copy", "control:after-append", "control:before-execute"] as const;
 const at = (request: number, points: readonly string[]): ControlCase[] =>
@@ -73,11 +81,14 @@ function decisions(verb: "approve" | "reject"): ControlOperation {
     turns: [{ toolCalls: [email("a@example.com"), email("b@example.com")] }, done("Decided")],
     setup: [run()],
     requests: [
-      { args: [verb, RUN, "call_0_0", "--by", "matrix"] },
-      { args: [verb, RUN, "call_0_1", "--by", "matrix"] },
+      { args: [verb, RUN, "call_0_0", "--by", "matrix", "--idempotency-key", "first"] },
+      { args: [verb, RUN, "call_0_1", "--by", "matrix", "--idempotency-key", "second"] },
     ],
     inputs: [],
-    cases: [...at(0, ["decide:after-append"]), ...at(1, ["decide:after-append", ...CONTROL])],
+    cases: [
+      ...at(0, ["decide:after-append", LOST_ANSWER]),
+      ...at(1, ["decide:after-append", ...CONTROL, LOST_ANSWER]),
+    ],
   };
 }
 
@@ -102,18 +113,18 @@ export const OPERATIONS: ControlOperation[] = [
     name: "send-completed",
     turns: [{ toolCalls: [note("first")] }, done("Done"), { toolCalls: [note("second")] }, done("Again")],
     setup: [run()],
-    requests: [{ args: ["send", RUN, "one more thing"] }],
+    requests: [{ args: ["send", RUN, "one more thing", ...KEY] }],
     inputs: ["go", "one more thing"],
-    cases: at(0, CONTROL),
+    cases: at(0, [...CONTROL, LOST_ANSWER]),
   },
   {
     name: "fork-with-input",
     turns: [{ toolCalls: [note("parent")] }, done("Done"), { toolCalls: [note("fork")] }, done("Forked")],
     setup: [run()],
-    requests: [{ args: ["fork", RUN, "--id", FORK, "and now the fork"] }],
+    requests: [{ args: ["fork", RUN, "--id", FORK, ...KEY, "and now the fork"] }],
     finalRun: FORK,
     inputs: ["go", "and now the fork"],
-    cases: at(0, FORK_POINTS),
+    cases: at(0, [...FORK_POINTS, LOST_ANSWER]),
   },
   {
     name: "fork-interrupted",
