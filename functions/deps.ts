@@ -3,10 +3,11 @@ import type { ModelProviders } from "../lib/ports/model.ts";
 import { type AwsDeps, buildDeps as buildAwsDeps } from "../lib/runtime/aws/handlerDeps.ts";
 
 /**
- * The agents module's `models`, if it exports any: read from the namespace, so a module that
- * exports only `agents` bundles and loads as before.
+ * The agents module's `models`, if it exports any: looked up on the namespace at run time (not a
+ * named import, which esbuild flags when the module has no such export), so a module that exports
+ * only `agents` bundles and loads as before.
  */
-const providers = (agentsModule as { models?: ModelProviders }).models;
+const providers = Reflect.get(agentsModule, "models") as ModelProviders | undefined;
 
 /**
  * Every dependency of a function, from the environment (lib/runtime/aws/handlerDeps.ts), serving

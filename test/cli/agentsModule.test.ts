@@ -63,7 +63,10 @@ beforeAll(() => {
   writeFileSync(join(project, "agents.ts"), AGENTS);
   writeFileSync(join(project, "script.json"), JSON.stringify(SCRIPT));
   writeFileSync(join(project, "own-model.ts"), OWN_MODEL);
-  writeFileSync(join(project, "bad-models.ts"), "export const agents = { a: () => ({}) };\nexport const models = { openai: () => ({}) };\n");
+  writeFileSync(
+    join(project, "bad-models.ts"),
+    "export const agents = { a: () => ({}) };\nexport const models = { openai: () => ({}) };\n",
+  );
   writeFileSync(join(project, "not-agents.ts"), "export const something = 1;\n");
   writeFileSync(join(project, "bad-agents.ts"), "export const agents = { broken: 42 };\n");
 });
@@ -102,7 +105,16 @@ describe("runlog --agents MODULE", () => {
     const run = await runlogJson(dir, ["run", "--agents", module, "--agent", "echoer", "hello"]);
     expect(run.stderr).not.toMatch(/runlog:/);
     expect(run.json).toMatchObject({ status: "completed", output: "loud: HELLO" });
-    const other = await runlog(dir, ["run", "--agents", module, "--agent", "echoer", "--model", "quiet:x", "hi"]);
+    const other = await runlog(dir, [
+      "run",
+      "--agents",
+      module,
+      "--agent",
+      "echoer",
+      "--model",
+      "quiet:x",
+      "hi",
+    ]);
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/unknown model "quiet:x": .*known prefixes are scripted:, openai:, upper:/);
   });
