@@ -1,9 +1,20 @@
-import { agents } from "#agents";
+import * as agentsModule from "#agents";
+import type { ModelProviders } from "../lib/ports/model.ts";
 import { type AwsDeps, buildDeps as buildAwsDeps } from "../lib/runtime/aws/handlerDeps.ts";
 
-/** Every dependency of a function, from the environment (lib/runtime/aws/handlerDeps.ts), serving `#agents`. */
+/**
+ * The agents module's `models`, if it exports any: looked up on the namespace at run time (not a
+ * named import, which esbuild flags when the module has no such export), so a module that exports
+ * only `agents` bundles and loads as before.
+ */
+const providers = Reflect.get(agentsModule, "models") as ModelProviders | undefined;
+
+/**
+ * Every dependency of a function, from the environment (lib/runtime/aws/handlerDeps.ts), serving
+ * `#agents` and the model providers it exports beside them.
+ */
 export function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
-  return buildAwsDeps(env, agents);
+  return buildAwsDeps(env, agentsModule.agents, providers);
 }
 
 let built: Promise<AwsDeps> | undefined;

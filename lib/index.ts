@@ -60,11 +60,14 @@ export {
   RunlogError,
   type RunlogErrorOptions,
   StaleError,
+  UnknownModelError,
 } from "./core/errors.ts";
 export {
   type CancelledEvent,
   type EventOf,
   type EventType,
+  KNOWN_STOPS,
+  type KnownStop,
   type ModelResponse,
   type ResumeKind,
   type RunEvent,
@@ -75,8 +78,17 @@ export {
   type ToolResult,
   type Usage,
 } from "./core/events.ts";
+export type { ChatMessage } from "./core/messages.ts";
 export { type JsonValue, MAX_METADATA_BYTES, type Metadata } from "./core/metadata.ts";
 export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
 export type { ForkPoint, Lease, RunHead, RunPage } from "./ports/eventStore.ts";
+export type {
+  Model,
+  ModelFactory,
+  ModelProviders,
+  ModelReply,
+  ModelRequest,
+  ToolSpec,
+} from "./ports/model.ts";
 export type { ExecutionReport, Observer } from "./ports/runtime.ts";
 export type { Agent, AgentContext, Tool, ToolContext } from "./ports/tool.ts";

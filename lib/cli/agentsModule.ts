@@ -3,26 +3,33 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AgentFactory } from "../agents/registry.ts";
 import { errorMessage } from "../core/errors.ts";
+import type { ModelProviders } from "../ports/model.ts";
 import { NAMES } from "../runtime/config.ts";
+import { checkProviders } from "../runtime/models.ts";
 import { UsageError } from "./usage.ts";
 
+/** What a user's agents module gives: its agents, and the model providers it exports beside them. */
+export interface AgentsModule {
+  agents: Readonly<Record<string, AgentFactory>>;
+  /** `export const models = { echo: (name) => model }`, if the module has it. */
+  models?: ModelProviders;
+}
+
 /**
- * Load the agents of a user's module (`export const agents = { name: defineAgent(...) }`),
- * named by `--agents PATH` or the agents variable, relative to the working directory. TypeScript
- * modules load directly on Node 22.18 or later (type stripping); otherwise compile them first.
+ * Load the agents of a user's module (`export const agents = { name: defineAgent(...) }`, and
+ * optionally `export const models = { prefix: (name) => model }`), named by `--agents PATH` or the
+ * agents variable, relative to the working directory. TypeScript modules load directly on Node
+ * 22.18 or later (type stripping); otherwise compile them first.
  */
-export async function loadAgentsModule(
-  path: string,
-  flag = "--agents",
-): Promise<Readonly<Record<string, AgentFactory>>> {
+export async function loadAgentsModule(path: string, flag = "--agents"): Promise<AgentsModule> {
   if (path.trim() === "") throw new UsageError(`${flag} needs the path of a module exporting \`agents\``);
   const full = resolve(path);
   if (!existsSync(full) || !statSync(full).isFile()) {
     throw new UsageError(`${flag}: ${full} is not a file (expected a module exporting \`agents\`)`);
   }
-  let module: { agents?: unknown };
+  let module: { agents?: unknown; models?: unknown };
   try {
-    module = (await import(pathToFileURL(full).href)) as { agents?: unknown };
+    module = (await import(pathToFileURL(full).href)) as { agents?: unknown; models?: unknown };
   } catch (error) {
     const hint =
       (error as NodeJS.ErrnoException).code === "ERR_UNKNOWN_FILE_EXTENSION"
@@ -45,14 +52,21 @@ export async function loadAgentsModule(
       );
     }
   }
-  return agents as Readonly<Record<string, AgentFactory>>;
+  if (module.models === undefined) return { agents: agents as Readonly<Record<string, AgentFactory>> };
+  let models: ModelProviders;
+  try {
+    models = checkProviders(module.models);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${full}: ${errorMessage(error)}`, { cause: error });
+  }
+  return { agents: agents as Readonly<Record<string, AgentFactory>>, models };
 }
 
-/** The agents `--agents` or the configured module (its variable) names, or undefined for the built-in ones. */
+/** The module `--agents` or the agents variable names, or undefined for the built-in agents. */
 export async function agentsOption(
   flag: string | undefined,
   configured: string | undefined,
-): Promise<Readonly<Record<string, AgentFactory>> | undefined> {
+): Promise<AgentsModule | undefined> {
   if (flag !== undefined) return loadAgentsModule(flag);
   return configured === undefined ? undefined : loadAgentsModule(configured, NAMES.agents);
 }

@@ -71,7 +71,7 @@ export async function main(
       create: command.creates === true,
     });
     const { agentsOption } = await import("./agentsModule.ts");
-    const agents = await agentsOption(
+    const module = await agentsOption(
       typeof values.agents === "string" ? values.agents : undefined,
       config.agents,
     );
@@ -85,7 +85,8 @@ export async function main(
     local = await openLocal(
       {
         dataDir: dir.path,
-        ...(agents === undefined ? {} : { agents }),
+        ...(module === undefined ? {} : { agents: module.agents }),
+        ...(module?.models === undefined ? {} : { models: module.models }),
         observer: { appended: (runId, event) => progress(progressLine(runId, event)) },
       },
       config,

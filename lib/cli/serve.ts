@@ -108,12 +108,13 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
       "serve: --allow-scripted is for this machine's runs; with --table the deployment's functions would read the files",
     );
   const token = await serveToken(values["token-file"]);
-  const agents = await agentsOption(values.agents, config.agents);
+  const module = await agentsOption(values.agents, config.agents);
   const local: ServeTarget = deployment
-    ? await openServeDeployment(deployment, agents)
+    ? await openServeDeployment(deployment, module)
     : await openLocal(
         {
-          ...(agents === undefined ? {} : { agents }),
+          ...(module === undefined ? {} : { agents: module.agents }),
+          ...(module?.models === undefined ? {} : { models: module.models }),
           background: true,
           dataDir: (await dataDir(values.dir, config.dataDir, { create: true })).path,
           observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },

@@ -1,12 +1,13 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
+import { agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import { Runlog } from "../api/runlog.ts";
 import { errorMessage, ModelRejectedError } from "../core/errors.ts";
-import type { ModelResolver } from "../ports/model.ts";
+import type { ModelProviders, ModelResolver } from "../ports/model.ts";
 import { deploymentRegion } from "../runtime/aws/deploymentRegion.ts";
 import { checkModelSpec } from "../runtime/models.ts";
+import type { AgentsModule } from "./agentsModule.ts";
 import { UsageError } from "./usage.ts";
 
 /** `runlog serve`'s options that point it at a deployed stack instead of this machine. */
@@ -75,9 +76,9 @@ export function deploymentOf(values: DeploymentValues): ServeDeployment | undefi
  * Models named but never called here: the deployment's CallModel function calls them, with the
  * key it holds. Start and fork still check the spec, as the deployed API does.
  */
-function namedModels(): ModelResolver {
+function namedModels(providers: ModelProviders | undefined): ModelResolver {
   return (spec) => {
-    checkModelSpec(spec);
+    checkModelSpec(spec, providers);
     const refuse = () =>
       Promise.reject(
         new ModelRejectedError(`${spec}: runlog serve --table calls no model; the deployment does`),
@@ -96,7 +97,7 @@ const OPTION_OF = { table: "--table", stateMachine: "--state-machine", credentia
  */
 export async function openServeDeployment(
   deployment: ServeDeployment,
-  agents: Readonly<Record<string, AgentFactory>> | undefined,
+  module: AgentsModule | undefined,
 ): Promise<ServeTarget> {
   // The AWS SDK loads only here: serving this machine's runs does not pay for it.
   const { DeploymentError, openDeployment } = await import("../runtime/aws/deployment.ts");
@@ -104,8 +105,8 @@ export async function openServeDeployment(
     const { deps, where, close } = await openDeployment({
       ...deployment,
       // No tool runs here (the stack's RunTool function runs them): this dir is never written.
-      agents: agentRegistry({ dataDir: join(tmpdir(), "runlog-serve") }, agents ?? BUILT_IN_AGENTS),
-      models: namedModels(),
+      agents: agentRegistry({ dataDir: join(tmpdir(), "runlog-serve") }, module?.agents ?? BUILT_IN_AGENTS),
+      models: namedModels(module?.models),
     });
     return { runlog: new Runlog(deps), where, close };
   } catch (error) {

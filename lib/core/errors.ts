@@ -96,6 +96,19 @@ export class ModelNotAllowedError extends InvalidInputError {
   }
 }
 
+/** A model spec whose prefix no provider serves; `prefixes` lists those that are served (built in and added). */
+export class UnknownModelError extends InvalidInputError {
+  constructor(
+    readonly spec: string,
+    readonly prefixes: readonly string[],
+  ) {
+    super(
+      `unknown model ${JSON.stringify(spec)}: no provider serves its prefix; known prefixes are ${prefixes.map((p) => `${p}:`).join(", ")} (e.g. openai:gpt-4.1-mini, scripted:demo)`,
+      { field: "model" },
+    );
+  }
+}
+
 /** An unknown run, event, agent or call. */
 export class NotFoundError extends PermanentError {}
 

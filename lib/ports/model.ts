@@ -48,3 +48,14 @@ export interface Model {
 
 /** Builds the model named by a spec such as `scripted:FILE` or `openai:gpt-4.1-mini`. */
 export type ModelResolver = (spec: string) => Model;
+
+/**
+ * Makes the model a spec names from the part after its prefix: for `echo:one`, the provider
+ * added as `echo` is called with `"one"`. Called when a spec is first named (a start, a resume
+ * with `--model`), so a provider that cannot work (no key, a bad name) should throw here, before
+ * anything is written.
+ */
+export type ModelFactory = (name: string) => Model;
+
+/** Model providers by spec prefix (without the colon): `{ echo: (name) => model }` serves `echo:…`. */
+export type ModelProviders = Readonly<Record<string, ModelFactory>>;

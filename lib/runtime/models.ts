@@ -1,63 +1,103 @@
 import type { OpenAIModelOptions } from "../adapters/openai/model.ts";
-import { OPENAI_SPEC_PREFIX, parseOpenAISpec } from "../adapters/openai/spec.ts";
+import { parseOpenAISpec } from "../adapters/openai/spec.ts";
 import { createScriptedModel } from "../adapters/scripted/index.ts";
-import { InvalidInputError, ModelRejectedError } from "../core/errors.ts";
-import type { Model, ModelResolver } from "../ports/model.ts";
+import { InvalidInputError, UnknownModelError } from "../core/errors.ts";
+import type { Model, ModelProviders, ModelResolver } from "../ports/model.ts";
+import { addedModel } from "./addedModels.ts";
+import { lazyOpenAIModel } from "./lazyModels.ts";
 
-/**
- * Which kind of model a spec names (an `openai:` spec's model part checked too), without building
- * it; InvalidInputError naming the kinds for any other spec.
- */
-export function checkModelSpec(spec: string): "scripted" | "openai" {
-  if (spec.startsWith("scripted:")) return "scripted";
-  if (spec.startsWith(OPENAI_SPEC_PREFIX)) {
-    parseOpenAISpec(spec);
-    return "openai";
-  }
-  throw new InvalidInputError(
-    `unknown model ${JSON.stringify(spec)}: use scripted:FILE, scripted:demo or openai:MODEL (e.g. openai:gpt-4.1-mini)`,
-  );
+/** The prefixes runlog serves itself, without their colon. */
+export const BUILT_IN_PREFIXES = ["scripted", "openai"] as const;
+
+export interface ModelResolverOptions {
+  /** Options (a key, a shared client) for every `openai:` model. */
+  openai?: Omit<OpenAIModelOptions, "model">;
+  /** The caller's own providers by prefix (ModelProviders): `echo:one` calls `providers.echo("one")`. */
+  providers?: ModelProviders;
 }
 
 /**
- * Resolves `scripted:FILE`, `scripted:demo` and `openai:MODEL` specs, building
- * each model once (a script is read when first named, so a bad one fails early).
- * `openai` options (a key, a shared client) apply to every `openai:` model.
+ * Which prefix a spec names (an `openai:` spec's model part checked too), without building its
+ * model; UnknownModelError listing every known prefix for any other spec.
  */
-export function modelResolver(options: { openai?: Omit<OpenAIModelOptions, "model"> } = {}): ModelResolver {
+export function checkModelSpec(spec: string, providers: ModelProviders = {}): string {
+  const colon = spec.indexOf(":");
+  const prefix = colon > 0 ? spec.slice(0, colon) : undefined;
+  if (prefix === "openai") parseOpenAISpec(spec);
+  if (prefix !== undefined && (isBuiltIn(prefix) || Object.hasOwn(providers, prefix))) return prefix;
+  throw new UnknownModelError(spec, [...BUILT_IN_PREFIXES, ...Object.keys(providers)]);
+}
+
+/**
+ * Resolves `scripted:FILE`, `scripted:demo`, `openai:MODEL` and the caller's own prefixes,
+ * building each model once (a script is read when first named, so a bad one fails early).
+ */
+export function modelResolver(options: ModelResolverOptions = {}): ModelResolver {
+  const providers = checkProviders(options.providers ?? {});
   const models = new Map<string, Model>();
   return (spec) => {
     const known = models.get(spec);
     if (known) return known;
-    const model =
-      checkModelSpec(spec) === "scripted"
-        ? createScriptedModel(spec)
-        : lazyOpenAIModel({ ...options.openai, ...parseOpenAISpec(spec) });
+    const prefix = checkModelSpec(spec, providers);
+    const model = build(spec, prefix, options, providers);
     models.set(spec, model);
     return model;
   };
 }
 
+function build(
+  spec: string,
+  prefix: string,
+  options: ModelResolverOptions,
+  providers: ModelProviders,
+): Model {
+  switch (prefix) {
+    case "scripted":
+      return createScriptedModel(spec);
+    case "openai":
+      return lazyOpenAIModel({ ...options.openai, ...parseOpenAISpec(spec) });
+    default:
+      return addedModel(spec, prefix, providers[prefix]!);
+  }
+}
+
+function isBuiltIn(prefix: string): boolean {
+  return (BUILT_IN_PREFIXES as readonly string[]).includes(prefix);
+}
+
+/** A provider prefix: a letter, then letters, digits, `_` or `-` (never a colon). */
+const PREFIX = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
 /**
- * An `openai:` model whose SDK loads on its first call, so commands that never call a
- * model (`ls`, `show`, a scripted run) do not pay for it. A missing key still fails
- * here, when the spec is named, before a run is written.
+ * The caller's providers, checked once when runlog opens: InvalidInputError (field `models`) for a
+ * prefix that is not one, takes a built-in's place, or is not a function.
  */
-function lazyOpenAIModel(options: OpenAIModelOptions): Model {
-  const spec = `${OPENAI_SPEC_PREFIX}${options.model}`;
-  if (!options.client && !options.apiKey) {
-    throw new ModelRejectedError(
-      `${spec}: cannot create the client: set OPENAI_API_KEY (servers that need no key accept any value)`,
+export function checkProviders(providers: unknown): ModelProviders {
+  if (typeof providers !== "object" || providers === null || Array.isArray(providers)) {
+    throw new InvalidInputError(
+      "models must be an object of model providers by prefix (models: { echo: (name) => model })",
+      { field: "models" },
     );
   }
-  let loaded: Promise<Model> | undefined;
-  return {
-    spec,
-    call: async (request) => {
-      loaded ??= import("../adapters/openai/model.ts").then(({ createOpenAIModel }) =>
-        createOpenAIModel(options),
+  for (const [prefix, factory] of Object.entries(providers)) {
+    if (!PREFIX.test(prefix)) {
+      throw new InvalidInputError(
+        `models.${prefix}: a prefix is a letter then letters, digits, _ or - (no colon: "echo" serves echo:NAME)`,
+        { field: "models" },
       );
-      return (await loaded).call(request);
-    },
-  };
+    }
+    if (isBuiltIn(prefix)) {
+      throw new InvalidInputError(
+        `models.${prefix}: ${prefix}: is built in; give your provider another prefix (built in are ${BUILT_IN_PREFIXES.join(", ")})`,
+        { field: "models" },
+      );
+    }
+    if (typeof factory !== "function") {
+      throw new InvalidInputError(
+        `models.${prefix} is not a function: a provider is (name) => Model, name being what follows "${prefix}:"`,
+        { field: "models" },
+      );
+    }
+  }
+  return providers as ModelProviders;
 }

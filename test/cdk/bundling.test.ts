@@ -73,4 +73,22 @@ describe("the bundled functions", () => {
       message: expect.stringMatching(/^NotFoundError: unknown agent "demo"/),
     });
   });
+
+  it("call the model providers the agents module exports beside its agents", async () => {
+    const runId = "bundled-own-model";
+    const first = stamp(
+      { type: "run_started", runId, agent: "fixture", model: "fixed:house", input: "go" },
+      1,
+      new Date(),
+    );
+    if (first.type !== "run_started") throw new Error("unreachable");
+    await env.store().createRun(first, { owner: `sfn:${runId}-g1`, until: Date.now() + 60_000 });
+    const callModel = await bundled("callModel");
+    expect(await callModel({ runId, generation: 1 })).toMatchObject({ action: "done" });
+    expect((await env.store().read(runId)).at(-1)).toMatchObject({
+      type: "model_response",
+      model: "fixed:house",
+      text: "fixed answer from house",
+    });
+  });
 });

@@ -34,6 +34,25 @@ export const agents = {
   }),
 };
 `;
+// The same module shape with a model of its own beside its agents: the agent's model is `upper:…`.
+const OWN_MODEL = `
+import { defineAgent } from "${runlogUrl}";
+
+export const agents = {
+  echoer: defineAgent({ name: "echoer", instructions: "Echo.", model: "upper:loud" }),
+};
+
+export const models = {
+  upper: (name: string) => ({
+    spec: "upper:" + name,
+    call: async (request: { messages: { role: string; content: string }[] }) => ({
+      text: name + ": " + (request.messages.at(-1)?.content ?? "").toUpperCase(),
+      toolCalls: [],
+      stop: "stop",
+    }),
+  }),
+};
+`;
 const SCRIPT = {
   turns: [{ toolCalls: [{ name: "stamp", arguments: { word: "kiwi" } }] }, { text: "Stamped kiwi." }],
 };
@@ -43,6 +62,11 @@ beforeAll(() => {
   project = tempDataDir("runlog-user-project");
   writeFileSync(join(project, "agents.ts"), AGENTS);
   writeFileSync(join(project, "script.json"), JSON.stringify(SCRIPT));
+  writeFileSync(join(project, "own-model.ts"), OWN_MODEL);
+  writeFileSync(
+    join(project, "bad-models.ts"),
+    "export const agents = { a: () => ({}) };\nexport const models = { openai: () => ({}) };\n",
+  );
   writeFileSync(join(project, "not-agents.ts"), "export const something = 1;\n");
   writeFileSync(join(project, "bad-agents.ts"), "export const agents = { broken: 42 };\n");
 });
@@ -75,6 +99,26 @@ describe("runlog --agents MODULE", () => {
     expect(readFileSync(join(dir, "stamps.txt"), "utf8")).toBe("kiwi\nkiwi\n");
   });
 
+  it("runs an agent on the module's own model, and names the known prefixes for an unknown one", async () => {
+    const dir = tempDataDir();
+    const module = join(project, "own-model.ts");
+    const run = await runlogJson(dir, ["run", "--agents", module, "--agent", "echoer", "hello"]);
+    expect(run.stderr).not.toMatch(/runlog:/);
+    expect(run.json).toMatchObject({ status: "completed", output: "loud: HELLO" });
+    const other = await runlog(dir, [
+      "run",
+      "--agents",
+      module,
+      "--agent",
+      "echoer",
+      "--model",
+      "quiet:x",
+      "hi",
+    ]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/unknown model "quiet:x": .*known prefixes are scripted:, openai:, upper:/);
+  });
+
   it("names the unknown agent and the ones the module has", async () => {
     const result = await runlog(tempDataDir(), ["run", "--agents", join(project, "agents.ts"), "go"]);
     expect(result.code).toBe(2);
@@ -85,6 +129,7 @@ describe("runlog --agents MODULE", () => {
     ["a missing file", "nowhere.ts", /is not a file/],
     ["a module without agents", "not-agents.ts", /must export `agents`/],
     ["an agent that is not one", "bad-agents.ts", /agents\.broken .* is not an agent/],
+    ["models taking a built-in prefix", "bad-models.ts", /models\.openai: openai: is built in/],
   ])("refuses %s with exit 2, writing nothing", async (_, file, message) => {
     const dir = tempDataDir();
     const result = await runlog(dir, ["run", "--agents", join(project, file), "--run-id", "x", "go"]);

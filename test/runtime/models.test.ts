@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InvalidInputError, ModelRejectedError } from "../../lib/core/errors.ts";
+import { ModelRejectedError, UnknownModelError } from "../../lib/core/errors.ts";
 import { modelResolver } from "../../lib/runtime/models.ts";
 
 afterEach(() => vi.unstubAllEnvs());
@@ -22,9 +22,7 @@ describe("modelResolver", () => {
   });
 
   it("names the specs it knows when given another", () => {
-    expect(() => modelResolver()("anthropic:claude")).toThrow(InvalidInputError);
-    expect(() => modelResolver()("anthropic:claude")).toThrow(
-      /use scripted:FILE, scripted:demo or openai:MODEL/,
-    );
+    expect(() => modelResolver()("anthropic:claude")).toThrow(UnknownModelError);
+    expect(() => modelResolver()("anthropic:claude")).toThrow(/known prefixes are scripted:, openai:/);
   });
 });

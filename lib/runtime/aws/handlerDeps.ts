@@ -15,7 +15,7 @@ import {
 import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
 import { PermanentError } from "../../core/errors.ts";
 import type { PrincipalPolicy } from "../../core/principal.ts";
-import type { ModelResolver } from "../../ports/model.ts";
+import type { ModelProviders, ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
 import { autoRedrivePolicy, type RedriveOptions } from "../../steps/redrive.ts";
@@ -111,19 +111,24 @@ export function readFunctionConfig(env: NodeJS.ProcessEnv): HandlerConfig {
  * Manager (`apiKey` gives it). A function without the secret can still name and check
  * openai models; calling one fails clearly.
  */
-function awsModels(apiKey: (() => Promise<string>) | undefined): ModelResolver {
+function awsModels(
+  apiKey: (() => Promise<string>) | undefined,
+  providers: ModelProviders | undefined,
+): ModelResolver {
   const client = new OpenAI(modelClientOptions(apiKey));
-  return modelResolver({ openai: { client } });
+  return modelResolver({ openai: { client }, ...(providers === undefined ? {} : { providers }) });
 }
 
 /**
  * Build every dependency from the environment: the clients (traced by X-Ray where tracing is
  * on), the store, the models (reading the key now, so a missing secret fails the cold start),
- * serving `agents` (the functions pass theirs, `#agents`: functions/deps.ts).
+ * serving `agents` and calling the models of `providers` beside the built-in ones (the functions
+ * pass those of their agents module, `#agents`: functions/deps.ts).
  */
 export async function buildDeps(
   env: NodeJS.ProcessEnv,
   agents: Readonly<Record<string, AgentFactory>>,
+  providers?: ModelProviders,
 ): Promise<AwsDeps> {
   const config = readFunctionConfig(env);
   // Every metric this instance emits from now on names its deployment (cdk reads them so).
@@ -144,7 +149,7 @@ export async function buildDeps(
     tableName: config.tableName,
     agents: agentRegistry({ dataDir: config.dataDir }, agents),
     // Only the functions that start and resume runs are given an allow list (cdk/): see allowedModels.
-    models: allowedModels(awsModels(modelKey?.current), config.modelsAllow),
+    models: allowedModels(awsModels(modelKey?.current, providers), config.modelsAllow),
     ...(config.stepsPerExecution === undefined ? {} : { stepsPerExecution: config.stepsPerExecution }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
     ...(config.statusShards === undefined ? {} : { statusShards: config.statusShards }),

@@ -4,6 +4,7 @@ import { BackgroundOrchestrator } from "../../adapters/local/backgroundOrchestra
 import { crashFaults } from "../../adapters/local/envFaults.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../../agents/registry.ts";
 import { errorMessage } from "../../core/errors.ts";
+import type { ModelProviders } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { ControlDeps, StepDeps, StepObserver } from "../../steps/deps.ts";
 import { LogCache } from "../../steps/logCache.ts";
@@ -22,6 +23,11 @@ export interface LocalRuntimeOptions {
   observer?: StepObserver;
   /** Agents by name. @default the built-in demo agent */
   agents?: Readonly<Record<string, AgentFactory>>;
+  /**
+   * Your own model providers by spec prefix: `{ echo: (name) => model }` serves `echo:NAME`
+   * (docs/guides/your-own-model.md). @default none: the built-in `scripted:` and `openai:`
+   */
+  models?: ModelProviders;
   /** How long a lease holds without renewal. @default 30000 */
   leaseMs?: number;
   /** Return from start/resume/… as soon as the execution is under way (a server's mode). @default false */
@@ -68,9 +74,10 @@ export async function openLocalRuntime(
     logs: new LogCache(store, { trustTail: true }),
     unstored: unstoredWork(),
     agents: agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS),
-    models: modelResolver(
-      config.openaiApiKey === undefined ? {} : { openai: { apiKey: config.openaiApiKey } },
-    ),
+    models: modelResolver({
+      ...(config.openaiApiKey === undefined ? {} : { openai: { apiKey: config.openaiApiKey } }),
+      ...(options.models === undefined ? {} : { providers: options.models }),
+    }),
     clock: { now: () => new Date() },
     faults,
     ...(options.observer === undefined ? {} : { observer: options.observer }),

@@ -1,0 +1,56 @@
+import * as z from "zod";
+import { errorMessage, ModelRejectedError, RunlogError } from "../core/errors.ts";
+import { ToolCallSchema, UsageSchema } from "../core/events.ts";
+import type { Model, ModelFactory, ModelReply } from "../ports/model.ts";
+
+/** What a provider's reply must be for runlog to record it (ModelReply). */
+const ReplySchema = z.object({
+  text: z.string(),
+  toolCalls: z.array(ToolCallSchema),
+  stop: z.string().min(1),
+  usage: UsageSchema.optional(),
+});
+
+/**
+ * The model a caller's provider makes for `spec`, held to the Model contract at its edge: what the
+ * factory throws is a ModelRejectedError naming the spec (unless it is runlog's own error already),
+ * a factory that returns no model is one too, and a reply that is not a ModelReply is refused
+ * (ModelRejectedError naming the field) instead of being written to the log. The model answers
+ * to the spec asked for, whatever `spec` it carries itself.
+ */
+export function addedModel(spec: string, prefix: string, factory: ModelFactory): Model {
+  const name = spec.slice(prefix.length + 1);
+  let made: unknown;
+  try {
+    made = factory(name);
+  } catch (error) {
+    if (error instanceof RunlogError) throw error;
+    throw new ModelRejectedError(
+      `${spec}: provider ${prefix} could not make the model: ${errorMessage(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const model = made as Partial<Model> | null | undefined;
+  if (typeof model !== "object" || model === null || typeof model.call !== "function") {
+    throw new ModelRejectedError(
+      `${spec}: provider ${prefix} returned no model: it must return { spec, call(request) } (runlog's Model)`,
+    );
+  }
+  const call = model.call.bind(model);
+  return {
+    spec,
+    call: async (request) => checkReply(spec, await call(request)),
+  };
+}
+
+function checkReply(spec: string, reply: unknown): ModelReply {
+  const parsed = ReplySchema.safeParse(reply);
+  if (parsed.success) return parsed.data as ModelReply;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `reply.${issue.path.join(".")}` : "the reply";
+  throw new ModelRejectedError(
+    `${spec} returned a reply runlog cannot record: ${where}: ${issue?.message ?? "invalid"} (a ModelReply is { text, toolCalls, stop, usage? })`,
+  );
+}
