@@ -16,6 +16,8 @@ export interface RunStateMachineProps {
   timeout?: Duration;
   /** @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
+  /** Each task function's timeout in seconds: its Task state waits a minute longer. @default TASK_TIMEOUT_SECONDS */
+  taskTimeoutSeconds?: Partial<Record<TaskName, number>>;
   /** The RunTools Map's MaxConcurrency: how many tool calls of one response run at once. @default DEFAULT_MAX_TOOL_CALLS (10) */
   maxToolCalls?: number;
 }
@@ -49,6 +51,7 @@ export class RunStateMachine extends Construct {
     const definition = configuredDefinition({
       timeoutSeconds: this.timeout.toSeconds(),
       maxToolCalls: props.maxToolCalls,
+      taskTimeoutSeconds: props.taskTimeoutSeconds,
     });
     this.stateMachine = new StateMachine(this, "StateMachine", {
       stateMachineType: StateMachineType.STANDARD,
