@@ -91,7 +91,7 @@ describe("functions: sizes per function", () => {
 });
 
 describe("functions: bad sizes are refused at synth, naming the prop", () => {
-  const cases: [string, RunlogProps["functions"]][] = [
+  const cases: [string, NonNullable<RunlogProps["functions"]>][] = [
     ["functions.sandbox", { sandbox: {} } as never],
     ["functions.runTool.memory", { runTool: { memory: 1024 } as never }],
     ["functions.runTool.memorySize", { runTool: { memorySize: 64 } }],
