@@ -5,6 +5,7 @@
 import "../lib/requireNode.ts";
 
 export type { RunlogAuth, RunlogEdgeProps, RunlogJwtAuth, RunlogThrottle } from "./edgeProps.ts";
+export type { RunlogFunctionSizing, RunlogFunctionsSizing } from "./functionProps.ts";
 export {
   type RunlogAlarmsProps,
   type RunlogConcurrency,

@@ -9,6 +9,7 @@ import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
 import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
 import { type RunlogEdgeProps, validateEdgeProps } from "./edgeProps.ts";
+import { type RunlogFunctionsSizing, validateFunctionsSizing } from "./functionProps.ts";
 import { RunlogPropsError } from "./propsError.ts";
 import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
 import type { StateMachineLogs } from "./runStateMachine.ts";
@@ -82,6 +83,8 @@ export interface RunlogProps extends RunlogEdgeProps {
    * @default { level: LogLevel.ERROR, includeExecutionData: false }
    */
   stateMachineLogs?: StateMachineLogs;
+  /** Per function (`callModel`, `runTool`, … `api`): memorySize, timeout, architecture, reservedConcurrency, environment; a Task state waits a minute longer than its function. @default runlog's own sizes (docs/reference/construct-props.md) */
+  functions?: RunlogFunctionsSizing;
 }
 
 /** The lockfiles of the package managers NodejsFunction knows, any of which marks a project's root. */
@@ -262,6 +265,19 @@ export function validateProps(props: RunlogProps): void {
     throw new RunlogPropsError(
       "concurrency.reservedConcurrency",
       `must be at least concurrency.maxToolCalls (${batch}${maxToolCalls === undefined ? ", its default" : ""}), so one response's tool calls can run at once; got ${reserved}`,
+    );
+  }
+  validateFunctionsSizing(props.functions, sweepEvery);
+  const runToolReserved = props.functions?.runTool?.reservedConcurrency;
+  if (
+    runToolReserved !== undefined &&
+    !Token.isUnresolved(runToolReserved) &&
+    !Token.isUnresolved(batch) &&
+    runToolReserved < batch
+  ) {
+    throw new RunlogPropsError(
+      "functions.runTool.reservedConcurrency",
+      `must be at least concurrency.maxToolCalls (${batch}), so one response's tool calls can run at once; got ${runToolReserved}`,
     );
   }
   if (props.eventPublishers !== undefined) {

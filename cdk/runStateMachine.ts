@@ -31,6 +31,8 @@ export interface RunStateMachineProps {
   logRetention?: RetentionDays;
   /** What the state machine logs. @default { level: LogLevel.ERROR, includeExecutionData: false } */
   logs?: StateMachineLogs;
+  /** Each task function's timeout in seconds: its Task state waits a minute longer. @default TASK_TIMEOUT_SECONDS */
+  taskTimeoutSeconds?: Partial<Record<TaskName, number>>;
   /** The RunTools Map's MaxConcurrency: how many tool calls of one response run at once. @default DEFAULT_MAX_TOOL_CALLS (10) */
   maxToolCalls?: number;
 }
@@ -64,6 +66,7 @@ export class RunStateMachine extends Construct {
     const definition = configuredDefinition({
       timeoutSeconds: this.timeout.toSeconds(),
       maxToolCalls: props.maxToolCalls,
+      taskTimeoutSeconds: props.taskTimeoutSeconds,
     });
     this.stateMachine = new StateMachine(this, "StateMachine", {
       stateMachineType: StateMachineType.STANDARD,

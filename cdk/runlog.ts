@@ -10,12 +10,7 @@ import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { NAMES } from "../lib/runtime/config.ts";
-import {
-  CONTROL_TIMEOUT_SECONDS,
-  EXECUTION_TIMEOUT_SECONDS,
-  leaseMsFor,
-  TASK_TIMEOUT_SECONDS,
-} from "../lib/workflow/timeouts.ts";
+import { EXECUTION_TIMEOUT_SECONDS, leaseMsFor } from "../lib/workflow/timeouts.ts";
 import { RunlogAlarms } from "./alarms.ts";
 import { RunlogDashboard } from "./dashboard.ts";
 import { busName, deploymentName } from "./deployment.ts";
@@ -25,6 +20,7 @@ import {
   modelsEnvironment,
   startRunEnvironment,
 } from "./edgeProps.ts";
+import { DEFAULT_SIZING } from "./functionProps.ts";
 import {
   deadLetterDestination,
   grantExecutions,
@@ -45,23 +41,6 @@ import { RunStateMachine } from "./runStateMachine.ts";
 import { RunlogTable } from "./table.ts";
 import { Triggers } from "./triggers.ts";
 
-/** Each function's own limits: lib/workflow/timeouts.ts, where they are checked to nest. */
-const SIZING: Record<HandlerName, { timeout: Duration; memorySize: number }> = {
-  callModel: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.CallModel), memorySize: 512 },
-  runTool: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.RunTool), memorySize: 512 },
-  recordModelFailure: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.RecordModelFailure), memorySize: 256 },
-  finish: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Finish), memorySize: 256 },
-  handoff: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Handoff), memorySize: 256 },
-  startRun: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.startRun), memorySize: 256 },
-  resume: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.resume), memorySize: 256 },
-  sweeper: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.sweeper), memorySize: 512 },
-  // Runs execute in Step Functions, not here.
-  api: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.api), memorySize: 512 },
-  redriveDeadLetters: {
-    timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.redriveDeadLetters),
-    memorySize: 256,
-  },
-};
 /** The functions behind the state machine's Task states (the ones `concurrency.reservedConcurrency` bounds). */
 const STEPS = ["callModel", "runTool", "recordModelFailure", "finish", "handoff"] as const;
 
@@ -135,17 +114,28 @@ export class Runlog extends Construct {
     const reserved = props.concurrency?.reservedConcurrency;
     const apiReserved = props.apiReservedConcurrency ?? DEFAULT_API_RESERVED_CONCURRENCY;
     const reservedFor = (handler: HandlerName) => {
+      const own = props.functions?.[handler]?.reservedConcurrency;
+      if (own !== undefined) return own;
       if (handler === "api") return apiReserved === false ? undefined : apiReserved;
       return (STEPS as readonly string[]).includes(handler) ? reserved : undefined;
     };
     const make = (handler: HandlerName, environment: Record<string, string> = {}) => {
       const reservedConcurrency = reservedFor(handler);
+      const sizing = props.functions?.[handler] ?? {};
+      // A step's deadline is its function's timeout: tell the steps that keep one a timeout of the team's.
+      const stepTimeout =
+        sizing.timeout !== undefined && (handler === "callModel" || handler === "runTool")
+          ? { [NAMES.stepTimeoutSeconds]: String(sizing.timeout.toSeconds()) }
+          : {};
       return new RunlogFunction(this, handler[0]!.toUpperCase() + handler.slice(1), {
         handler,
-        ...SIZING[handler],
+        timeout: sizing.timeout ?? DEFAULT_SIZING[handler].timeout,
+        memorySize: sizing.memorySize ?? DEFAULT_SIZING[handler].memorySize,
+        ...(sizing.architecture ? { architecture: sizing.architecture } : {}),
         agentsModule,
         bundlingRoot: root,
-        environment: { ...common, ...environment },
+        // The team's variables first: runlog's own are never overridden (validateFunctionsSizing refuses them too).
+        environment: { ...sizing.environment, ...common, ...environment, ...stepTimeout },
         logRetention,
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
       }).fn;
@@ -176,6 +166,13 @@ export class Runlog extends Construct {
       timeout: executionTimeout,
       logRetention,
       ...(props.stateMachineLogs === undefined ? {} : { logs: props.stateMachineLogs }),
+      taskTimeoutSeconds: {
+        CallModel: steps.callModel.timeout!.toSeconds(),
+        RunTool: steps.runTool.timeout!.toSeconds(),
+        RecordModelFailure: steps.recordModelFailure.timeout!.toSeconds(),
+        Finish: steps.finish.timeout!.toSeconds(),
+        Handoff: steps.handoff.timeout!.toSeconds(),
+      },
       ...(props.concurrency?.maxToolCalls === undefined
         ? {}
         : { maxToolCalls: props.concurrency.maxToolCalls }),

@@ -53,6 +53,8 @@ export interface RunlogFunctionProps {
   logRetention?: RetentionDays;
   /** @default none: the account's unreserved pool */
   reservedConcurrency?: number;
+  /** @default Architecture.ARM_64 */
+  architecture?: Architecture;
 }
 
 // Bundled CommonJS dependencies call require(); an ES module has none unless we make one.
@@ -86,7 +88,7 @@ export class RunlogFunction extends Construct {
       handler: "handler",
       description: `runlog ${props.handler}`,
       runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      architecture: props.architecture ?? Architecture.ARM_64,
       timeout: props.timeout,
       memorySize: props.memorySize ?? 256,
       role: this.role,

@@ -52,6 +52,7 @@ export const NAMES = {
   stateMachineArn: "STATE_MACHINE_ARN",
   modelKeySecretArn: "MODEL_KEY_SECRET_ARN",
   leaseMs: "RUNLOG_LEASE_MS",
+  stepTimeoutSeconds: "RUNLOG_STEP_TIMEOUT_SECONDS",
   cancelPollMs: "RUNLOG_CANCEL_POLL_MS",
   statusShards: "RUNLOG_STATUS_SHARDS",
   deployment: "RUNLOG_DEPLOYMENT",
@@ -180,6 +181,12 @@ export const ConfigSchema = z.object({
     readBy: HANDLERS,
     default: "none: required",
     allowed: "a whole number of milliseconds, 1 or more",
+  }),
+  stepTimeoutSeconds: doc(wholeNumber(1).pipe(z.number().max(900)).optional(), {
+    readBy: HANDLERS,
+    default: "unset: the task's own timeout (CallModel and RunTool 900)",
+    allowed:
+      "a whole number of seconds, 1 to 900: the CallModel or RunTool function's timeout (cdk's `functions` prop sets it)",
   }),
   cancelPollMs: doc(wholeNumber(1).default(2_000), {
     readBy: HANDLERS,

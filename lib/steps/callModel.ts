@@ -42,7 +42,7 @@ import { writeNext } from "./writeNext.ts";
  */
 export async function callModel(deps: StepDeps, input: StepInput): Promise<NextAction> {
   const startedAt = deps.clock.now();
-  const deadline = stepDeadline("CallModel", startedAt);
+  const deadline = stepDeadline("CallModel", startedAt, deps.stepTimeoutSeconds);
   const events = await currentRun(deps, input.runId);
   const facts = deps.logs.factsOf(input.runId, events);
   assertCurrent(input.runId, facts, input.generation);
@@ -61,7 +61,7 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   // A reply this process got for this very input and could not store is the answer: not a second call.
   const got =
     replies.get(input.runId, input.generation, turn) ??
-    (await ask(deps, model, request, modelDeadline(startedAt)));
+    (await ask(deps, model, request, modelDeadline(startedAt, deps.stepTimeoutSeconds)));
   const reply = normalize(got.value);
   const approvals = callsNeedingApproval(agent, reply);
   deps.faults.reached("model:after-call");

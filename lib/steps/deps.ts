@@ -32,6 +32,8 @@ export interface StepDeps {
   signal?: AbortSignal;
   /** Steps (model and tool calls) one execution does before it hands over to a new one. @default STEPS_PER_EXECUTION (500) */
   stepsPerExecution?: number;
+  /** This process's task timeout (its Lambda's, when a deployment sized it otherwise): a step's deadline. @default TASK_TIMEOUT_SECONDS of its task */
+  stepTimeoutSeconds?: number;
   /** How long a run that came to rest in a final status is kept (see retention.ts). @default forever */
   retentionMs?: number;
 }

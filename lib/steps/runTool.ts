@@ -33,7 +33,7 @@ export interface RunToolOutput {
  * is kept in this process for the step's retry (see unstoredWork.ts).
  */
 export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunToolOutput> {
-  const deadline = stepDeadline("RunTool", deps.clock.now());
+  const deadline = stepDeadline("RunTool", deps.clock.now(), deps.stepTimeoutSeconds);
   const events = await currentRun(deps, input.runId);
   const facts = deps.logs.factsOf(input.runId, events);
   assertCurrent(input.runId, facts, input.generation);

@@ -37,18 +37,26 @@ export function withinBudget(next: NextAction, used: number, limit: number): Nex
 
 /**
  * When a step that started at `startedAt` must give up (epoch ms): its task's timeout in the
- * state machine (the Lambda's too, see cdk/runlog.ts) less a margin to report the failure in.
+ * state machine (the Lambda's too, see cdk/runlog.ts; `timeoutSeconds` when a deployment sized the
+ * function otherwise) less a margin to report the failure in.
  */
-export function stepDeadline(task: "CallModel" | "RunTool", startedAt: Date): number {
-  return startedAt.getTime() + TASK_TIMEOUT_SECONDS[task] * 1_000 - REPORT_MARGIN_MS;
+export function stepDeadline(
+  task: "CallModel" | "RunTool",
+  startedAt: Date,
+  timeoutSeconds: number = TASK_TIMEOUT_SECONDS[task],
+): number {
+  return startedAt.getTime() + timeoutSeconds * 1_000 - REPORT_MARGIN_MS;
 }
 
 /**
  * When a model call that a CallModel step started at `startedAt` must end (epoch ms): early
  * enough that what streamed so far is still stored (STORE_RETRY_MS) before the step's deadline.
  */
-export function modelDeadline(startedAt: Date): number {
-  return startedAt.getTime() + TASK_TIMEOUT_SECONDS.CallModel * 1_000 - MODEL_CALL_MARGIN_MS;
+export function modelDeadline(
+  startedAt: Date,
+  timeoutSeconds: number = TASK_TIMEOUT_SECONDS.CallModel,
+): number {
+  return startedAt.getTime() + timeoutSeconds * 1_000 - MODEL_CALL_MARGIN_MS;
 }
 
 /**

@@ -180,6 +180,8 @@ export interface DefinitionOptions {
   timeoutSeconds?: number | undefined;
   /** How many tool calls of one response run at once: the RunTools Map's MaxConcurrency. @default DEFAULT_MAX_TOOL_CALLS (10) */
   maxToolCalls?: number | undefined;
+  /** Each task function's timeout where a deployment sized it otherwise: its Task state waits the margin longer. @default TASK_TIMEOUT_SECONDS */
+  taskTimeoutSeconds?: Partial<Record<TaskName, number>> | undefined;
 }
 
 /**
@@ -188,14 +190,23 @@ export interface DefinitionOptions {
  * (DefinitionBody.fromString) makes CDK drop StateMachine's own `timeout` prop.
  */
 export function configuredDefinition(options: DefinitionOptions = {}): Record<string, unknown> {
-  const { States } = RUN_DEFINITION;
-  const { timeoutSeconds, maxToolCalls } = options;
+  const { timeoutSeconds, maxToolCalls, taskTimeoutSeconds = {} } = options;
+  // A copy: RUN_DEFINITION is shared and stays as written.
+  const States = structuredClone(RUN_DEFINITION.States) as unknown as Record<string, Record<string, unknown>>;
+  if (maxToolCalls !== undefined) States.RunTools!.MaxConcurrency = maxToolCalls;
+  for (const [task, seconds] of Object.entries(taskTimeoutSeconds) as [TaskName, number | undefined][]) {
+    if (seconds === undefined) continue;
+    const state =
+      task === "RunTool"
+        ? (States.RunTools!.ItemProcessor as { States: Record<string, Record<string, unknown>> }).States
+            .RunTool!
+        : States[task]!;
+    state.TimeoutSeconds = taskStateTimeoutSeconds(task, seconds);
+  }
   return {
     ...RUN_DEFINITION,
     ...(timeoutSeconds === undefined ? {} : { TimeoutSeconds: timeoutSeconds }),
-    ...(maxToolCalls === undefined
-      ? {}
-      : { States: { ...States, RunTools: { ...States.RunTools, MaxConcurrency: maxToolCalls } } }),
+    States,
   };
 }
 

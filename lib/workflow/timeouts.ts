@@ -23,10 +23,19 @@ export const TASK_TIMEOUT_SECONDS = {
 /** How much longer a Task state waits than its function may run: cold start, invoke and reply. */
 export const TASK_STATE_MARGIN_SECONDS = 60;
 
-/** A Task state's TimeoutSeconds: its function's timeout and the margin, from the one table. */
-export function taskStateTimeoutSeconds(task: keyof typeof TASK_TIMEOUT_SECONDS): number {
-  return TASK_TIMEOUT_SECONDS[task] + TASK_STATE_MARGIN_SECONDS;
+/**
+ * A Task state's TimeoutSeconds: its function's timeout (the one table's, or the one a deployment
+ * sized it with) and the margin.
+ */
+export function taskStateTimeoutSeconds(
+  task: keyof typeof TASK_TIMEOUT_SECONDS,
+  functionSeconds: number = TASK_TIMEOUT_SECONDS[task],
+): number {
+  return functionSeconds + TASK_STATE_MARGIN_SECONDS;
 }
+
+/** Lambda's longest function timeout. */
+export const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
 
 /**
  * Seconds each function outside the state machine may take. Each does a few store calls per

@@ -17,6 +17,8 @@ export interface TableStepOptions {
   agents: AgentRegistry;
   models: ModelResolver;
   stepsPerExecution?: number;
+  /** The function's timeout when the deployment sized it (config.stepTimeoutSeconds). @default the task's own */
+  stepTimeoutSeconds?: number;
   retentionMs?: number;
   /** The status index's shards on this table (the stack's `statusShards`). @default 8 */
   statusShards?: number;
@@ -43,6 +45,7 @@ export function tableStepDeps(options: TableStepOptions): StepDeps {
     faults: { reached: () => {} },
     ...(options.stepsPerExecution === undefined ? {} : { stepsPerExecution: options.stepsPerExecution }),
     ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
+    ...(options.stepTimeoutSeconds === undefined ? {} : { stepTimeoutSeconds: options.stepTimeoutSeconds }),
   };
 }
 

@@ -151,6 +151,7 @@ export async function buildDeps(
     // Only the functions that start and resume runs are given an allow list (cdk/): see allowedModels.
     models: allowedModels(awsModels(modelKey?.current, providers), config.modelsAllow),
     ...(config.stepsPerExecution === undefined ? {} : { stepsPerExecution: config.stepsPerExecution }),
+    ...(config.stepTimeoutSeconds === undefined ? {} : { stepTimeoutSeconds: config.stepTimeoutSeconds }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
     ...(config.statusShards === undefined ? {} : { statusShards: config.statusShards }),
   });
