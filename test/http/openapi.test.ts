@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_CODES, openApiDocument, openApiPath, ROUTE_SPECS } from "../../lib/http/openapi.ts";
+import { openApiDocument, openApiPath } from "../../lib/http/openapi.ts";
+import { ERROR_CODES, ROUTE_SPECS } from "../../lib/http/routeSpecs.ts";
 import { OPENAPI_FILE, openApiText } from "../support/openapi.ts";
 import { call, openApp } from "./support.ts";
 
