@@ -108,3 +108,38 @@ describe("the error codes", () => {
     expect(ERROR_CODES).toContain((answer.body.error as { code: string }).code);
   });
 });
+
+/** The fields each body requires, so that the unknown one is the first thing refused. */
+const REQUIRED: Record<string, Record<string, unknown>> = {
+  "POST /runs": { agent: "demo", input: "hi" },
+  "POST /runs/some-run/messages": { message: "hi" },
+  "POST /runs/some-run/approvals/call-1": { approved: true },
+};
+
+describe("what the document says the handlers check", () => {
+  const operations = Object.entries(ROUTE_SPECS).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, spec]) => ({
+      method,
+      url: openApiPath(path).replace("{id}", "some-run").replace("{seq}", "1").replace("{callId}", "call-1"),
+      spec,
+    })),
+  );
+
+  it.each(operations.filter((op) => op.spec.body).map((op) => [op.method, op.url] as const))(
+    "%s %s refuses a body field the document does not list (additionalProperties: false)",
+    async (method, url) => {
+      const required = REQUIRED[`${method} ${url}`] ?? {};
+      const answer = await call(t.app, method, url, { ...required, notInTheDocument: 1 });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: "invalid_input", field: "notInTheDocument" });
+    },
+  );
+
+  it.each(
+    operations.filter((op) => op.spec.query && !op.spec.stream).map((op) => [op.method, op.url] as const),
+  )("%s %s refuses a query parameter the document does not list", async (method, url) => {
+    const answer = await call(t.app, method, `${url}?notInTheDocument=1`);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: "invalid_input", field: "notInTheDocument" });
+  });
+});
