@@ -10,6 +10,7 @@ import { safeHeaders } from "./headers.ts";
 import { lifecycleRoutes } from "./lifecycleRoutes.ts";
 import { liveRoutes } from "./liveRoutes.ts";
 import { localAuth } from "./localAuth.ts";
+import { openApiRoutes } from "./openApiRoute.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { runRoutes } from "./runRoutes.ts";
 import { MAX_BODY_BYTES } from "./schemas.ts";
@@ -68,6 +69,9 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
       }
     },
   };
+  // The document describes the API and holds no run: served before any authentication.
+  const described = openApiRoutes();
+  register(app, described);
   if (options.localToken !== undefined) app.use("*", localAuth(options.localToken));
   // Counted while reading, so a body without Content-Length (chunked) is cut off at the limit too.
   app.use(
@@ -109,7 +113,7 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
   // Every handler before any 405: a literal path (POST /runs/redrive) never shadows a pattern's
   // other methods (GET /runs/:id of a run named "redrive").
   for (const table of tables) register(app, table);
-  for (const table of tables) refuseOtherMethods(app, table);
+  for (const table of [described, ...tables]) refuseOtherMethods(app, table);
   if (options.viewer) app.route("/", viewerRoutes(deps.runlogFor, report));
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404),

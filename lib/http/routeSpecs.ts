@@ -1,0 +1,203 @@
+import * as z from "zod";
+import type { Method } from "./routes.ts";
+import {
+  CallId,
+  CancelBody,
+  DecisionBody,
+  EventQuery,
+  EventsQuery,
+  ForkBody,
+  ListQuery,
+  LiveQuery,
+  MessageBody,
+  RedriveBody,
+  ResumeBody,
+  runId,
+  Seq,
+  StartBody,
+} from "./schemas.ts";
+
+/** Every `error.code` this API answers with (errors.ts, request.ts, localAuth.ts, the route files). */
+export const ERROR_CODES = [
+  "invalid_input",
+  "unauthorized",
+  "forbidden",
+  "forbidden_host",
+  "forbidden_origin",
+  "not_found",
+  "method_not_allowed",
+  "conflict",
+  "not_resumable",
+  "run_in_progress",
+  "payload_too_large",
+  "unsupported_media_type",
+  "too_many_runs",
+  "response_too_large",
+  "live_unavailable",
+  "internal",
+  "index_missing",
+  "unavailable",
+] as const;
+
+/** The one shape of every error response (errors.ts ErrorBody). */
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.enum(ERROR_CODES),
+    message: z.string(),
+    field: z.string().optional(),
+    reason: z.string().optional(),
+    runId: z.string().optional(),
+    seq: z.number().int().optional(),
+    generation: z.number().int().optional(),
+    cap: z.number().int().optional(),
+  }),
+});
+
+/** What one route takes and answers, from the same schemas its handler validates with. */
+export interface RouteSpec {
+  /** The operation's name, as a generated client calls it. */
+  operationId: string;
+  summary: string;
+  /** Path parameters by name (hono `:name`), each with the schema its value must match. */
+  params?: Record<string, z.ZodType>;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Success statuses and what each means. */
+  ok: Record<number, string>;
+  /** Error statuses this route answers beyond those its inputs imply (400, 401, 404, 413, 415). */
+  errors?: number[];
+  /** Takes an Idempotency-Key header. */
+  idempotent?: boolean;
+  /** Answers `text/event-stream` instead of JSON. */
+  stream?: boolean;
+  /** Served without authentication (the document itself). */
+  public?: boolean;
+}
+
+const run = { id: runId("run id") };
+
+/** Every route of createApp (the viewer's HTML pages aside), keyed by method and hono path. */
+export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
+  "/runs": {
+    POST: {
+      operationId: "startRun",
+      summary: "Start a run",
+      body: StartBody,
+      ok: { 202: "started", 200: "an Idempotency-Key repeat: the run that exists, nothing started" },
+      errors: [409, 429],
+      idempotent: true,
+    },
+    GET: {
+      operationId: "listRuns",
+      summary: "List runs, newest first",
+      query: ListQuery,
+      ok: { 200: "a page of runs" },
+    },
+  },
+  "/runs/redrive": {
+    POST: {
+      operationId: "redrive",
+      summary: "Resume failed runs",
+      body: RedriveBody,
+      ok: { 202: "resumed", 200: "a dry run: what would be resumed" },
+    },
+  },
+  "/runs/:id": {
+    GET: { operationId: "getRun", summary: "A run's outcome", params: run, ok: { 200: "the outcome" } },
+  },
+  "/runs/:id/resume-point": {
+    GET: {
+      operationId: "getResumePoint",
+      summary: "Where a run would resume",
+      params: run,
+      ok: { 200: "the resume point" },
+    },
+  },
+  "/runs/:id/events": {
+    GET: {
+      operationId: "listEvents",
+      summary: "A run's events after a seq; `wait` long-polls",
+      params: run,
+      query: EventsQuery,
+      ok: { 200: "a page of events" },
+    },
+  },
+  "/runs/:id/events/:seq": {
+    GET: {
+      operationId: "getEvent",
+      summary: "One event, or one part of a large one",
+      params: { ...run, seq: Seq },
+      query: EventQuery,
+      ok: { 200: "the event" },
+    },
+  },
+  "/runs/:id/live": {
+    GET: {
+      operationId: "followRun",
+      summary: "A run's events as they happen (server-sent events, `id` is the seq; Last-Event-ID resumes)",
+      params: run,
+      query: LiveQuery,
+      ok: { 200: "the event stream" },
+      errors: [404],
+      stream: true,
+    },
+  },
+  "/runs/:id/resume": {
+    POST: {
+      operationId: "resumeRun",
+      summary: "Resume a run",
+      params: run,
+      body: ResumeBody,
+      errors: [409],
+      ok: { 202: "resumed", 200: "already completed: its outcome" },
+    },
+  },
+  "/runs/:id/fork": {
+    POST: {
+      operationId: "forkRun",
+      summary: "Fork a run at a seq",
+      params: run,
+      body: ForkBody,
+      errors: [409],
+      ok: { 202: "the fork, started" },
+    },
+  },
+  "/runs/:id/messages": {
+    POST: {
+      operationId: "sendMessage",
+      summary: "Send a run a message",
+      params: run,
+      body: MessageBody,
+      errors: [409],
+      ok: { 202: "resumed" },
+    },
+  },
+  "/runs/:id/approvals/:callId": {
+    POST: {
+      operationId: "decide",
+      summary: "Approve or reject a tool call waiting for a decision",
+      params: { ...run, callId: CallId },
+      body: DecisionBody,
+      errors: [409],
+      ok: { 202: "decided" },
+    },
+  },
+  "/runs/:id/cancel": {
+    POST: {
+      operationId: "cancelRun",
+      summary: "Cancel a run",
+      params: run,
+      body: CancelBody,
+      errors: [409],
+      ok: { 200: "cancelled" },
+    },
+  },
+  "/openapi.json": {
+    GET: {
+      operationId: "getOpenApi",
+      summary: "This document",
+      ok: { 200: "the OpenAPI document" },
+      public: true,
+    },
+  },
+};
