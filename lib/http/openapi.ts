@@ -104,7 +104,8 @@ function operation(path: string, spec: RouteSpec, schemaOf: (s: z.ZodType) => Js
       name: "Idempotency-Key",
       in: "header",
       required: false,
-      description: "The same key again answers the run it started (200) instead of starting another.",
+      description:
+        "The same key with the same request again does nothing more and answers as the first did; with a different request it is 409 idempotency_key_reused.",
       schema: schemaOf(IdempotencyKey),
     });
   }

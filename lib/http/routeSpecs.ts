@@ -160,6 +160,7 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       body: ForkBody,
       errors: [409],
       ok: { 202: "the fork, started" },
+      idempotent: true,
     },
   },
   "/runs/:id/messages": {
@@ -170,6 +171,7 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       body: MessageBody,
       errors: [409],
       ok: { 202: "resumed" },
+      idempotent: true,
     },
   },
   "/runs/:id/approvals/:callId": {
@@ -180,6 +182,7 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       body: DecisionBody,
       errors: [409],
       ok: { 202: "decided" },
+      idempotent: true,
     },
   },
   "/runs/:id/cancel": {
@@ -190,6 +193,7 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       body: CancelBody,
       errors: [409],
       ok: { 200: "cancelled" },
+      idempotent: true,
     },
   },
   "/openapi.json": {
