@@ -1,5 +1,6 @@
 import { Duration, Token } from "aws-cdk-lib";
 import { Architecture } from "aws-cdk-lib/aws-lambda";
+import { NAMES } from "../lib/runtime/config.ts";
 import {
   CONTROL_TIMEOUT_SECONDS,
   LAMBDA_MAX_TIMEOUT_SECONDS,
@@ -26,7 +27,7 @@ export interface RunlogFunctionSizing {
   architecture?: Architecture;
   /** Reserved concurrency of this function, over `concurrency.reservedConcurrency` and `apiReservedConcurrency`. @default those props' */
   reservedConcurrency?: number;
-  /** Variables added to the function's environment; runlog's own (`RUNLOG_*`, `TABLE_NAME` …) and Lambda's reserved (`AWS_*`) are refused. @default none */
+  /** Variables added to the function's environment; runlog's own (`RUNLOG_*` and every other name its configuration reads) and Lambda's reserved (`AWS_*`) are refused. @default none */
   environment?: Record<string, string>;
 }
 
@@ -70,8 +71,10 @@ const TIMEOUT_BOUNDS: Partial<Record<HandlerName, { min?: number; max?: number; 
   handoff: { max: LEASE_MARGIN_SECONDS, why: "a lease outlasts its execution by 5 minutes only" },
   api: { max: 29, why: "API Gateway waits at most 30 s for the function" },
 };
-const RESERVED_VARIABLES =
-  /^(RUNLOG_|AWS_|_|LAMBDA_)|^(TABLE_NAME|STATE_MACHINE_ARN|MODEL_KEY_SECRET_ARN|NODE_OPTIONS|TZ|LANG|PATH|LD_LIBRARY_PATH|NODE_PATH)$/;
+/** runlog's own variables (every name in the one configuration schema) and Lambda's reserved ones. */
+const OWN_VARIABLES = new Set<string>(Object.values(NAMES));
+const LAMBDA_RESERVED = /^(RUNLOG_|AWS_|_|LAMBDA_)|^(NODE_OPTIONS|TZ|LANG|PATH|LD_LIBRARY_PATH|NODE_PATH)$/;
+const isReservedVariable = (key: string): boolean => OWN_VARIABLES.has(key) || LAMBDA_RESERVED.test(key);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -179,7 +182,7 @@ export function validateFunctionsSizing(functions: unknown, sweepEvery: Duration
         throw new RunlogPropsError(`functions.${name}.environment`, "must be an object of strings");
       }
       for (const [key, value] of Object.entries(environment)) {
-        if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key) || RESERVED_VARIABLES.test(key)) {
+        if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key) || isReservedVariable(key)) {
           throw new RunlogPropsError(
             `functions.${name}.environment`,
             `cannot set ${JSON.stringify(key)}: a variable name of letters, digits and _ that is neither runlog's own (RUNLOG_*, TABLE_NAME, …) nor Lambda's reserved (AWS_*, …)`,

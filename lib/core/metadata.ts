@@ -14,8 +14,14 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** A caller's own data on a run: a JSON object, echoed back on every lifecycle event of the run. */
 export type Metadata = { [key: string]: JsonValue };
 
+/** Any JSON value: one instance, so the OpenAPI document names it once (JsonValue). */
+export const JsonValueSchema = z.json();
+
 /** Metadata as stored in `run_started`: any JSON object (the cap is checked where it comes in). */
-export const MetadataSchema: z.ZodType<Metadata> = z.record(z.string(), z.json()) as z.ZodType<Metadata>;
+export const MetadataSchema: z.ZodType<Metadata> = z.record(
+  z.string(),
+  JsonValueSchema,
+) as z.ZodType<Metadata>;
 
 const kindOf = (value: unknown) =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;

@@ -6,11 +6,13 @@ import {
   InvalidInputError,
   LeaseHeldError,
   MissingIndexError,
+  ModelNotAllowedError,
   NotFoundError,
   RetryableError,
   RunlogError,
   StaleError,
   TooManyRunsError,
+  UnknownModelError,
 } from "../core/errors.ts";
 import { redact } from "../core/redact.ts";
 
@@ -93,6 +95,10 @@ export function errorAnswer(error: unknown): ErrorAnswer {
       body: { error: { code: error.code, message: redact(error.message), ...error.details } },
       internal: false,
     };
+  }
+  // A model spec refused is an invalid input with a code of its own, so a client can tell which.
+  if (error instanceof UnknownModelError || error instanceof ModelNotAllowedError) {
+    return answer(400, error.code, error);
   }
   if (error instanceof InvalidInputError) return answer(400, "invalid_input", error);
   if (error instanceof NotFoundError) return answer(404, "not_found", error);

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { JsonValueSchema } from "../core/metadata.ts";
 import { ErrorBodySchema, ROUTE_SPECS, type RouteSpec } from "./routeSpecs.ts";
 import { IdempotencyKey } from "./schemas.ts";
 
@@ -14,6 +15,8 @@ export const API_VERSION = "1.0.0";
 export function openApiDocument(): Json {
   const registry = z.registry<{ id: string }>();
   registry.add(ErrorBodySchema, { id: "Error" });
+  // Recursive: named, so it is a component of its own rather than zod's anonymous __shared one.
+  registry.add(JsonValueSchema, { id: "JsonValue" });
   const named = new Map<z.ZodType, string>([[ErrorBodySchema, "Error"]]);
   for (const methods of Object.values(ROUTE_SPECS)) {
     for (const spec of Object.values(methods)) {

@@ -20,6 +20,8 @@ import {
 /** Every `error.code` this API answers with (errors.ts, request.ts, localAuth.ts, the route files). */
 export const ERROR_CODES = [
   "invalid_input",
+  "unknown_model",
+  "model_not_allowed",
   "unauthorized",
   "forbidden",
   "forbidden_host",
@@ -29,6 +31,7 @@ export const ERROR_CODES = [
   "conflict",
   "not_resumable",
   "run_in_progress",
+  "idempotency_key_reused",
   "payload_too_large",
   "unsupported_media_type",
   "too_many_runs",
