@@ -163,10 +163,12 @@ export function modelsEnvironment(props: RunlogEdgeProps): Record<string, string
 
 /** The startRun function's variables: the models, and the sources whose `detail.owner` is believed. */
 export function startRunEnvironment(props: RunlogEdgeProps): Record<string, string> {
-  return {
-    ...modelsEnvironment(props),
-    ...(props.trustedEventSources === undefined
-      ? {}
-      : { [NAMES.trustedEventSources]: props.trustedEventSources.join(",") }),
-  };
+  return { ...modelsEnvironment(props), ...trustedSourcesEnvironment(props) };
+}
+
+/** The sources whose `detail.owner` an event function believes (startRun, steerRun). */
+export function trustedSourcesEnvironment(props: RunlogEdgeProps): Record<string, string> {
+  return props.trustedEventSources === undefined
+    ? {}
+    : { [NAMES.trustedEventSources]: props.trustedEventSources.join(",") };
 }
