@@ -266,6 +266,7 @@ describe("a runlog.SendMessage event", () => {
       steerRun(busEvent("runlog.SendMessage", { runId: "st-busy", message: "hurry" }, "e-busy")),
     );
     expect(thrown.name).toBe("ConflictError");
+    expect(thrown.cause).toMatchObject({ code: "lease_held", runId: "st-busy" });
     expect(await eventsOf("st-busy", "resumed")).toEqual([]);
   });
 
