@@ -72,7 +72,7 @@ export class Runlog extends Construct {
   readonly alarms: readonly Alarm[];
   /** The CloudWatch dashboard (none when `dashboard: false`). */
   readonly dashboard: Dashboard | undefined;
-  /** The bus runlog.StartRun and runlog.ResumeRun events arrive on: this deployment's own, or `eventBus`. */
+  /** The bus runlog.StartRun, runlog.ResumeRun and the steering events arrive on: this deployment's own, or `eventBus`. */
   readonly eventBus: IEventBus;
   /**
    * The name setting this deployment apart in its account and region (cdk/deployment.ts): its
