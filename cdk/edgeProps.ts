@@ -42,7 +42,7 @@ export interface RunlogEdgeProps {
   throttle?: RunlogThrottle;
   /** Reserved concurrency of the Api function: at most this many requests served at once, so callers cannot take the step functions' share of the account; `false` for none (the account's unreserved pool). 0 is refused: it would stop the API. @default 10 */
   apiReservedConcurrency?: number | false;
-  /** The event `source` values whose StartRun `detail.owner` is believed (the rule then also matches them). A source is what the sender wrote: list one only where the bus's policy lets no one else send it (the `events:source` condition). @default none: every event-started run is owned by its sender account, `account:<id>` */
+  /** The event `source` values whose `detail.owner` is believed: a StartRun's run gets that owner, a steering event (SendMessage, Decide, CancelRun) acts as it (the StartRun and SteerRun rules then also match them). A source is what the sender wrote: list one only where the bus's policy lets no one else send it (the `events:source` condition). @default none: every event-started run is owned, and every steering event acts, as its sender account, `account:<id>` */
   trustedEventSources?: string[];
 }
 
@@ -163,10 +163,12 @@ export function modelsEnvironment(props: RunlogEdgeProps): Record<string, string
 
 /** The startRun function's variables: the models, and the sources whose `detail.owner` is believed. */
 export function startRunEnvironment(props: RunlogEdgeProps): Record<string, string> {
-  return {
-    ...modelsEnvironment(props),
-    ...(props.trustedEventSources === undefined
-      ? {}
-      : { [NAMES.trustedEventSources]: props.trustedEventSources.join(",") }),
-  };
+  return { ...modelsEnvironment(props), ...trustedSourcesEnvironment(props) };
+}
+
+/** The sources whose `detail.owner` an event function believes (startRun, steerRun). */
+export function trustedSourcesEnvironment(props: RunlogEdgeProps): Record<string, string> {
+  return props.trustedEventSources === undefined
+    ? {}
+    : { [NAMES.trustedEventSources]: props.trustedEventSources.join(",") };
 }

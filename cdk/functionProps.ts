@@ -42,6 +42,7 @@ export const DEFAULT_SIZING: Record<HandlerName, { timeout: Duration; memorySize
   finish: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Finish), memorySize: 256 },
   handoff: { timeout: Duration.seconds(TASK_TIMEOUT_SECONDS.Handoff), memorySize: 256 },
   startRun: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.startRun), memorySize: 256 },
+  steerRun: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.steerRun), memorySize: 256 },
   resume: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.resume), memorySize: 256 },
   sweeper: { timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.sweeper), memorySize: 512 },
   // Runs execute in Step Functions, not here.
@@ -67,6 +68,7 @@ const TIMEOUT_BOUNDS: Partial<Record<HandlerName, { min?: number; max?: number; 
   // A lease is claimed just before an execution starts: the margin covers the function that claimed it.
   startRun: { max: LEASE_MARGIN_SECONDS, why: "a lease outlasts its execution by 5 minutes only" },
   resume: { max: LEASE_MARGIN_SECONDS, why: "a lease outlasts its execution by 5 minutes only" },
+  steerRun: { max: LEASE_MARGIN_SECONDS, why: "a lease outlasts its execution by 5 minutes only" },
   sweeper: { max: LEASE_MARGIN_SECONDS, why: "a lease outlasts its execution by 5 minutes only" },
   handoff: { max: LEASE_MARGIN_SECONDS, why: "a lease outlasts its execution by 5 minutes only" },
   api: { max: 29, why: "API Gateway waits at most 30 s for the function" },

@@ -62,9 +62,10 @@ export function acceptedFindings(runlog: NaggedRunlog): void {
   const account = Token.isUnresolved(stack.account) ? "<AWS::AccountId>" : stack.account;
   const executions = `arn:<AWS::Partition>:states:${region}:${account}:execution:<${logicalId}.Name>:*`;
   const describe =
-    "DescribeExecution (and, for the API's cancel, StopExecution) on this state machine's executions only: their names (run id + generation) are made at run time";
-  const { startRun, resume, sweeper, api } = runlog.functions;
-  for (const fn of [startRun, resume, sweeper, api]) ack(fn.role!, `IAM5[Resource::${executions}]`, describe);
+    "DescribeExecution (and, for the API's and runlog.CancelRun's cancel, StopExecution) on this state machine's executions only: their names (run id + generation) are made at run time";
+  const { startRun, steerRun, resume, sweeper, api } = runlog.functions;
+  for (const fn of [startRun, steerRun, resume, sweeper, api])
+    ack(fn.role!, `IAM5[Resource::${executions}]`, describe);
   // Handoff's own policy (see runlog.ts): the same DescribeExecution, for the same reason.
   const handoff = runlog.node.tryFindChild(HANDOFF_POLICY_ID);
   if (handoff) ack(handoff, `IAM5[Resource::${executions}]`, describe);

@@ -41,7 +41,7 @@ export interface RunlogProps extends RunlogEdgeProps {
   modelKeySecret?: ISecret | string;
   /** Whole days a run that finished (completed, cancelled, failed…) is kept before DynamoDB's TTL deletes it. @default forever */
   retentionDays?: number;
-  /** The bus runlog.StartRun and runlog.ResumeRun events arrive on. @default a bus of this deployment's own (`eventBus` of the construct), so no other deployment's events reach it */
+  /** The bus runlog.StartRun, runlog.ResumeRun and the steering events (SendMessage, Decide, CancelRun) arrive on. @default a bus of this deployment's own (`eventBus` of the construct), so no other deployment's events reach it */
   eventBus?: IEventBus;
   /** Who may put events on the bus runlog makes (events:PutEvents in its resource policy); not with `eventBus`, whose policy is its owner's. @default this account only */
   eventPublishers?: IPrincipal[];

@@ -19,6 +19,7 @@ import {
   DEFAULT_API_RESERVED_CONCURRENCY,
   modelsEnvironment,
   startRunEnvironment,
+  trustedSourcesEnvironment,
 } from "./edgeProps.ts";
 import { DEFAULT_SIZING } from "./functionProps.ts";
 import {
@@ -71,7 +72,7 @@ export class Runlog extends Construct {
   readonly alarms: readonly Alarm[];
   /** The CloudWatch dashboard (none when `dashboard: false`). */
   readonly dashboard: Dashboard | undefined;
-  /** The bus runlog.StartRun and runlog.ResumeRun events arrive on: this deployment's own, or `eventBus`. */
+  /** The bus runlog.StartRun, runlog.ResumeRun and the steering events arrive on: this deployment's own, or `eventBus`. */
   readonly eventBus: IEventBus;
   /**
    * The name setting this deployment apart in its account and region (cdk/deployment.ts): its
@@ -185,6 +186,8 @@ export class Runlog extends Construct {
     const control = { [NAMES.stateMachineArn]: this.stateMachine.stateMachineArn };
     const starters = {
       startRun: make("startRun", { ...control, ...startRunEnvironment(props) }),
+      // Sends, decisions and cancels from events: a send or the last decision resumes the run.
+      steerRun: make("steerRun", { ...control, ...trustedSourcesEnvironment(props) }),
       resume: make("resume", { ...control, ...modelsEnvironment(props) }),
       sweeper: make("sweeper", {
         ...control,
@@ -201,6 +204,8 @@ export class Runlog extends Construct {
       grantExecutions(fn, this.stateMachine);
       fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: deadLetterDestination(this.deadLetters) });
     }
+    // A runlog.CancelRun stops the execution holding the run, as the API's cancel does.
+    grantStopExecutions(starters.steerRun, this.stateMachine);
     const api = make("api", { ...control, ...apiEnvironment(props) });
     grantStore(api, this.table, {
       createsRuns: true,

@@ -15,6 +15,7 @@ export type HandlerName =
   | "finish"
   | "handoff"
   | "startRun"
+  | "steerRun"
   | "resume"
   | "sweeper"
   | "api"

@@ -10,21 +10,25 @@ import { Construct } from "constructs";
 export const EVENT_SOURCE = "runlog";
 export const START_RUN = "runlog.StartRun";
 export const RESUME_RUN = "runlog.ResumeRun";
+/** The events that steer a run already started (functions/steerRun.ts). */
+export const STEER_RUN = ["runlog.SendMessage", "runlog.Decide", "runlog.CancelRun"];
 /** Execution endings after which a run may need resuming (SUCCEEDED never does). */
 export const ENDINGS_TO_RESUME = ["FAILED", "TIMED_OUT", "ABORTED"];
 
 export interface TriggersProps {
   stateMachine: IStateMachine;
   startRun: IFunction;
+  /** Takes runlog.SendMessage, runlog.Decide and runlog.CancelRun events. */
+  steerRun: IFunction;
   resume: IFunction;
   sweeper: IFunction;
   /** How often the sweeper looks for runs whose executor died. @default Duration.minutes(5) */
   sweepEvery?: Duration;
-  /** Where StartRun and ResumeRun events arrive: the deployment's own bus, or the one given. */
+  /** Where StartRun, ResumeRun and the steering events arrive: the deployment's own bus, or the one given. */
   eventBus: IEventBus;
   /** Events that could not be delivered to a function land here. */
   deadLetters: IQueue;
-  /** Further sources whose StartRun events are acted on (their `detail.owner` believed). @default none */
+  /** Further sources whose StartRun and steering events are acted on (their `detail.owner` believed). @default none */
   trustedEventSources?: readonly string[];
 }
 
@@ -65,6 +69,13 @@ export class Triggers extends Construct {
       eventBus: props.eventBus,
       eventPattern: { source: [EVENT_SOURCE, ...trusted], detailType: [START_RUN] },
       targets: [target(props.startRun)],
+    });
+    // { source: "runlog", detail-type: "runlog.SendMessage" | "runlog.Decide" | "runlog.CancelRun", detail: { runId, … } }
+    new Rule(this, "SteerRun", {
+      description: "runlog: send a message to, decide a call of, or cancel a run from an event",
+      eventBus: props.eventBus,
+      eventPattern: { source: [EVENT_SOURCE, ...trusted], detailType: STEER_RUN },
+      targets: [target(props.steerRun)],
     });
     // { source: "runlog", detail-type: "runlog.ResumeRun", detail: { runId, model?, input? } }
     new Rule(this, "ResumeRun", {

@@ -38,8 +38,11 @@ export interface HandlerSpec<S extends z.ZodType, D extends StepDeps, O> {
   run: (deps: D, input: z.output<S>) => Promise<O>;
   /** The run an input is about. @default its runId, generation and callId */
   keys?: (input: z.output<S>) => RunKeys;
-  /** The answer to a benign conflict (benignReason, lib/core/errors.ts); without it every error is thrown. */
-  answer?: (input: z.output<S>, reason: BenignReason, error: unknown) => O;
+  /**
+   * The answer to a benign conflict (benignReason, lib/core/errors.ts); undefined, or no `answer`,
+   * throws the error (a conflict that is benign for one input may not be for another).
+   */
+  answer?: (input: z.output<S>, reason: BenignReason, error: unknown) => O | undefined;
 }
 
 const inputKeys = (input: unknown): RunKeys => {

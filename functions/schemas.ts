@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { MessageBody, ResumeBody, runId, StartBody } from "../lib/http/schemas.ts";
+import {
+  CallId,
+  CancelBody,
+  DecisionBody,
+  IdempotencyKey,
+  MessageBody,
+  ResumeBody,
+  runId,
+  StartBody,
+} from "../lib/http/schemas.ts";
 
 /** The ids every task of an execution gets (see lib/workflow's Parameters). */
 export const StepInputSchema = z.object({
@@ -40,6 +49,29 @@ export const ResumeRunDetail = ResumeBody.extend({
   runId: runId("run id"),
   input: MessageBody.shape.message.optional(),
 });
+
+/**
+ * A steering event's envelope: its `id` becomes the control operation's idempotency key (recorded on
+ * the event it writes), so it must be one the API would take as an Idempotency-Key.
+ */
+export function steeringEvent<Type extends string, Detail extends z.ZodType>(
+  detailType: Type,
+  detail: Detail,
+) {
+  return eventBridge(detailType, detail).extend({ id: IdempotencyKey });
+}
+
+/** What every steering event names: the run, and the owner a trusted source acts for. */
+const steered = { runId: runId("run id"), owner: OwnerDetail.optional() };
+
+/** `runlog.SendMessage`: continue a run with a new user message, as POST /runs/{id}/messages's body. */
+export const SendMessageDetail = MessageBody.extend(steered);
+
+/** `runlog.Decide`: approve (`approved: true`) or reject a waiting call, as POST /runs/{id}/approvals/{callId}'s body. */
+export const DecideDetail = DecisionBody.extend({ ...steered, callId: CallId });
+
+/** `runlog.CancelRun`: cancel a run, as POST /runs/{id}/cancel's body. */
+export const CancelRunDetail = CancelBody.extend(steered);
 
 /** What Step Functions emits when an execution ends; `input` is the execution's input as JSON text. */
 export const ExecutionEndedDetail = z.object({

@@ -39,10 +39,12 @@ export const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
 
 /**
  * Seconds each function outside the state machine may take. Each does a few store calls per
- * run it handles (startRun and resume one run, the sweeper up to 500), never a model or tool call.
+ * run it handles (startRun, steerRun and resume one run, the sweeper up to 500), never a model or tool call.
  */
 export const CONTROL_TIMEOUT_SECONDS = {
   startRun: 30,
+  // One send, decision or cancel: a few store calls and one StartExecution or StopExecution.
+  steerRun: 30,
   resume: 60,
   sweeper: 300,
   // API Gateway waits at most 30 s for an integration: the function must answer before that.

@@ -144,10 +144,14 @@ describe("the construct in a user's stack", () => {
       eventBus: new EventBus(stack, "Bus") as IEventBus,
     }));
     const bus = { Ref: s.logicalId(s.stack.node.findChild("Bus")) };
-    for (const detailType of ["runlog.StartRun", "runlog.ResumeRun"]) {
+    for (const detailType of [
+      ["runlog.StartRun"],
+      ["runlog.ResumeRun"],
+      ["runlog.SendMessage", "runlog.Decide", "runlog.CancelRun"],
+    ]) {
       s.template.hasResourceProperties("AWS::Events::Rule", {
         EventBusName: bus,
-        EventPattern: { source: ["runlog"], "detail-type": [detailType] },
+        EventPattern: { source: ["runlog"], "detail-type": detailType },
       });
     }
     s.template.hasResourceProperties("AWS::Events::Rule", {

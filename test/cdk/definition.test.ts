@@ -15,6 +15,7 @@ import { handler as redriveDeadLetters } from "../../functions/redriveDeadLetter
 import { handler as resume } from "../../functions/resume.ts";
 import { handler as runTool } from "../../functions/runTool.ts";
 import { handler as startRun } from "../../functions/startRun.ts";
+import { handler as steerRun } from "../../functions/steerRun.ts";
 import { handler as sweeper } from "../../functions/sweeper.ts";
 import {
   ConflictError,
@@ -38,6 +39,7 @@ const HANDLERS: Record<HandlerName, (event: unknown) => Promise<unknown>> = {
   finish,
   handoff,
   startRun,
+  steerRun,
   resume,
   sweeper,
   api: (event) => api(event as never, {} as never),

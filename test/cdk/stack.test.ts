@@ -79,7 +79,7 @@ describe("the functions", () => {
       ).toBe(false);
       expect("MODEL_KEY_SECRET_ARN" in env, handler).toBe(handler === "callModel");
       expect("STATE_MACHINE_ARN" in env, handler).toBe(
-        ["startRun", "resume", "sweeper", "api"].includes(handler),
+        ["startRun", "steerRun", "resume", "sweeper", "api"].includes(handler),
       );
     }
     expect(JSON.stringify(functionProps("callModel").Environment.Variables.MODEL_KEY_SECRET_ARN)).toContain(
@@ -113,15 +113,19 @@ describe("least privilege", () => {
     }
   });
 
-  it("lets only the functions that start executions touch Step Functions, on this state machine, and only the API stop one", () => {
+  it("lets only the functions that start executions touch Step Functions, on this state machine, and only those that cancel stop one", () => {
     const machine = s.logicalId(s.runlog.stateMachine);
     for (const handler of HANDLERS) {
       const { actions, resources } = permissions(handler);
       const states = actions.filter((a) => a.startsWith("states:")).sort();
-      if (handler === "api") {
-        // It cancels runs too, and a cancel stops the execution holding the run.
-        expect(states).toEqual(["states:DescribeExecution", "states:StartExecution", "states:StopExecution"]);
-        expect(resources).toContainEqual({ Ref: machine });
+      if (handler === "api" || handler === "steerRun") {
+        // They cancel runs too, and a cancel stops the execution holding the run.
+        expect(states, handler).toEqual([
+          "states:DescribeExecution",
+          "states:StartExecution",
+          "states:StopExecution",
+        ]);
+        expect(resources, handler).toContainEqual({ Ref: machine });
       } else if (["startRun", "resume", "sweeper", "handoff"].includes(handler)) {
         expect(states, handler).toEqual(["states:DescribeExecution", "states:StartExecution"]);
         expect(resources, handler).toContainEqual({ Ref: machine });
@@ -240,9 +244,44 @@ describe("recovery and event-driven starts", () => {
     }
   });
 
-  it("lets redriveDeadLetters alone receive and delete dead letters and invoke the three starters, nothing else", () => {
+  it("steers runs from runlog.SendMessage, runlog.Decide and runlog.CancelRun events on the bus given, failures to the dead-letter queue", () => {
+    const deadLetters = { "Fn::GetAtt": [s.logicalId(s.runlog.deadLetters), "Arn"] };
+    const rules = Object.values(s.template.findResources("AWS::Events::Rule")).filter((rule) =>
+      JSON.stringify(rule.Properties.Targets).includes(s.functionIds.steerRun),
+    );
+    expect(rules.map((rule) => rule.Properties)).toEqual([
+      expect.objectContaining({
+        EventBusName: BUS,
+        EventPattern: {
+          source: ["runlog"],
+          "detail-type": ["runlog.SendMessage", "runlog.Decide", "runlog.CancelRun"],
+        },
+        Targets: [
+          expect.objectContaining({
+            Arn: { "Fn::GetAtt": [s.functionIds.steerRun, "Arn"] },
+            DeadLetterConfig: { Arn: deadLetters },
+            RetryPolicy: { MaximumRetryAttempts: 4, MaximumEventAgeInSeconds: 7200 },
+          }),
+        ],
+      }),
+    ]);
+    // A bad event fails its invocation: Lambda tries it twice more, then puts it in the same queue.
+    s.template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      FunctionName: { Ref: s.functionIds.steerRun },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: deadLetters } },
+    });
+    // No other rule takes a steering event; the StartRun and ResumeRun rules take only their own.
+    const others = Object.values(s.template.findResources("AWS::Events::Rule")).filter(
+      (rule) => !rules.includes(rule),
+    );
+    for (const rule of others)
+      expect(JSON.stringify(rule.Properties)).not.toMatch(/SendMessage|Decide|CancelRun/);
+  });
+
+  it("lets redriveDeadLetters alone receive and delete dead letters and invoke the four event functions, nothing else", () => {
     const queue = { "Fn::GetAtt": [s.logicalId(s.runlog.deadLetters), "Arn"] };
-    const starters = (["startRun", "resume", "sweeper"] as const).map((fn) => ({
+    const starters = (["startRun", "steerRun", "resume", "sweeper"] as const).map((fn) => ({
       "Fn::GetAtt": [s.functionIds[fn], "Arn"],
     }));
     const policies = Object.values(s.template.findResources("AWS::IAM::Policy"));

@@ -32,6 +32,7 @@ export const HANDLERS: readonly HandlerName[] = [
   "finish",
   "handoff",
   "startRun",
+  "steerRun",
   "resume",
   "sweeper",
   "api",

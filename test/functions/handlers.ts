@@ -7,6 +7,7 @@ import { handler as redriveDeadLetters } from "../../functions/redriveDeadLetter
 import { handler as resume } from "../../functions/resume.ts";
 import { handler as runTool } from "../../functions/runTool.ts";
 import { handler as startRun } from "../../functions/startRun.ts";
+import { handler as steerRun } from "../../functions/steerRun.ts";
 import { handler as sweeper } from "../../functions/sweeper.ts";
 import { asFunction } from "../support/iam/recorder.ts";
 
@@ -24,5 +25,6 @@ export const handlers = {
   resume: asFunction("resume", resume),
   runTool: asFunction("runTool", runTool),
   startRun: asFunction("startRun", startRun),
+  steerRun: asFunction("steerRun", steerRun),
   sweeper: asFunction("sweeper", sweeper),
 };

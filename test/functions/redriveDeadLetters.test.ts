@@ -10,12 +10,13 @@ import { busEvent, failure, useFunctionEnvironment } from "./support.ts";
 const QUEUE_URL = "https://sqs.us-east-1.amazonaws.com/123456789012/DeadLetters";
 const FUNCTION = "arn:aws:lambda:us-east-1:123456789012:function";
 const START_RUN = `${FUNCTION}:StartRun`;
+const STEER_RUN = `${FUNCTION}:SteerRun`;
 const RESUME = `${FUNCTION}:Resume`;
 const SWEEPER = `${FUNCTION}:Sweeper`;
 
 useFunctionEnvironment("fn-redrive-dead-letters", {
   [NAMES.deadLettersUrl]: QUEUE_URL,
-  [NAMES.redriveTargets]: [START_RUN, RESUME, SWEEPER].join(","),
+  [NAMES.redriveTargets]: [START_RUN, STEER_RUN, RESUME, SWEEPER].join(","),
 });
 const sqs = mockClient(SQSClient);
 const lambda = mockClient(LambdaClient);
@@ -27,6 +28,7 @@ beforeEach(() => {
 });
 
 const start = busEvent("runlog.StartRun", { agent: "demo", input: "hello", runId: "dl-1" });
+const decide = busEvent("runlog.Decide", { runId: "dl-1", callId: "call_1", approved: true });
 const tick = { "detail-type": "Scheduled Event", source: "aws.events", detail: {} };
 const letters: Message[] = [
   {
@@ -46,6 +48,11 @@ const letters: Message[] = [
     Body: JSON.stringify({ requestContext: { functionArn: RESUME }, requestPayload: start }),
   },
   {
+    MessageId: "from-lambda-steer",
+    ReceiptHandle: "r-5",
+    Body: JSON.stringify({ requestContext: { functionArn: `${STEER_RUN}:$LATEST` }, requestPayload: decide }),
+  },
+  {
     MessageId: "not-ours",
     ReceiptHandle: "r-3",
     Body: JSON.stringify(start),
@@ -58,11 +65,12 @@ describe("the redriveDeadLetters function", () => {
     sqs.on(ReceiveMessageCommand).resolvesOnce({ Messages: letters }).resolves({});
     const report = await handlers.redriveDeadLetters({ maxMessages: 50 });
     expect(report).toEqual({
-      received: 4,
+      received: 5,
       redriven: [
         { messageId: "from-rule", kind: "event", target: START_RUN },
         { messageId: "from-lambda", kind: "async", target: SWEEPER },
         { messageId: "from-lambda-resume", kind: "async", target: RESUME },
+        { messageId: "from-lambda-steer", kind: "async", target: STEER_RUN },
       ],
       kept: [
         {
@@ -75,11 +83,18 @@ describe("the redriveDeadLetters function", () => {
       START_RUN,
       SWEEPER,
       RESUME,
+      STEER_RUN,
     ]);
+    // A steering event goes back as it came: its id, the operation's idempotency key, unchanged.
+    const steer = lambda
+      .commandCalls(InvokeCommand)
+      .find(({ args: [c] }) => c.input.FunctionName === STEER_RUN);
+    expect(JSON.parse(new TextDecoder().decode(steer!.args[0].input.Payload as Uint8Array))).toEqual(decide);
     expect(sqs.commandCalls(DeleteMessageCommand).map(({ args: [c] }) => c.input.ReceiptHandle)).toEqual([
       "r-1",
       "r-2",
       "r-4",
+      "r-5",
     ]);
     expect(sqs.commandCalls(ReceiveMessageCommand)[0]!.args[0].input.MaxNumberOfMessages).toBe(10);
   });

@@ -40,7 +40,9 @@ function grantsNoTestUses(): string[] {
       ...(fn === "redriveDeadLetters" ? [] : table(fn, "BatchGetItem")),
     ]),
     // Lambda itself sends an async invocation that failed after its retries to the dead-letter queue.
-    ...(["startRun", "resume", "sweeper"] as const).map((fn) => `${fn} sqs:SendMessage ${deadLetters}`),
+    ...(["startRun", "steerRun", "resume", "sweeper"] as const).map(
+      (fn) => `${fn} sqs:SendMessage ${deadLetters}`,
+    ),
     // The steps' appends read their item back after the SDK retried a put whose answer was lost
     // (test/adapters/dynamodb/lostAnswers.test.ts), link big payloads and repair a missing head
     // (UpdateItem): store paths the handler tests do not reach for these three.
@@ -65,6 +67,7 @@ beforeAll(async () => {
     // The queue and the functions test/functions/redriveDeadLetters.test.ts redrives to.
     [s.logicalId(s.runlog.deadLetters)]: DEAD_LETTERS,
     [s.functionIds.startRun]: "StartRun",
+    [s.functionIds.steerRun]: "SteerRun",
     [s.functionIds.resume]: "Resume",
     [s.functionIds.sweeper]: "Sweeper",
   };
@@ -77,7 +80,7 @@ beforeAll(async () => {
 }, 900_000);
 
 describe("the functions' IAM roles, checked against every AWS call the handler tests make", () => {
-  it("see calls of all ten functions", () => {
+  it("see calls of all eleven functions", () => {
     expect([...new Set(calls.map((call) => call.fn))].sort()).toEqual([...HANDLERS].sort());
   });
 
@@ -117,7 +120,7 @@ describe("the evaluator", () => {
     expect(await deniedCalls([call("api", "dynamodb:Query", INDEX)], policies)).toEqual([]);
   });
 
-  it("lets the dead-letter redrive invoke only the three starters, and only receive and delete its letters", async () => {
+  it("lets the dead-letter redrive invoke only the four event functions, and only receive and delete its letters", async () => {
     const fn = (name: string) => `arn:aws:lambda:us-east-1:123456789012:function:${name}`;
     const wrong = [
       call("redriveDeadLetters", "lambda:InvokeFunction", fn(s.functionIds.callModel)),
@@ -127,11 +130,14 @@ describe("the evaluator", () => {
       call("redriveDeadLetters", "sqs:PurgeQueue", deadLetters),
       call("sweeper", "lambda:InvokeFunction", fn("Resume")),
       call("startRun", "sqs:ReceiveMessage", deadLetters),
+      // A steering event neither creates runs nor reads the dead letters.
+      call("steerRun", "dynamodb:DeleteItem", TABLE_ARN),
+      call("steerRun", "sqs:ReceiveMessage", deadLetters),
     ];
     expect((await deniedCalls(wrong, policies)).map((d) => `${d.fn} ${d.action} ${d.resource}`)).toEqual(
       wrong.map((c) => `${c.fn} ${c.action} ${c.resource}`),
     );
-    const right = ["StartRun", "Resume", "Sweeper"].map((name) =>
+    const right = ["StartRun", "SteerRun", "Resume", "Sweeper"].map((name) =>
       call("redriveDeadLetters", "lambda:InvokeFunction", fn(name)),
     );
     expect(await deniedCalls(right, policies)).toEqual([]);
