@@ -10,15 +10,6 @@ interface PartialCall {
   input: string;
 }
 
-/** The exception members a ConverseStream may carry in place of an event. */
-const STREAM_EXCEPTIONS = [
-  "internalServerException",
-  "modelStreamErrorException",
-  "serviceUnavailableException",
-  "throttlingException",
-  "validationException",
-] as const;
-
 /**
  * Builds one reply from the events of a ConverseStream. Tool calls are assembled by
  * `contentBlockIndex`: a toolUse block's id and name come in its start event and its input as
@@ -31,14 +22,8 @@ export class ConverseAssembler {
   private stopReason: string | undefined;
   private usage: Usage | undefined;
 
-  /** Take one event; returns the text it adds to the reply, "" when none. Throws an exception member it carries. */
+  /** Take one event; returns the text it adds to the reply, "" when none (the SDK throws an exception event itself). */
   add(event: ConverseStreamOutput): string {
-    for (const name of STREAM_EXCEPTIONS) {
-      const exception = (event as unknown as Record<string, unknown>)[name];
-      // The SDK throws these itself; one handed over as an event is thrown the same way.
-      if (exception !== undefined)
-        throw Object.assign(new Error(messageOf(exception)), { name: upper(name) });
-    }
     if (event.contentBlockStart) {
       const { start, contentBlockIndex } = event.contentBlockStart;
       if (start?.toolUse) {
@@ -118,11 +103,4 @@ export class ConverseAssembler {
   private withUsage(reply: ModelReply): ModelReply {
     return this.usage ? { ...reply, usage: this.usage } : reply;
   }
-}
-
-const upper = (name: string) => `${name[0]?.toUpperCase() ?? ""}${name.slice(1)}`;
-
-function messageOf(exception: unknown): string {
-  const message = (exception as { message?: unknown }).message;
-  return typeof message === "string" ? message : "an error in the response stream";
 }
