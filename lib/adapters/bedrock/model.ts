@@ -75,9 +75,8 @@ export function createBedrockModel(options: BedrockModelOptions): Model {
         if (text.length > 0) onText?.(text);
       }
     } catch (error) {
+      // An abort ends the SDK's request too (it was given the signal), so its reading ends with it.
       failure = error;
-      // Ends the SDK's reading of the response (its request was aborted already); nothing to wait for.
-      events.return?.().catch(() => undefined);
     }
     signal?.throwIfAborted();
     // A break after messageStop only loses the metadata event: the response itself is whole.

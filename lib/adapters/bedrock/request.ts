@@ -84,15 +84,20 @@ function toolUseBlock(call: ToolCall): ContentBlock {
  * it sent beside the tool's error about it.
  */
 export function toolInput(args: string): Record<string, unknown> {
+  return jsonObject(args) ?? { [UNPARSED_ARGUMENTS]: args };
+}
+
+/** `text` parsed, if it is a JSON object; undefined for anything else, invalid JSON included. */
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(args);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
-      return parsed as Record<string, unknown>;
-    }
+    parsed = JSON.parse(text);
   } catch {
-    // Not JSON: kept as text below.
+    return undefined;
   }
-  return { [UNPARSED_ARGUMENTS]: args };
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : undefined;
 }
 
 export function toConverseTool(tool: ToolSpec): Tool {
