@@ -4,6 +4,7 @@
  */
 import "../lib/requireNode.ts";
 
+export type { RunlogBedrockProps } from "./bedrock.ts";
 export type { RunlogAuth, RunlogEdgeProps, RunlogJwtAuth, RunlogThrottle } from "./edgeProps.ts";
 export type { RunlogFunctionSizing, RunlogFunctionsSizing } from "./functionProps.ts";
 export {

@@ -8,6 +8,7 @@ import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
 import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
+import { type RunlogBedrockProps, validateBedrockProps } from "./bedrock.ts";
 import { type RunlogEdgeProps, validateEdgeProps } from "./edgeProps.ts";
 import { type RunlogFunctionsSizing, validateFunctionsSizing } from "./functionProps.ts";
 import { RunlogPropsError } from "./propsError.ts";
@@ -39,6 +40,8 @@ export interface RunlogProps extends RunlogEdgeProps {
   projectRoot?: string;
   /** The Secrets Manager secret holding the model API key (the secret, or its name or ARN); only CallModel may read it. @default none: only scripted models can be called */
   modelKeySecret?: ISecret | string;
+  /** The Amazon Bedrock models runs may call as `bedrock:<id>`: only CallModel may invoke them, and only those. @default none: no Bedrock model can be called */
+  bedrock?: RunlogBedrockProps;
   /** Whole days a run that finished (completed, cancelled, failed…) is kept before DynamoDB's TTL deletes it. @default forever */
   retentionDays?: number;
   /** The bus runlog.StartRun, runlog.ResumeRun and the steering events (SendMessage, Decide, CancelRun) arrive on. @default a bus of this deployment's own (`eventBus` of the construct), so no other deployment's events reach it */
@@ -291,6 +294,7 @@ export function validateProps(props: RunlogProps): void {
       );
     }
   }
+  validateBedrockProps(props.bedrock);
   if (typeof modelKeySecret === "string" && modelKeySecret.trim() === "") {
     throw new RunlogPropsError("modelKeySecret", "must name a secret (its name or ARN), got an empty string");
   }

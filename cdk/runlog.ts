@@ -12,6 +12,7 @@ import { Construct } from "constructs";
 import { NAMES } from "../lib/runtime/config.ts";
 import { EXECUTION_TIMEOUT_SECONDS, leaseMsFor } from "../lib/workflow/timeouts.ts";
 import { RunlogAlarms } from "./alarms.ts";
+import { grantBedrock } from "./bedrock.ts";
 import { RunlogDashboard } from "./dashboard.ts";
 import { busName, deploymentName } from "./deployment.ts";
 import {
@@ -151,6 +152,7 @@ export class Runlog extends Construct {
       handoff: make("handoff"),
     };
     if (secret) grantSecretValue(callModel, secret);
+    if (props.bedrock) grantBedrock(callModel, props.bedrock);
     // Finish records where the run rests and releases its lease: it appends nothing.
     for (const fn of Object.values(steps)) grantStore(fn, this.table, { appends: fn !== steps.finish });
 

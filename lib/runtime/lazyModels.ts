@@ -1,3 +1,5 @@
+import type { BedrockModelOptions } from "../adapters/bedrock/model.ts";
+import { BEDROCK_SPEC_PREFIX } from "../adapters/bedrock/spec.ts";
 import type { OpenAIModelOptions } from "../adapters/openai/model.ts";
 import { OPENAI_SPEC_PREFIX } from "../adapters/openai/spec.ts";
 import { ModelRejectedError } from "../core/errors.ts";
@@ -34,5 +36,16 @@ export function lazyOpenAIModel(options: OpenAIModelOptions): Model {
   }
   return lazyModel(spec, () =>
     import("../adapters/openai/model.ts").then(({ createOpenAIModel }) => createOpenAIModel(options)),
+  );
+}
+
+/**
+ * A `bedrock:` model loaded on its first call, with the AWS SDK's Bedrock client: a local run
+ * that names no Bedrock model never loads it. Credentials and region are the SDK's to find (its
+ * default chain), on the first call.
+ */
+export function lazyBedrockModel(options: BedrockModelOptions): Model {
+  return lazyModel(`${BEDROCK_SPEC_PREFIX}${options.modelId}`, () =>
+    import("../adapters/bedrock/model.ts").then(({ createBedrockModel }) => createBedrockModel(options)),
   );
 }

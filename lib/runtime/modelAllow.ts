@@ -16,8 +16,8 @@ export function allowedModels(models: ModelResolver, allow: readonly string[] | 
   };
 }
 
-/** The models an event may name: never a file on the function's filesystem (`scripted:FILE`). */
-export const EVENT_MODELS: readonly string[] = ["scripted:demo", "openai:*"];
+/** The models an event may name: never a file on the function's filesystem (`scripted:FILE`); a `bedrock:` model only if CallModel was granted it (the `bedrock` prop). */
+export const EVENT_MODELS: readonly string[] = ["scripted:demo", "openai:*", "bedrock:*"];
 
 /** ModelNotAllowedError for a spec an event may not name (see EVENT_MODELS). */
 export function checkEventModel(spec: string | undefined): void {

@@ -1,35 +1,40 @@
+import type { BedrockModelOptions } from "../adapters/bedrock/model.ts";
+import { parseBedrockSpec } from "../adapters/bedrock/spec.ts";
 import type { OpenAIModelOptions } from "../adapters/openai/model.ts";
 import { parseOpenAISpec } from "../adapters/openai/spec.ts";
 import { createScriptedModel } from "../adapters/scripted/index.ts";
 import { InvalidInputError, UnknownModelError } from "../core/errors.ts";
 import type { Model, ModelProviders, ModelResolver } from "../ports/model.ts";
 import { addedModel } from "./addedModels.ts";
-import { lazyOpenAIModel } from "./lazyModels.ts";
+import { lazyBedrockModel, lazyOpenAIModel } from "./lazyModels.ts";
 
 /** The prefixes runlog serves itself, without their colon. */
-export const BUILT_IN_PREFIXES = ["scripted", "openai"] as const;
+export const BUILT_IN_PREFIXES = ["scripted", "openai", "bedrock"] as const;
 
 export interface ModelResolverOptions {
   /** Options (a key, a shared client) for every `openai:` model. */
   openai?: Omit<OpenAIModelOptions, "model">;
+  /** Options (a region, a shared client) for every `bedrock:` model. */
+  bedrock?: Omit<BedrockModelOptions, "modelId">;
   /** The caller's own providers by prefix (ModelProviders): `echo:one` calls `providers.echo("one")`. */
   providers?: ModelProviders;
 }
 
 /**
- * Which prefix a spec names (an `openai:` spec's model part checked too), without building its
+ * Which prefix a spec names (an `openai:` or `bedrock:` spec's model part checked too), without building its
  * model; UnknownModelError listing every known prefix for any other spec.
  */
 export function checkModelSpec(spec: string, providers: ModelProviders = {}): string {
   const colon = spec.indexOf(":");
   const prefix = colon > 0 ? spec.slice(0, colon) : undefined;
   if (prefix === "openai") parseOpenAISpec(spec);
+  if (prefix === "bedrock") parseBedrockSpec(spec);
   if (prefix !== undefined && (isBuiltIn(prefix) || Object.hasOwn(providers, prefix))) return prefix;
   throw new UnknownModelError(spec, [...BUILT_IN_PREFIXES, ...Object.keys(providers)]);
 }
 
 /**
- * Resolves `scripted:FILE`, `scripted:demo`, `openai:MODEL` and the caller's own prefixes,
+ * Resolves `scripted:FILE`, `scripted:demo`, `openai:MODEL`, `bedrock:MODEL_ID` and the caller's own prefixes,
  * building each model once (a script is read when first named, so a bad one fails early).
  */
 export function modelResolver(options: ModelResolverOptions = {}): ModelResolver {
@@ -56,6 +61,8 @@ function build(
       return createScriptedModel(spec);
     case "openai":
       return lazyOpenAIModel({ ...options.openai, ...parseOpenAISpec(spec) });
+    case "bedrock":
+      return lazyBedrockModel({ ...options.bedrock, ...parseBedrockSpec(spec) });
     default:
       return addedModel(spec, prefix, providers[prefix]!);
   }

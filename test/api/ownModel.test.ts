@@ -98,9 +98,9 @@ describe("a model provider of the user's own", () => {
       code: "unknown_model",
       field: "model",
       spec: "theirs:big",
-      prefixes: ["scripted", "openai", "mine"],
+      prefixes: ["scripted", "openai", "bedrock", "mine"],
     });
-    expect((thrown as Error).message).toContain("scripted:, openai:, mine:");
+    expect((thrown as Error).message).toContain("scripted:, openai:, bedrock:, mine:");
     await expect(opened.runlog.events("never")).rejects.toMatchObject({ code: "not_found" });
     expect((await opened.runlog.list({})).runs).toEqual([]);
   });

@@ -116,7 +116,9 @@ describe("runlog --agents MODULE", () => {
       "hi",
     ]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/unknown model "quiet:x": .*known prefixes are scripted:, openai:, upper:/);
+    expect(other.stderr).toMatch(
+      /unknown model "quiet:x": .*known prefixes are scripted:, openai:, bedrock:, upper:/,
+    );
   });
 
   it("names the unknown agent and the ones the module has", async () => {

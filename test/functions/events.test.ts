@@ -46,7 +46,7 @@ describe("runlog.StartRun events", () => {
         code: "model_not_allowed",
         field: "model",
         spec: model,
-        allowed: ["scripted:demo", "openai:*"],
+        allowed: ["scripted:demo", "openai:*", "bedrock:*"],
       });
       expect(await env.store().read(runId)).toEqual([]);
       expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);

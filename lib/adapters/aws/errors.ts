@@ -65,6 +65,11 @@ const NETWORK_CODES = new Set([
   "ENETUNREACH",
   "ENOTFOUND",
   "EAI_AGAIN",
+  // HTTP/2 (the Bedrock client's transport): a stream or session the peer reset or went away from.
+  "ERR_HTTP2_STREAM_ERROR",
+  "ERR_HTTP2_SESSION_ERROR",
+  "ERR_HTTP2_GOAWAY_SESSION",
+  "ERR_HTTP2_STREAM_CANCEL",
 ]);
 /** The SDK's names for a request that timed out (its own socket and connection timeouts). */
 const TIMEOUT_NAMES = new Set(["TimeoutError", "RequestTimeout", "RequestTimeoutException"]);

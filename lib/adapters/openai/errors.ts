@@ -1,18 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { errorMessage, ModelRejectedError, ModelUnavailableError } from "../../core/errors.ts";
 import { redact } from "../../core/redact.ts";
-
-/**
- * How compatible servers say the prompt does not fit: OpenAI and Azure ("maximum context
- * length"), vLLM and LM Studio ("context length"), Mistral, Anthropic and Bedrock
- * ("too many tokens", "prompt is too long", "input is too long").
- */
-const CONTEXT_FULL_PATTERNS = [
-  /context[ _-]?(length|window)/i,
-  /maximum context/i,
-  /too many tokens/i,
-  /(prompt|input) is too long/i,
-];
+import { saysContextFull } from "../contextWindow.ts";
 
 /** Statuses whose message may describe a full context; never 429, whose "too many tokens" means a rate. */
 const CONTEXT_FULL_STATUSES = new Set([400, 413, 422, undefined]);
@@ -22,7 +11,7 @@ export function isContextLengthError(error: unknown): boolean {
   if (!(error instanceof APIError) || error instanceof APIConnectionError) return false;
   if (error.code === "context_length_exceeded") return true;
   if (!CONTEXT_FULL_STATUSES.has(error.status)) return false;
-  return CONTEXT_FULL_PATTERNS.some((pattern) => pattern.test(error.message));
+  return saysContextFull(error.message);
 }
 
 /**

@@ -3,8 +3,8 @@ import type { Stream } from "openai/core/streaming";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { errorMessage, ModelUnavailableError } from "../../core/errors.ts";
 import type { ModelReply } from "../../ports/model.ts";
+import { noTextBeforeDeadline } from "../deadline.ts";
 import type { ReplyAssembler } from "./assemble.ts";
-import { noTextBeforeDeadline } from "./deadline.ts";
 import { isContextLengthError, toModelError } from "./errors.ts";
 
 /** The reply to a prompt that does not fit the context window: not an error, an ending. */

@@ -1,4 +1,4 @@
-import { ModelUnavailableError } from "../../core/errors.ts";
+import { ModelUnavailableError } from "../core/errors.ts";
 
 /**
  * `pending`, or its end as soon as `stop` aborts (a cancel or the step's deadline: see
