@@ -174,19 +174,19 @@ export class RunlogClient {
   }
 
   /** Continue a run with a new user message (POST /runs/{id}/messages). */
-  send(runId: string, message: string, options?: ControlCallOptions): Promise<RunOutcome> {
+  async send(runId: string, message: string, options?: ControlCallOptions): Promise<RunOutcome> {
     const path = `/runs/${segment(runId, "runId")}/messages`;
     return this.#control(path, { message: text(message, "message") }, options);
   }
 
   /** Copy a run's log up to a seq into a new run, which goes on from there (POST /runs/{id}/fork). */
-  fork(request: ForkRunInput, options?: ControlCallOptions): Promise<RunOutcome> {
+  async fork(request: ForkRunInput, options?: ControlCallOptions): Promise<RunOutcome> {
     const { runId, ...body } = request ?? {};
     return this.#control(`/runs/${segment(runId, "runId")}/fork`, body, options);
   }
 
   /** Approve or reject a call waiting for a decision (POST /runs/{id}/approvals/{callId}); the last decision resumes the run. */
-  decide(
+  async decide(
     runId: string,
     callId: string,
     approved: boolean,
@@ -221,7 +221,7 @@ export class RunlogClient {
   }
 
   /** Cancel a run (POST /runs/{id}/cancel): whoever executes it stops at its next step. */
-  cancel(runId: string, actor: ActorInput = {}, options?: ControlCallOptions): Promise<RunOutcome> {
+  async cancel(runId: string, actor: ActorInput = {}, options?: ControlCallOptions): Promise<RunOutcome> {
     return this.#control(`/runs/${segment(runId, "runId")}/cancel`, actor, options);
   }
 

@@ -22,10 +22,15 @@ export interface ServedApp {
 
 const TOKEN = "client-test-token";
 
-export async function serveApp(label: string): Promise<ServedApp> {
+/** Serve the app; `live: false` serves it as the Lambda does, without a live feed (GET /runs/{id}/live is a 404). */
+export async function serveApp(label: string, { live = true } = {}): Promise<ServedApp> {
   const dir = tempDataDir(label);
   const local = await openLocal({ dataDir: dir, background: true, env: testEnv() });
-  const app = createApp(local.runlog, { allowScriptFiles: true, localToken: TOKEN, live: local.live });
+  const app = createApp(local.runlog, {
+    allowScriptFiles: true,
+    localToken: TOKEN,
+    ...(live ? { live: local.live } : {}),
+  });
   const requests: ServedApp["requests"] = [];
   let front: Front | undefined;
   const toApp = async (request: Request) => app.fetch(request);
