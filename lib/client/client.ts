@@ -60,9 +60,9 @@ const newKey = () => globalThis.crypto.randomUUID();
 export class RunlogClient {
   readonly #deps: TransportDeps;
 
-  /** @internal createClient makes one. */
-  constructor(deps: TransportDeps) {
-    this.#deps = deps;
+  /** A client of the API at `options.url` (createClient does the same); a bad option is an InvalidInputError naming it. */
+  constructor(options: ClientOptions) {
+    this.#deps = transportDeps(options);
   }
 
   #json<T>(request: ApiRequest): Promise<{ status: number; body: T }> {
@@ -235,8 +235,8 @@ export class RunlogClient {
   }
 }
 
-/** A client of runlog's HTTP API (`runlog/client`): `createClient({ url, auth: { type: "sigv4" } })`. */
-export function createClient(options: ClientOptions): RunlogClient {
+/** The transport of a client: the options checked, the authenticator made (a bad option fails here, not on the first call). */
+function transportDeps(options: ClientOptions): TransportDeps {
   let url: URL;
   try {
     url = new URL(options?.url);
@@ -251,11 +251,15 @@ export function createClient(options: ClientOptions): RunlogClient {
   if (typeof options.auth !== "object" || options.auth === null) {
     throw new InvalidInputError('auth: expected { type: "sigv4" | "bearer" | "none", … }', { field: "auth" });
   }
-  const fetch = options.fetch ?? globalThis.fetch;
-  return new RunlogClient({
+  return {
     url,
     authenticate: authenticator(options.auth, url),
-    fetch,
+    fetch: options.fetch ?? globalThis.fetch,
     retry: retryPolicy(options.retry),
-  });
+  };
+}
+
+/** A client of runlog's HTTP API (`runlog/client`): `createClient({ url, auth: { type: "sigv4" } })`. */
+export function createClient(options: ClientOptions): RunlogClient {
+  return new RunlogClient(options);
 }

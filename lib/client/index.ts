@@ -8,21 +8,25 @@ import "../requireNode.ts";
 export type { EventsPage, TruncatedEvent } from "../api/eventPage.ts";
 export type { ListedEvent } from "../api/followRun.ts";
 export type { RunOutcome } from "../api/types.ts";
-export type { BriefCall } from "../api/views.ts";
+export type { BriefCall, ResumePointView, ResumeView } from "../api/views.ts";
 export {
   ConflictError,
+  type ErrorFacts,
   ForbiddenError,
   IdempotencyKeyReusedError,
   InvalidInputError,
+  type InvalidInputOptions,
   LeaseHeldError,
   MissingIndexError,
   NotFoundError,
   PermanentError,
   RetryableError,
   RunlogError,
+  type RunlogErrorOptions,
   TooManyRunsError,
   UnauthorizedError,
 } from "../core/errors.ts";
+export type { ResumeKind, RunEvent, ToolCall } from "../core/events.ts";
 export type { RunStatus } from "../core/status.ts";
 export type { AwsCredentials, ClientAuth } from "./auth.ts";
 export { type ClientOptions, createClient, RunlogClient } from "./client.ts";
@@ -40,7 +44,6 @@ export type {
   ResumePointAnswer,
   ResumeRunAnswer,
   ResumeRunInput,
-  RunEvent,
   RunsPage,
   RunView,
   StartRunAnswer,
