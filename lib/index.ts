@@ -45,6 +45,7 @@ export {
   CorruptEventError,
   type ErrorCategory,
   type ErrorFacts,
+  ForbiddenError,
   IdempotencyKeyReusedError,
   IdTakenError,
   InvalidInputError,
@@ -60,6 +61,8 @@ export {
   RunlogError,
   type RunlogErrorOptions,
   StaleError,
+  TooManyRunsError,
+  UnauthorizedError,
   UnknownModelError,
 } from "./core/errors.ts";
 export {

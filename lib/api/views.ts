@@ -1,4 +1,4 @@
-import type { ToolCall } from "../core/events.ts";
+import type { ResumeKind, ToolCall } from "../core/events.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import type { RunOutcome } from "../steps/finish.ts";
 import type { ResumeResult } from "../steps/resume.ts";
@@ -14,9 +14,12 @@ export function outcomeView({ runId, status, output }: RunOutcome): RunOutcome {
  * run's outcome, and whether this request moved the run on (which generation, from where) or why
  * it did not, so a caller that arrived after another resumer finished can tell it resumed nothing.
  */
-export function resumeView(outcome: RunOutcome & { resume: ResumeResult }): Record<string, unknown> {
+export function resumeView(outcome: RunOutcome & { resume: ResumeResult }): ResumeView {
   return { ...outcomeView(outcome), ...resumeResultView(outcome.resume) };
 }
+
+/** What `POST /runs/{id}/resume` answers: the run's outcome and what the resume did. */
+export type ResumeView = RunOutcome & ReturnType<typeof resumeResultView>;
 
 /** What a resume did, without the run's outcome: what the resume function answers a ResumeRun event. */
 export function resumeResultView(resume: ResumeResult) {
@@ -34,14 +37,35 @@ export function headView({
   return head;
 }
 
-const brief = (calls: readonly ToolCall[]) =>
+/** A tool call as a resume point lists it: its id, name and arguments. */
+export type BriefCall = Pick<ToolCall, "id" | "name" | "arguments">;
+
+const brief = (calls: readonly ToolCall[]): BriefCall[] =>
   calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
+
+/** A resume point as JSON (resumePointView). */
+export type ResumePointView =
+  | {
+      resumable: true;
+      kind: ResumeKind;
+      description: string;
+      unansweredToolCalls: BriefCall[];
+      interruptedToolCalls: BriefCall[];
+      rerunToolCalls: BriefCall[];
+    }
+  | {
+      resumable: false;
+      reason: Extract<ResumePointAnswer, { resumable: false }>["reason"];
+      description: string;
+      seq?: number;
+      waitingToolCalls?: BriefCall[];
+    };
 
 /**
  * A resume point as JSON: what `runlog resume-point --json` prints and
  * `GET /runs/{id}/resume-point` answers.
  */
-export function resumePointView(point: ResumePointAnswer): Record<string, unknown> {
+export function resumePointView(point: ResumePointAnswer): ResumePointView {
   if (point.resumable) {
     return {
       resumable: true,

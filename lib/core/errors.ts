@@ -244,3 +244,9 @@ export class IdempotencyKeyReusedError extends ConflictError {
     );
   }
 }
+
+/**
+ * The request carries no identity the API accepts (no token, a wrong one, an unsigned request):
+ * HTTP 401. Permanent: the same request fails again until its credentials change.
+ */
+export class UnauthorizedError extends PermanentError {}

@@ -37,6 +37,11 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   /** The package's entry point `runlog`: the public API. */
   "lib/index.ts": ["lib/requireNode.ts", "lib/core", "lib/ports", "lib/agents", "lib/api"],
   "lib/http": ["lib/requireNode.ts", "lib/core", "lib/ports", "lib/api"],
+  /**
+   * `runlog/client`: the HTTP API's client. Of api, ports and http it takes types only (the
+   * request and answer shapes), which test/client/loading.test.ts holds it to: it loads core's errors.
+   */
+  "lib/client": ["lib/requireNode.ts", "lib/core", "lib/ports", "lib/api", "lib/http"],
   "lib/cli": ["lib/core", "lib/ports", "lib/agents", "lib/runtime", "lib/api", "lib/http"],
   /** `runlog/testing` also publishes the scripted model's script format. */
   "lib/testing": [
@@ -88,7 +93,8 @@ const SDKS = [
   "aws-local-stepfunctions",
   "dynalite",
 ];
-const SDK_LAYERS = new Set(["lib/adapters", "lib/runtime", "functions", "cdk"]);
+/** lib/client: only the credential chain, loaded when a client signs (PACKAGES names the one package). */
+const SDK_LAYERS = new Set(["lib/adapters", "lib/runtime", "lib/client", "functions", "cdk"]);
 
 /** Which npm packages each layer may import (`node:` for Node's builtins); SDKs only where SDK_LAYERS says. */
 const PACKAGES: Readonly<Record<string, readonly string[]>> = {
@@ -104,6 +110,13 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   "lib/requireNode.ts": [],
   "lib/index.ts": [],
   "lib/http": ["zod", "node:", "hono"],
+  "lib/client": [
+    "zod",
+    "eventsource-parser",
+    "@smithy/signature-v4",
+    "@smithy/core/checksum",
+    "@aws-sdk/credential-provider-node",
+  ],
   "lib/cli": ["node:", "@hono/node-server"],
   "lib/testing": ["node:"],
   /** `#agents`: the agents module the bundle serves (package.json `imports`). */

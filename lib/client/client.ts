@@ -1,0 +1,265 @@
+import type { ListedEvent } from "../api/followRun.ts";
+import type { RunOutcome } from "../api/types.ts";
+import { InvalidInputError } from "../core/errors.ts";
+import { authenticator, type ClientAuth } from "./auth.ts";
+import { type FollowOptions, follow } from "./follow.ts";
+import { type RetryOptions, retryPolicy } from "./retry.ts";
+import { type ApiRequest, sendJson, type TransportDeps } from "./transport.ts";
+import type {
+  ActorInput,
+  CallOptions,
+  ControlCallOptions,
+  EventPageAnswer,
+  EventPageInput,
+  ForkRunInput,
+  ListRunsInput,
+  ResumePointAnswer,
+  ResumeRunAnswer,
+  ResumeRunInput,
+  RunEvent,
+  RunsPage,
+  StartRunAnswer,
+  StartRunInput,
+} from "./types.ts";
+
+/** Where the API is and how to call it. */
+export interface ClientOptions {
+  /** The API's base URL: the stack's `ApiUrl` output, a custom domain (with its base path), or `runlog serve`'s address. */
+  url: string | URL;
+  /** How the client proves who it is: SigV4 (IAM), a bearer token (a JWT, `runlog serve`'s token), or none. */
+  auth: ClientAuth;
+  /** Retries of 429s, 5xx and failed connections. @default 4 attempts, 250 ms doubling to at most 20 s */
+  retry?: RetryOptions;
+  /** The fetch to send with (a proxy's, a test's). @default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** A string argument, or InvalidInputError naming it: checked here so that it cannot change the path it goes into. */
+function text(value: unknown, field: string): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new InvalidInputError(`${field}: expected a non-empty string`, { field });
+  }
+  return value;
+}
+
+const segment = (value: unknown, field: string) => encodeURIComponent(text(value, field));
+
+/** Spread `{key: value}` only when the value is present. */
+const present = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+
+/** A fresh Idempotency-Key for a call that has none: one per call, the same on each of its attempts. */
+const newKey = () => globalThis.crypto.randomUUID();
+
+/**
+ * runlog's HTTP API as typed calls: the methods of the library's `Runlog`, over the network. Each
+ * throws the runlog error class of the answer (NotFoundError, ConflictError …, with `response`
+ * saying what the answer was), retries 429s and 5xx, and sends an Idempotency-Key with every
+ * start and control call, so a retried start never starts two runs.
+ */
+export class RunlogClient {
+  readonly #deps: TransportDeps;
+
+  /** A client of the API at `options.url` (createClient does the same); a bad option is an InvalidInputError naming it. */
+  constructor(options: ClientOptions) {
+    this.#deps = transportDeps(options);
+  }
+
+  #json<T>(request: ApiRequest): Promise<{ status: number; body: T }> {
+    return sendJson<T>(this.#deps, request);
+  }
+
+  async #control<T>(path: string, body: unknown, options: ControlCallOptions | undefined): Promise<T> {
+    const { body: answer } = await this.#json<T>({
+      method: "POST",
+      path,
+      body,
+      idempotencyKey: options?.idempotencyKey ?? newKey(),
+      signal: options?.signal,
+    });
+    return answer;
+  }
+
+  /**
+   * Start a run (POST /runs); answers as it starts (`running`), the run going on on the server.
+   * Without a `runId`, an Idempotency-Key names the run, so a retry finds the same run.
+   */
+  async start(request: StartRunInput, options?: ControlCallOptions): Promise<StartRunAnswer> {
+    text(request?.agent, "agent");
+    text(request.input, "input");
+    if (request.runId !== undefined && options?.idempotencyKey !== undefined) {
+      throw new InvalidInputError("give either runId or an idempotencyKey, not both", { field: "runId" });
+    }
+    const { status, body } = await this.#json<RunOutcome>({
+      method: "POST",
+      path: "/runs",
+      body: request,
+      // A chosen runId already makes the start idempotent (and the API takes one or the other).
+      ...(request.runId === undefined ? { idempotencyKey: options?.idempotencyKey ?? newKey() } : {}),
+      signal: options?.signal,
+    });
+    return { ...body, created: status === 202 };
+  }
+
+  /** A run's status and final output (GET /runs/{id}). */
+  async get(runId: string, options?: CallOptions): Promise<RunOutcome> {
+    const path = `/runs/${segment(runId, "runId")}`;
+    return (await this.#json<RunOutcome>({ method: "GET", path, signal: options?.signal })).body;
+  }
+
+  /** Runs, newest first, a page at a time (GET /runs). */
+  async list(request: ListRunsInput = {}, options?: CallOptions): Promise<RunsPage> {
+    const query = {
+      ...present("limit", request.limit),
+      ...present("cursor", request.cursor),
+      ...present("status", request.status),
+      ...present("parent", request.parent),
+    };
+    return (await this.#json<RunsPage>({ method: "GET", path: "/runs", query, signal: options?.signal }))
+      .body;
+  }
+
+  /** One page of a run's events after `after` (GET /runs/{id}/events); `wait` long-polls. */
+  async eventPage(
+    runId: string,
+    request: EventPageInput = {},
+    options?: CallOptions,
+  ): Promise<EventPageAnswer> {
+    const path = `/runs/${segment(runId, "runId")}/events`;
+    const query = {
+      ...present("after", request.after),
+      ...present("limit", request.limit),
+      ...present("wait", request.wait),
+    };
+    return (await this.#json<EventPageAnswer>({ method: "GET", path, query, signal: options?.signal })).body;
+  }
+
+  /** Every event of a run after `afterSeq`, read page by page (an event too big for a page comes truncated). */
+  async events(runId: string, afterSeq = 0, options?: CallOptions): Promise<ListedEvent[]> {
+    const events: ListedEvent[] = [];
+    let after: number | undefined = afterSeq;
+    while (after !== undefined) {
+      const page: EventPageAnswer = await this.eventPage(runId, { after, limit: 1000 }, options);
+      events.push(...page.events);
+      after = page.next;
+    }
+    return events;
+  }
+
+  /** One event of a run, whole (GET /runs/{id}/events/{seq}). */
+  async event(runId: string, seq: number, options?: CallOptions): Promise<RunEvent> {
+    if (!Number.isInteger(seq) || seq < 1) {
+      throw new InvalidInputError(`seq: expected a whole number from 1, got ${seq}`, { field: "seq" });
+    }
+    const path = `/runs/${segment(runId, "runId")}/events/${seq}`;
+    return (await this.#json<{ event: RunEvent }>({ method: "GET", path, signal: options?.signal })).body
+      .event;
+  }
+
+  /** Where a run would resume and what resuming would do, or why it cannot (GET /runs/{id}/resume-point). */
+  async resumePoint(runId: string, options?: CallOptions): Promise<ResumePointAnswer> {
+    const path = `/runs/${segment(runId, "runId")}/resume-point`;
+    return (await this.#json<ResumePointAnswer>({ method: "GET", path, signal: options?.signal })).body;
+  }
+
+  /**
+   * Continue a run from its resume point (POST /runs/{id}/resume). A completed run is answered
+   * with `resumed: false`; any other run that cannot resume is a ConflictError whose
+   * `response.reason` says why (`awaiting_approval`, `cancelled` …).
+   */
+  async resume(request: ResumeRunInput, options?: CallOptions): Promise<ResumeRunAnswer> {
+    const path = `/runs/${segment(request?.runId, "runId")}/resume`;
+    const body = present("model", request.model);
+    return (await this.#json<ResumeRunAnswer>({ method: "POST", path, body, signal: options?.signal })).body;
+  }
+
+  /** Continue a run with a new user message (POST /runs/{id}/messages). */
+  async send(runId: string, message: string, options?: ControlCallOptions): Promise<RunOutcome> {
+    const path = `/runs/${segment(runId, "runId")}/messages`;
+    return this.#control(path, { message: text(message, "message") }, options);
+  }
+
+  /** Copy a run's log up to a seq into a new run, which goes on from there (POST /runs/{id}/fork). */
+  async fork(request: ForkRunInput, options?: ControlCallOptions): Promise<RunOutcome> {
+    const { runId, ...body } = request ?? {};
+    return this.#control(`/runs/${segment(runId, "runId")}/fork`, body, options);
+  }
+
+  /** Approve or reject a call waiting for a decision (POST /runs/{id}/approvals/{callId}); the last decision resumes the run. */
+  async decide(
+    runId: string,
+    callId: string,
+    approved: boolean,
+    actor: ActorInput = {},
+    options?: ControlCallOptions,
+  ): Promise<RunOutcome> {
+    if (typeof approved !== "boolean") {
+      throw new InvalidInputError("approved: expected true or false", { field: "approved" });
+    }
+    const path = `/runs/${segment(runId, "runId")}/approvals/${segment(callId, "callId")}`;
+    return this.#control(path, { approved, ...actor }, options);
+  }
+
+  /** Approve a call waiting for a decision. */
+  approve(
+    runId: string,
+    callId: string,
+    actor?: ActorInput,
+    options?: ControlCallOptions,
+  ): Promise<RunOutcome> {
+    return this.decide(runId, callId, true, actor, options);
+  }
+
+  /** Reject a call waiting for a decision; the model is told. */
+  reject(
+    runId: string,
+    callId: string,
+    actor?: ActorInput,
+    options?: ControlCallOptions,
+  ): Promise<RunOutcome> {
+    return this.decide(runId, callId, false, actor, options);
+  }
+
+  /** Cancel a run (POST /runs/{id}/cancel): whoever executes it stops at its next step. */
+  async cancel(runId: string, actor: ActorInput = {}, options?: ControlCallOptions): Promise<RunOutcome> {
+    return this.#control(`/runs/${segment(runId, "runId")}/cancel`, actor, options);
+  }
+
+  /**
+   * A run's events as they are appended, each once and in seq order, across dropped connections
+   * (see follow.ts): `for await (const event of client.follow(runId)) …`, `break` to stop.
+   */
+  follow(runId: string, options?: FollowOptions): AsyncGenerator<ListedEvent, void, undefined> {
+    text(runId, "runId");
+    return follow(this.#deps, runId, options);
+  }
+}
+
+/** The transport of a client: the options checked, the authenticator made (a bad option fails here, not on the first call). */
+function transportDeps(options: ClientOptions): TransportDeps {
+  let url: URL;
+  try {
+    url = new URL(options?.url);
+  } catch {
+    throw new InvalidInputError(`url: expected an absolute URL, got ${JSON.stringify(options?.url)}`, {
+      field: "url",
+    });
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new InvalidInputError(`url: expected an http or https URL, got ${url.protocol}`, { field: "url" });
+  }
+  if (typeof options.auth !== "object" || options.auth === null) {
+    throw new InvalidInputError('auth: expected { type: "sigv4" | "bearer" | "none", … }', { field: "auth" });
+  }
+  return {
+    url,
+    authenticate: authenticator(options.auth, url),
+    fetch: options.fetch ?? globalThis.fetch,
+    retry: retryPolicy(options.retry),
+  };
+}
+
+/** A client of runlog's HTTP API (`runlog/client`): `createClient({ url, auth: { type: "sigv4" } })`. */
+export function createClient(options: ClientOptions): RunlogClient {
+  return new RunlogClient(options);
+}

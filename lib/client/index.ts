@@ -1,0 +1,51 @@
+/**
+ * `runlog/client`: runlog's HTTP API as typed calls, for a backend that starts and steers runs on
+ * a deployed stack (or `runlog serve`). It loads no AWS SDK client and no HTTP framework: fetch,
+ * and the SigV4 signer with the credential chain only once a client signs.
+ */
+import "../requireNode.ts";
+
+export type { EventsPage, TruncatedEvent } from "../api/eventPage.ts";
+export type { ListedEvent } from "../api/followRun.ts";
+export type { RunOutcome } from "../api/types.ts";
+export type { BriefCall, ResumePointView, ResumeView } from "../api/views.ts";
+export {
+  ConflictError,
+  type ErrorFacts,
+  ForbiddenError,
+  IdempotencyKeyReusedError,
+  InvalidInputError,
+  type InvalidInputOptions,
+  LeaseHeldError,
+  MissingIndexError,
+  NotFoundError,
+  PermanentError,
+  RetryableError,
+  RunlogError,
+  type RunlogErrorOptions,
+  TooManyRunsError,
+  UnauthorizedError,
+} from "../core/errors.ts";
+export type { ResumeKind, RunEvent, ToolCall } from "../core/events.ts";
+export type { RunStatus } from "../core/status.ts";
+export type { AwsCredentials, ClientAuth } from "./auth.ts";
+export { type ClientOptions, createClient, RunlogClient } from "./client.ts";
+export type { ClientError, ErrorResponse } from "./errors.ts";
+export type { FollowOptions } from "./follow.ts";
+export type { RetryOptions } from "./retry.ts";
+export type {
+  ActorInput,
+  CallOptions,
+  ControlCallOptions,
+  EventPageAnswer,
+  EventPageInput,
+  ForkRunInput,
+  ListRunsInput,
+  ResumePointAnswer,
+  ResumeRunAnswer,
+  ResumeRunInput,
+  RunsPage,
+  RunView,
+  StartRunAnswer,
+  StartRunInput,
+} from "./types.ts";

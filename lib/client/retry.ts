@@ -1,0 +1,73 @@
+/** How the client tries again after a 429, a 5xx or a connection that failed. */
+export interface RetryOptions {
+  /** Attempts in all, the first included (1: never retry). @default 4 */
+  attempts?: number;
+  /** The first wait when the answer gives no Retry-After; doubled each attempt, with jitter. @default 250 */
+  baseDelayMs?: number;
+  /**
+   * The longest wait between two attempts. A Retry-After longer than this is not waited for:
+   * the error is thrown at once, its `response.retryAfterMs` saying when to come back. @default 20_000
+   */
+  maxDelayMs?: number;
+  /** How to wait (abortable). @default a timer */
+  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+}
+
+/** RetryOptions with every default applied. */
+export type RetryPolicy = Required<RetryOptions>;
+
+/** RetryOptions with the defaults. */
+export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
+  return {
+    attempts: Math.max(1, Math.floor(options.attempts ?? 4)),
+    baseDelayMs: options.baseDelayMs ?? 250,
+    maxDelayMs: options.maxDelayMs ?? 20_000,
+    sleep: options.sleep ?? sleep,
+  };
+}
+
+/** A status worth trying again: throttled, or the server's (or a gateway's) failure. */
+export const retryableStatus = (status: number) => status === 429 || status >= 500;
+
+/** Retry-After in milliseconds: seconds (`120`) or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null) return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The wait before attempt `retry` + 1 (retry counts from 0): Retry-After where the server gave one,
+ * else capped exponential backoff with full jitter, so many clients throttled at once do not come
+ * back together. Undefined: the server asked for longer than maxDelayMs, so do not wait.
+ */
+export function delayBefore(
+  retry: number,
+  policy: RetryPolicy,
+  asked: number | undefined,
+): number | undefined {
+  if (asked !== undefined) return asked <= policy.maxDelayMs ? asked : undefined;
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+/** Wait `ms`, or reject with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
