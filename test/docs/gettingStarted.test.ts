@@ -136,12 +136,21 @@ describe(`${PAGE}, run as written`, () => {
     // Killed after its first note, resumed: that call answered as interrupted, each note once.
     const crashed = await events(data, "crashed");
     expect(crashed.filter((e) => e.type === "resumed")).toHaveLength(1);
-    expect(crashed.filter((e) => e.type === "tool_result" && e.interrupted)).toHaveLength(1);
+    // The crash came as the first of the batch's two parallel notes finished: that call is answered
+    // as interrupted, and so is the other if it had started by then (a race), else it ran on resume.
+    const interrupted = crashed.filter((e) => e.type === "tool_result" && e.interrupted);
+    expect(interrupted.length).toBeGreaterThanOrEqual(1);
+    expect(interrupted.length).toBeLessThanOrEqual(2);
     expect(crashed.at(-1)).toMatchObject({ type: "model_response", stop: "stop" });
     const counts = new Map<string, number>();
     for (const note of notes(data)) counts.set(note, (counts.get(note) ?? 0) + 1);
-    // day-out, crashed and the fork day-out-2 each wrote the two notes once.
-    expect(Object.fromEntries(counts)).toEqual({ "Pack sunglasses": 3, "Book a table by the river": 3 });
+    // day-out and the fork day-out-2 each wrote the two notes once; crashed wrote each at most once
+    // (a call answered as interrupted may have died before its note): never a note run twice.
+    expect([...counts.keys()].sort()).toEqual(["Book a table by the river", "Pack sunglasses"]);
+    for (const count of counts.values()) expect([2, 3]).toContain(count);
+    expect(counts.get("Pack sunglasses")! + counts.get("Book a table by the river")!).toBeGreaterThanOrEqual(
+      4 + (2 - interrupted.length),
+    );
 
     // Paused for approval, approved, sent once.
     const lunch = await events(data, "lunch");
