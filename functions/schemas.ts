@@ -41,10 +41,16 @@ export const ResumeRunDetail = ResumeBody.extend({
   input: MessageBody.shape.message.optional(),
 });
 
-/** What Step Functions emits when an execution ends; `input` is the execution's input as JSON text. */
+/**
+ * What Step Functions emits when an execution ends; `input` is the execution's input as JSON text.
+ * `error` and `cause` are what a StopExecution gave (null when nothing was given).
+ */
 export const ExecutionEndedDetail = z.object({
   executionArn: z.string(),
+  name: z.string().nullish(),
   status: z.enum(["FAILED", "TIMED_OUT", "ABORTED"]),
+  error: z.string().nullish(),
+  cause: z.string().nullish(),
   input: z
     .string()
     .transform((text, ctx) => {

@@ -52,6 +52,16 @@ export function assertCurrent(runId: string, facts: LogFacts, generation: number
       generation,
     });
   }
+  if (facts.stopped?.generation === generation) {
+    // Its execution was stopped outside runlog: a Lambda still under way writes nothing more.
+    throw new StaleError(
+      `run ${runId}: the execution of generation ${generation} was stopped outside runlog`,
+      {
+        runId,
+        generation,
+      },
+    );
+  }
   if (facts.generation > generation) {
     throw new StaleError(
       `run ${runId} is owned by generation ${facts.generation}; this step is of ${generation}`,
