@@ -52,16 +52,6 @@ export function assertCurrent(runId: string, facts: LogFacts, generation: number
       generation,
     });
   }
-  if (facts.stopped?.generation === generation) {
-    // Its execution was stopped outside runlog: a Lambda still under way writes nothing more.
-    throw new StaleError(
-      `run ${runId}: the execution of generation ${generation} was stopped outside runlog`,
-      {
-        runId,
-        generation,
-      },
-    );
-  }
   if (facts.generation > generation) {
     throw new StaleError(
       `run ${runId} is owned by generation ${facts.generation}; this step is of ${generation}`,
@@ -71,4 +61,17 @@ export function assertCurrent(runId: string, facts: LogFacts, generation: number
       },
     );
   }
+}
+
+/**
+ * Stop a step of a generation whose execution was stopped outside runlog (a Lambda still under
+ * way when the console stopped its execution): it writes nothing more. The `resumed` event that
+ * opens the next generation is what ends the stop, so it alone may still be written.
+ */
+export function assertNotStopped(runId: string, facts: LogFacts, generation: number): void {
+  if (facts.stopped?.generation !== generation) return;
+  throw new StaleError(`run ${runId}: the execution of generation ${generation} was stopped outside runlog`, {
+    runId,
+    generation,
+  });
 }
