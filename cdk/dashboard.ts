@@ -89,6 +89,8 @@ export class RunlogDashboard extends Construct {
           sum(METRICS.sweepResumed, "resumed"),
           sum(METRICS.sweepFailed, "failed"),
           sum(METRICS.sweepGaveUp, "gave up"),
+          sum(METRICS.approvalsExpired, "approvals expired"),
+          sum(METRICS.executionsStoppedOutside, "stopped outside runlog"),
         ],
         [runlogMetric(deployment, METRICS.oldestStaleRunAge, Stats.MAXIMUM, PERIOD, "oldest stale run (s)")],
       ),

@@ -12,7 +12,10 @@ export const START_RUN = "runlog.StartRun";
 export const RESUME_RUN = "runlog.ResumeRun";
 /** The events that steer a run already started (functions/steerRun.ts). */
 export const STEER_RUN = ["runlog.SendMessage", "runlog.Decide", "runlog.CancelRun"];
-/** Execution endings after which a run may need resuming (SUCCEEDED never does). */
+/**
+ * Execution endings after which a run may need resuming (SUCCEEDED never does). ABORTED is
+ * delivered too, so that a stop made outside runlog is recorded and the run left to a person.
+ */
 export const ENDINGS_TO_RESUME = ["FAILED", "TIMED_OUT", "ABORTED"];
 
 export interface TriggersProps {
@@ -54,7 +57,7 @@ export class Triggers extends Construct {
       targets: [target(props.sweeper)],
     });
     new Rule(this, "ExecutionEnded", {
-      description: "runlog: resume a run when its execution failed, timed out or was aborted",
+      description: "runlog: resume a run when its execution failed or timed out; record an outside stop",
       eventPattern: {
         source: ["aws.states"],
         detailType: ["Step Functions Execution Status Change"],

@@ -5,6 +5,7 @@ import { RESUMED_BY } from "../lib/core/events.ts";
 import { mayAccess, type Owner } from "../lib/core/principal.ts";
 import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
 import { checkEventModel } from "../lib/runtime/modelAllow.ts";
+import { recordOutsideStop } from "../lib/steps/outsideStop.ts";
 import { resumeRun } from "../lib/steps/resume.ts";
 import { recoverRun, type SweepOutcome } from "../lib/steps/sweep.ts";
 import { awsDeps } from "./deps.ts";
@@ -55,10 +56,11 @@ async function assertEventMayResume(
 }
 
 /**
- * Resumes runs: after an execution failed, timed out or was aborted (under the
- * sweeper's limits and backoff, as it is automatic), or when a
- * `runlog.ResumeRun` event asks for it (as a person would, no limits; never with a
- * `scripted:FILE` model).
+ * Resumes runs: after an execution failed or timed out (under the sweeper's limits and backoff,
+ * as it is automatic), or when a `runlog.ResumeRun` event asks for it (as a person would, no
+ * limits; never with a `scripted:FILE` model). An execution that ended ABORTED without runlog
+ * having stopped it (the console's StopExecution) is recorded as stopped outside runlog and left
+ * `interrupted` for a person (lib/steps/outsideStop.ts); runlog's own stops (a cancel) rest as before.
  */
 export const handler = controlHandler(
   "resume",
@@ -72,7 +74,17 @@ export const handler = controlHandler(
         await resumeRun(deps, { runId, by: RESUMED_BY.event, ...defined({ model, input }) }),
       );
     }
-    return recoverRun(deps, event.detail.input.runId, AWS_SWEEP);
+    const { detail } = event;
+    if (detail.status === "ABORTED") {
+      await recordOutsideStop(deps, {
+        runId: detail.input.runId,
+        generation: detail.input.generation,
+        ...defined({ execution: detail.name ?? undefined, error: detail.error ?? undefined }),
+        ...defined({ cause: detail.cause ?? undefined }),
+      });
+    }
+    // A stopped run is rested `interrupted` there, not resumed (lib/steps/sweep.ts).
+    return recoverRun(deps, detail.input.runId, AWS_SWEEP);
   },
   {
     keys: (event) => ({

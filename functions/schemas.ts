@@ -73,10 +73,16 @@ export const DecideDetail = DecisionBody.extend({ ...steered, callId: CallId });
 /** `runlog.CancelRun`: cancel a run, as POST /runs/{id}/cancel's body. */
 export const CancelRunDetail = CancelBody.extend(steered);
 
-/** What Step Functions emits when an execution ends; `input` is the execution's input as JSON text. */
+/**
+ * What Step Functions emits when an execution ends; `input` is the execution's input as JSON text.
+ * `error` and `cause` are what a StopExecution gave (null when nothing was given).
+ */
 export const ExecutionEndedDetail = z.object({
   executionArn: z.string(),
+  name: z.string().nullish(),
   status: z.enum(["FAILED", "TIMED_OUT", "ABORTED"]),
+  error: z.string().nullish(),
+  cause: z.string().nullish(),
   input: z
     .string()
     .transform((text, ctx) => {

@@ -23,6 +23,7 @@ export { type ResumePointAnswer, Runlog } from "./api/runlog.ts";
 export type {
   Actor,
   ControlOptions,
+  ExpiryReport,
   ForkRequest,
   ForkResult,
   ListRequest,

@@ -1,7 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { Metrics } from "@aws-lambda-powertools/metrics";
 import { METRICS, type ModelFailureKind } from "../../lib/adapters/aws/metrics.ts";
-import type { RunEvent } from "../../lib/core/events.ts";
+import { DECIDED_BY_TIMEOUT, type RunEvent } from "../../lib/core/events.ts";
 import type { StepObserver } from "../../lib/steps/deps.ts";
 import { emit } from "./emit.ts";
 
@@ -55,10 +55,15 @@ function emitFor(metrics: Metrics, event: RunEvent): void {
     case "resumed":
       emit(metrics, [[METRICS.resumes, 1]], { by: event.by ?? "unknown", kind: event.kind });
       return;
+    case "tool_decided":
+      if (event.by === DECIDED_BY_TIMEOUT) emit(metrics, [[METRICS.approvalsExpired, 1]], {});
+      return;
+    case "execution_stopped":
+      emit(metrics, [[METRICS.executionsStoppedOutside, 1]], {});
+      return;
     case "run_started":
     case "user_message":
     case "tool_started":
-    case "tool_decided":
     case "cancelled":
       return;
     default: {

@@ -19,6 +19,14 @@ export interface ToolDefinition<Schema extends z.ZodType> {
   timeoutMs?: number;
   /** A person must approve each call (or each call for which this returns true) before it runs. @default false */
   needsApproval?: boolean | ((args: z.output<Schema>) => boolean);
+  /**
+   * With `needsApproval`: how long (ms) after the model asked for a call that call waits for a
+   * decision. Undecided by then, it is answered as rejected with the reason "approval expired"
+   * (a decision `by: "timeout"`) and the run goes on. The deadline is the log's (the asking
+   * response's time plus this), so it holds across restarts; the sweep (`runlog sweep`, the
+   * deployed sweeper) records the expiry. @default no expiry: a call waits for a person however long
+   */
+  approvalTimeoutMs?: number;
   run(args: z.output<Schema>, context: ToolContext): Promise<unknown> | unknown;
 }
 
@@ -40,6 +48,21 @@ export function defineTool<Schema extends z.ZodType>(
       `tool ${definition.name}: timeoutMs must be a positive integer, got ${timeoutMs}`,
     );
   }
+  const { approvalTimeoutMs } = definition;
+  if (approvalTimeoutMs !== undefined) {
+    if (!Number.isInteger(approvalTimeoutMs) || approvalTimeoutMs <= 0) {
+      throw new InvalidInputError(
+        `tool ${definition.name}: approvalTimeoutMs must be a positive integer, got ${approvalTimeoutMs}`,
+        { field: "approvalTimeoutMs" },
+      );
+    }
+    if (definition.needsApproval === undefined || definition.needsApproval === false) {
+      throw new InvalidInputError(
+        `tool ${definition.name}: approvalTimeoutMs needs needsApproval: no call of this tool waits for approval`,
+        { field: "approvalTimeoutMs" },
+      );
+    }
+  }
   const tool: Tool<z.output<Schema>> = {
     name: definition.name,
     description: definition.description,
@@ -51,6 +74,7 @@ export function defineTool<Schema extends z.ZodType>(
       return typeof rule === "function" ? rule(args) : rule;
     },
     run: async (args, context) => definition.run(args, context),
+    ...(approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs }),
   };
   toolSpec(tool as Tool<unknown>);
   return tool;

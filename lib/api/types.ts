@@ -131,9 +131,10 @@ export interface ListRequest {
   parent?: string;
 }
 
-export type { RedriveOutcome, RedriveReport } from "../steps/redrive.ts";
 // The sweep's and the redrive's options and reports are the steps' own shapes, exported as they are:
 // one declaration each, so the public type cannot drift from what the step takes and returns.
+export type { ExpiryReport } from "../steps/expireApprovals.ts";
+export type { RedriveOutcome, RedriveReport } from "../steps/redrive.ts";
 export type { SweepOptions, SweepOutcome, SweepReport } from "../steps/sweep.ts";
 
 /** Which failed runs a redrive resumes, and how fast. */

@@ -204,7 +204,14 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: { "stale-after": { type: "string" }, "max-resumes": { type: "string" } },
     positionals: { min: 0, max: 0, names: "no arguments" },
     withoutRuns: (context) =>
-      printSweep(context, { examined: 0, resumed: [], skipped: [], failed: [], complete: true }),
+      printSweep(context, {
+        examined: 0,
+        resumed: [],
+        skipped: [],
+        failed: [],
+        complete: true,
+        approvals: { examined: 0, expired: [], failed: [], complete: true },
+      }),
     run: async (context, values) => {
       // Locally a dead executor is known at once (its process is gone), so by default nothing waits.
       const staleAfter = parseCount("--stale-after", str(values, "stale-after")) ?? 0;
@@ -256,8 +263,19 @@ function printSweep({ io, json }: Omit<CommandContext, "local">, report: SweepRe
       io.out(`  resumed ${run.runId} (generation ${run.generation}, ${run.kind})`);
     for (const run of report.skipped) io.out(`  skipped ${run.runId}: ${run.why}`);
     for (const run of report.failed) io.out(`  failed  ${run.runId}: ${run.error}`);
+    const { approvals } = report;
+    if (approvals.expired.length > 0 || approvals.failed.length > 0) {
+      io.out(
+        `examined ${approvals.examined} paused run(s): approvals expired in ${approvals.expired.length}`,
+      );
+    }
+    for (const run of approvals.expired) {
+      const went = run.generation === undefined ? "" : `; went on as generation ${run.generation}`;
+      io.out(`  expired ${run.runId}: ${run.callIds.join(", ") || "(decided before)"}${went}`);
+    }
+    for (const run of approvals.failed) io.out(`  failed  ${run.runId}: ${run.error}`);
   }
-  return report.failed.length > 0 ? 1 : 0;
+  return report.failed.length > 0 || report.approvals.failed.length > 0 ? 1 : 0;
 }
 
 function printRedrive({ io, json }: Omit<CommandContext, "local">, report: RedriveReport): number {

@@ -37,6 +37,8 @@ export function describeEvent(event: RunEvent): string {
       return `${event.approved ? "approved" : "rejected"} ${event.callId} by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
     case "cancelled":
       return `cancelled by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
+    case "execution_stopped":
+      return `${event.reason} (generation ${event.generation}): resume it by hand`;
     default:
       return assertNever(event);
   }

@@ -68,6 +68,14 @@ export function classify(events: readonly RunEvent[], start?: LogStart): Classif
 
 /** classify, from facts already read (of a whole log or of a tail). */
 export function classifyFacts(facts: LogFacts): Classification {
+  const classification = classifyTail(facts);
+  if (!facts.stopped || !classification.resumable) return classification;
+  // Stopped outside runlog: resumable as it stands, but only by a person (sweep.ts, redrive.ts).
+  const description = `${facts.stopped.reason}; a person's resume goes on: ${classification.description}`;
+  return { ...classification, description };
+}
+
+function classifyTail(facts: LogFacts): Classification {
   if (facts.problem) {
     return notResumable("malformed", `seq ${facts.problem.seq}: ${facts.problem.message}`, facts.problem.seq);
   }
@@ -123,7 +131,8 @@ export function classifyFacts(facts: LogFacts): Classification {
     case "tool_decided":
       return classifyBatch(facts.batch!);
     case "cancelled":
-      throw new Error("unreachable: a cancel is handled before the tail");
+    case "execution_stopped":
+      throw new Error(`unreachable: ${last.type} is a marker, never the last event read`);
     default:
       return assertNever(last);
   }

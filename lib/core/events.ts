@@ -105,6 +105,12 @@ export const ModelResponseSchema = z.object({
   ms: z.number().min(0).optional(),
   /** Calls that must be approved by a person before they run. */
   approvals: z.array(z.string().min(1)).optional(),
+  /**
+   * Of those calls, the ones whose approval expires, by call id: how long (ms) after this event's
+   * `at` a call still undecided is answered as rejected (lib/core/approvalExpiry.ts). Recorded
+   * here, so the deadline is the log's, whatever the tool says after a deploy.
+   */
+  approvalTimeouts: z.record(z.string().min(1), z.number().int().min(1)).optional(),
 });
 
 export const ModelFailedSchema = z.object({
@@ -174,6 +180,8 @@ export const RESUMED_BY = {
   event: "event",
   /** A redrive: a run whose model call failed for a retryable reason, resumed after the outage. */
   redrive: "redrive",
+  /** An approval expired: its calls were answered as rejected by `timeout` and the run went on. */
+  timeout: "timeout",
 } as const;
 
 export const ToolDecidedSchema = z.object({
@@ -181,7 +189,7 @@ export const ToolDecidedSchema = z.object({
   type: z.literal("tool_decided"),
   callId: z.string().min(1),
   approved: z.boolean(),
-  /** Who decided: the authenticated caller. */
+  /** Who decided: the authenticated caller, or DECIDED_BY_TIMEOUT when the approval expired. */
   by: z.string().min(1),
   /** Whom the caller said it decided for (a request body's `by`): kept beside `by`, never instead of it. */
   onBehalfOf: z.string().min(1).optional(),
@@ -202,6 +210,35 @@ export const CancelledSchema = z.object({
   idempotencyKey: IdempotencyKeySchema.optional(),
 });
 
+/** The `by` of a decision runlog recorded because an approval expired (lib/core/approvalExpiry.ts). */
+export const DECIDED_BY_TIMEOUT = "timeout";
+/** The `reason` of that decision: what the model is told about the call. */
+export const APPROVAL_EXPIRED = "approval expired";
+
+/** The reason an `execution_stopped` event records. */
+export const STOPPED_OUTSIDE = "execution stopped outside runlog";
+
+/**
+ * The execution of `generation` was stopped by someone outside runlog (Step Functions'
+ * StopExecution from the console or the CLI): runlog's own stops (a cancel) are recorded before
+ * they are made, so a stop the log does not explain is this. The run rests `interrupted` and no
+ * automatic resume (sweeper, redrive, failure events) moves it: only a person's resume, whose
+ * `resumed` event ends the stop.
+ */
+export const ExecutionStoppedSchema = z.object({
+  ...base,
+  type: z.literal("execution_stopped"),
+  /** The generation whose execution was stopped. */
+  generation: z.number().int().min(1),
+  /** STOPPED_OUTSIDE. */
+  reason: z.string().min(1),
+  /** The execution's name. */
+  execution: z.string().min(1).optional(),
+  /** The error and cause the stopper gave, if any. */
+  error: z.string().optional(),
+  cause: z.string().optional(),
+});
+
 export const EventSchema = z.discriminatedUnion("type", [
   RunStartedSchema,
   UserMessageSchema,
@@ -212,6 +249,7 @@ export const EventSchema = z.discriminatedUnion("type", [
   ResumedSchema,
   ToolDecidedSchema,
   CancelledSchema,
+  ExecutionStoppedSchema,
 ]);
 
 export type RunEvent = z.infer<typeof EventSchema>;
@@ -222,6 +260,7 @@ export type ModelResponse = EventOf<"model_response">;
 export type ToolResult = EventOf<"tool_result">;
 export type ToolDecided = EventOf<"tool_decided">;
 export type CancelledEvent = EventOf<"cancelled">;
+export type ExecutionStopped = EventOf<"execution_stopped">;
 
 /** An event before the store gives it a position: what steps build. */
 export type NewEvent = RunEvent extends infer E

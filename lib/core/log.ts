@@ -1,4 +1,12 @@
-import type { CancelledEvent, ModelResponse, RunEvent, ToolCall, ToolDecided, ToolResult } from "./events.ts";
+import type {
+  CancelledEvent,
+  ExecutionStopped,
+  ModelResponse,
+  RunEvent,
+  ToolCall,
+  ToolDecided,
+  ToolResult,
+} from "./events.ts";
 
 /** The tool calls of the latest response that asked for tools, and what became of each. */
 export interface ToolBatch {
@@ -40,6 +48,11 @@ export interface LogFacts {
   agent?: string;
   /** Set once the run was cancelled: nothing may be written after it. */
   cancelled?: CancelledEvent;
+  /**
+   * Set while the latest execution was stopped outside runlog: until a `resumed` event (a
+   * person's resume), nothing resumes the run automatically.
+   */
+  stopped?: ExecutionStopped;
 }
 
 /** The calls of a batch that have no result yet. */
@@ -235,6 +248,7 @@ export class LogReader {
         }
         facts.generation = event.generation;
         facts.generationSteps = 0;
+        delete facts.stopped;
         if (event.model) facts.model = event.model;
         if (event.input !== undefined) {
           // A new message closes the batch: its open calls count as interrupted.
@@ -244,6 +258,15 @@ export class LogReader {
         break;
       case "cancelled":
         facts.cancelled = event;
+        break;
+      case "execution_stopped":
+        if (event.generation !== facts.generation) {
+          return fail(
+            event.seq,
+            `a stop of generation ${event.generation}, but the log is at ${facts.generation}`,
+          );
+        }
+        facts.stopped = event;
         break;
       default:
         return assertNever(event);

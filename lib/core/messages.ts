@@ -1,4 +1,4 @@
-import type { RunEvent, ToolCall } from "./events.ts";
+import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT, type RunEvent, type ToolCall } from "./events.ts";
 
 /** A provider-neutral chat message; adapters translate these to their wire format. */
 export type ChatMessage =
@@ -43,6 +43,8 @@ export const UNDECIDED_TOOL_RESULT =
 
 /** What the model is told about a call a person rejected. */
 export function rejectedToolResult(by: string, reason?: string): string {
+  if (by === DECIDED_BY_TIMEOUT)
+    return `This tool call was not run: it was rejected: ${reason ?? APPROVAL_EXPIRED}.`;
   return `This tool call was not run: ${by} rejected it${reason ? `: ${reason}` : "."}`;
 }
 

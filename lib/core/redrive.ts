@@ -25,6 +25,7 @@ export function redrivable(facts: LogFacts): Redrivability {
   const no = (why: string): Redrivability => ({ redrivable: false, why });
   if (facts.problem) return no(`malformed: ${facts.problem.message}`);
   if (facts.cancelled) return no("cancelled");
+  if (facts.stopped) return no(`${facts.stopped.reason}: a person resumes it`);
   const last = facts.last;
   if (last?.type !== "model_failed") return no("does not end in a failed model call");
   if (!last.retryable) return no(`the model rejected the request (${last.error.name}): it would fail again`);

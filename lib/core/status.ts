@@ -41,12 +41,14 @@ export function restingStatus(
   classification: Classification,
   start?: LogStart,
 ): RunStatus {
-  if (!classification.resumable) return stoppedStatus(classification);
   return restingStatusOf(readLog(events, start), classification);
 }
 
 /** restingStatus, from facts already read (of a whole log or of a tail) and their classification. */
 export function restingStatusOf(facts: LogFacts, classification: Classification): RunStatus {
+  if (facts.stopped && (classification.resumable || classification.reason === "awaiting_approval")) {
+    return "interrupted";
+  }
   if (!classification.resumable) return stoppedStatus(classification);
   return facts.last?.type === "model_failed" ? "failed" : "interrupted";
 }

@@ -17,6 +17,11 @@ export interface Tool<Args = unknown> {
   timeoutMs: number;
   /** Whether a call with these arguments must wait for a person's approval. */
   needsApproval(args: Args): boolean;
+  /**
+   * How long (ms) a call that waits for approval waits: undecided by then, it is answered as
+   * rejected ("approval expired") and the run goes on. Undefined: it waits for a person however long.
+   */
+  approvalTimeoutMs?: number;
   run(args: Args, context: ToolContext): Promise<unknown>;
 }
 

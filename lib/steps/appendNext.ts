@@ -62,3 +62,16 @@ export function assertCurrent(runId: string, facts: LogFacts, generation: number
     );
   }
 }
+
+/**
+ * Stop a step of a generation whose execution was stopped outside runlog (a Lambda still under
+ * way when the console stopped its execution): it writes nothing more. The `resumed` event that
+ * opens the next generation is what ends the stop, so it alone may still be written.
+ */
+export function assertNotStopped(runId: string, facts: LogFacts, generation: number): void {
+  if (facts.stopped?.generation !== generation) return;
+  throw new StaleError(`run ${runId}: the execution of generation ${generation} was stopped outside runlog`, {
+    runId,
+    generation,
+  });
+}

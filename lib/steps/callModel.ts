@@ -64,6 +64,7 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
     (await ask(deps, model, request, modelDeadline(startedAt, deps.stepTimeoutSeconds)));
   const reply = normalize(got.value);
   const approvals = callsNeedingApproval(agent, reply);
+  const approvalTimeouts = expiringApprovals(agent, reply, approvals);
   deps.faults.reached("model:after-call");
 
   const append = () =>
@@ -80,6 +81,7 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
           ms: got.ms,
           ...(reply.usage ? { usage: reply.usage } : {}),
           ...(approvals.length > 0 ? { approvals } : {}),
+          ...(approvalTimeouts === undefined ? {} : { approvalTimeouts }),
         },
         // The response is an anchor: it alone says what comes next (no copy or re-read of a long log).
         result: (event) =>
@@ -211,6 +213,20 @@ function callsNeedingApproval(agent: Agent, reply: ModelReply): string[] {
       return "args" in parsed && needsApproval(tool, parsed.args);
     })
     .map((call) => call.id);
+}
+
+/** Of the calls that ask a person, those whose tool lets the approval expire: how long each waits (ms). */
+function expiringApprovals(
+  agent: Agent,
+  reply: ModelReply,
+  approvals: readonly string[],
+): Record<string, number> | undefined {
+  const timeouts: [string, number][] = [];
+  for (const call of reply.toolCalls) {
+    const ms = approvals.includes(call.id) ? findTool(agent, call.name)?.approvalTimeoutMs : undefined;
+    if (ms !== undefined) timeouts.push([call.id, ms]);
+  }
+  return timeouts.length > 0 ? Object.fromEntries(timeouts) : undefined;
 }
 
 /** A tool's own approval rule; what it throws is the tool's fault, named as such, not the model's. */

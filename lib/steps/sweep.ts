@@ -7,6 +7,7 @@ import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import { countedAutoResumes, nextAutoResumeAt } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
+import { type ExpiryReport, expireApprovals } from "./expireApprovals.ts";
 import { openGeneration } from "./generation/open.ts";
 import { lastWriteAt, openedGeneration } from "./generation/opened.ts";
 import { resumeResult } from "./generation/outcome.ts";
@@ -67,6 +68,11 @@ export interface SweepReport {
    * a person aside: what an alarm on recovery falling behind watches. Absent when there was none.
    */
   oldestStaleAgeMs?: number;
+  /**
+   * The pass over `paused` runs after the recovery, within what is left of the budget: calls whose
+   * approval expired answered as rejected, and those runs gone on (lib/steps/expireApprovals.ts).
+   */
+  approvals: ExpiryReport;
 }
 
 const DEFAULTS = {
@@ -105,7 +111,14 @@ type Considered = SweepOutcome & { settled?: true };
  */
 export async function sweep(deps: ControlDeps, options: SweepOptions = {}): Promise<SweepReport> {
   const policy = { ...DEFAULTS, ...options };
-  const report: SweepReport = { examined: 0, resumed: [], skipped: [], failed: [], complete: true };
+  const report: SweepReport = {
+    examined: 0,
+    resumed: [],
+    skipped: [],
+    failed: [],
+    complete: true,
+    approvals: { examined: 0, expired: [], failed: [], complete: false },
+  };
   const now = deps.clock.now().getTime();
   const deadline = now + policy.budgetMs;
   const upTo = new Date(now - policy.staleAfterMs).toISOString();
@@ -170,6 +183,7 @@ export async function sweep(deps: ControlDeps, options: SweepOptions = {}): Prom
       page = await list(status, page.cursor);
     }
   }
+  report.approvals = await expireApprovals(deps, { until: deadline, concurrency: policy.concurrency });
   return finish(report, now, oldest);
 }
 
@@ -233,6 +247,11 @@ async function consider(
   const facts = viewFacts(deps, runId, tail);
   const classification = classifyFacts(facts);
   const lastSeq = tail.events.at(-1)!.seq;
+  if (facts.stopped) {
+    // Stopped outside runlog: whoever stopped it meant it; going on is a person's choice.
+    await rest(deps, head, restingStatusOf(facts, classification), lastSeq);
+    return settle(`not resumed: ${facts.stopped.reason}; a person resumes it`);
+  }
   if (!classification.resumable) {
     await rest(deps, head, restingStatusOf(facts, classification), lastSeq);
     return settle(`not resumable: ${classification.reason}`);

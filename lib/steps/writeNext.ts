@@ -1,6 +1,6 @@
 import type { RunEvent } from "../core/events.ts";
 import type { LogFacts, LogView } from "../core/log.ts";
-import { appendNext, assertCurrent, type Decision } from "./appendNext.ts";
+import { appendNext, assertCurrent, assertNotStopped, type Decision } from "./appendNext.ts";
 import type { StepDeps } from "./deps.ts";
 import { currentRun, loadRun, viewFacts } from "./logReads.ts";
 
@@ -35,7 +35,11 @@ export async function writeNext<T>(
     const facts = viewFacts(deps, runId, view);
     // "any": writers outside an execution (decisions, cancel) that judge the log themselves.
     if (generation !== "any") assertCurrent(runId, facts, generation);
-    const written = await appendNext(deps, runId, view, facts, decide(view.events, facts));
+    const decision = decide(view.events, facts);
+    if (generation !== "any" && "append" in decision && decision.append.type !== "resumed") {
+      assertNotStopped(runId, facts, generation);
+    }
+    const written = await appendNext(deps, runId, view, facts, decision);
     if (written.kind !== "lost") return written.value;
     if (stalled >= MAX_STALLED_CONFLICTS) throw written.error;
     deps.observer?.lostRace?.(runId, written.seq);

@@ -179,6 +179,29 @@ describe("a step's logs and metrics", () => {
     ]);
   });
 
+  it("counts approvals that expired (not a person's rejections) and executions stopped outside runlog", async () => {
+    const { logger, metrics } = powertools();
+    const observer = stepObserver(logger, metrics);
+    const at = new Date();
+    const { lines } = await outputOf(async () => {
+      const decided = (by: string): NewEvent => ({ type: "tool_decided", callId: "c1", approved: false, by });
+      observer.appended("r", stamp(decided("timeout"), 3, at));
+      observer.appended("r", stamp(decided("ann"), 4, at));
+      const stopped: NewEvent = {
+        type: "execution_stopped",
+        generation: 1,
+        reason: "execution stopped outside runlog",
+      };
+      observer.appended("r", stamp(stopped, 5, at));
+    });
+    expect(metricLines(lines, METRICS.approvalsExpired.name)).toEqual([
+      expect.objectContaining({ ApprovalsExpired: 1 }),
+    ]);
+    expect(metricLines(lines, METRICS.executionsStoppedOutside.name)).toEqual([
+      expect.objectContaining({ ExecutionsStoppedOutside: 1 }),
+    ]);
+  });
+
   it("counts model failures by kind: retries spent on an unavailable model, or a request refused", async () => {
     const { logger, metrics } = powertools();
     const observer = stepObserver(logger, metrics);

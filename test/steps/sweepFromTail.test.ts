@@ -136,8 +136,16 @@ describe("the sweeper from the tail", () => {
 
     const { store: countedStore, count } = counted(store);
     const second = await sweep(depsOn(countedStore));
-    expect(second).toEqual({ examined: 0, resumed: [], skipped: [], failed: [], complete: true });
-    expect(count.calls).toEqual({ listRuns: 1 });
+    expect(second).toEqual({
+      examined: 0,
+      resumed: [],
+      skipped: [],
+      failed: [],
+      complete: true,
+      approvals: { examined: 0, expired: [], failed: [], complete: true },
+    });
+    // One listing of the swept heads, one of the paused ones (for approvals that expire).
+    expect(count.calls).toEqual({ listRuns: 2 });
   });
 
   it("repairs the head of a run whose tail is final or waits for a person", async () => {

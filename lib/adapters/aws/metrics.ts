@@ -56,6 +56,13 @@ export const METRICS = {
    * given up (functions/observability/giveUps.ts).
    */
   sweepGaveUp: { name: "SweepRunsGivenUp", unit: "Count", dimensions: [] },
+  /** Each call whose approval expired: answered as rejected by `timeout` (a `tool_decided` event). */
+  approvalsExpired: { name: "ApprovalsExpired", unit: "Count", dimensions: [] },
+  /**
+   * Each execution stopped outside runlog (an `execution_stopped` event): the run waits for a
+   * person's resume instead of being resumed automatically.
+   */
+  executionsStoppedOutside: { name: "ExecutionsStoppedOutside", unit: "Count", dimensions: [] },
   /**
    * Per sweep, the age (s) of the oldest run it found without progress (stale, not waiting for a
    * person), 0 when none: it grows while recovery falls behind or cannot reach a run.

@@ -59,6 +59,8 @@ export function title(event: RunEvent): string {
       return `${event.approved ? "Approved" : "Rejected"} ${event.callId}`;
     case "cancelled":
       return "Cancelled";
+    case "execution_stopped":
+      return "Execution stopped outside runlog";
     default:
       return assertNever(event);
   }
@@ -90,6 +92,10 @@ ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
     case "cancelled":
       return html`<p class="facts">${actor(event.by, event.onBehalfOf, "cancelled-by")}</p>
 ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
+    case "execution_stopped":
+      return html`<p class="facts"><span>generation ${event.generation}</span>${event.execution ? html`<span>execution ${event.execution}</span>` : null}${event.error ? html`<span>${event.error}</span>` : null}</p>
+<p>${event.reason}: it waits for a person's resume.</p>
+${event.cause ? payload(runId, event, "cause", event.cause) : null}`;
     default:
       return assertNever(event);
   }
