@@ -34,6 +34,7 @@ import {
 import { RunlogHttpApi } from "./httpApi.ts";
 import { logRetentionOf } from "./logRetention.ts";
 import { acceptedFindings } from "./nag.ts";
+import { RunlogNetwork } from "./network.ts";
 import { checkOwnTable } from "./ownTable.ts";
 import { agentsModulePath, bundlingRoot, propsWarnings, type RunlogProps, validateProps } from "./props.ts";
 import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
@@ -73,6 +74,8 @@ export class Runlog extends Construct {
   readonly dashboard: Dashboard | undefined;
   /** The bus runlog.StartRun and runlog.ResumeRun events arrive on: this deployment's own, or `eventBus`. */
   readonly eventBus: IEventBus;
+  /** The functions' subnets, security groups and VPC endpoints (none without `vpc`). */
+  readonly network: RunlogNetwork | undefined;
   /**
    * The name setting this deployment apart in its account and region (cdk/deployment.ts): its
    * metrics' `deployment` dimension, its bus's and state machine log group's names.
@@ -110,6 +113,8 @@ export class Runlog extends Construct {
       ...(props.retentionDays === undefined ? {} : { [NAMES.retentionDays]: String(props.retentionDays) }),
       ...(props.statusShards === undefined ? {} : { [NAMES.statusShards]: String(props.statusShards) }),
     };
+    this.network = props.vpc ? new RunlogNetwork(this, "Network", { ...props, vpc: props.vpc }) : undefined;
+    const network = this.network ? { network: this.network.functions } : {};
     const secret = props.modelKeySecret === undefined ? undefined : modelKey(this, props.modelKeySecret);
     const reserved = props.concurrency?.reservedConcurrency;
     const apiReserved = props.apiReservedConcurrency ?? DEFAULT_API_RESERVED_CONCURRENCY;
@@ -137,6 +142,7 @@ export class Runlog extends Construct {
         // The team's variables first: runlog's own are never overridden (validateFunctionsSizing refuses them too).
         environment: { ...sizing.environment, ...common, ...environment, ...stepTimeout },
         logRetention,
+        ...network,
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
       }).fn;
     };
