@@ -1,4 +1,4 @@
-import { Annotations, Duration, Fn } from "aws-cdk-lib";
+import { Annotations, type CfnOutput, Duration, Fn } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
@@ -35,6 +35,7 @@ import { RunlogHttpApi } from "./httpApi.ts";
 import { logRetentionOf } from "./logRetention.ts";
 import { acceptedFindings } from "./nag.ts";
 import { RunlogNetwork } from "./network.ts";
+import { addRunlogOutputs, type RunlogOutputsOptions } from "./outputs.ts";
 import { checkOwnTable } from "./ownTable.ts";
 import { agentsModulePath, bundlingRoot, propsWarnings, type RunlogProps, validateProps } from "./props.ts";
 import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
@@ -269,6 +270,14 @@ export class Runlog extends Construct {
           }).dashboard;
     // The cdk-nag findings runlog's design accepts, each with its reason, so a stack checked by cdk-nag passes.
     acceptedFindings(this);
+  }
+
+  /**
+   * Publish what clients read as stack outputs: `HttpApiUrl`, `TableName`, `StateMachineArn`,
+   * `EventBusName`, `EventBusArn`, `DeadLettersUrl`, `Region` (`runlog config from-stack` reads them).
+   */
+  addOutputs(options: RunlogOutputsOptions = {}): Record<string, CfnOutput> {
+    return addRunlogOutputs(this, this, options);
   }
 
   /** This deployment's own bus, named after it, which only `eventPublishers` (this account) may put events on. */
