@@ -14,6 +14,8 @@ import { AGENTS_IMPORT, functionFile, VPC_ACCESS_POLICY } from "../../cdk/runlog
 import { HANDLERS, synthesizeConstruct } from "./synth.ts";
 
 const AGENTS = join(import.meta.dirname, "fixtures", "agents.ts");
+/** cfn-lint over the whole template and esbuild over every handler: minutes on a loaded machine, as bundling.test.ts allows. */
+const SLOW = 240_000;
 
 /**
  * The AWS SDK client packages the functions' bundles hold: esbuild follows every import (static
@@ -96,37 +98,45 @@ describe("functions in a VPC with isolated subnets only", () => {
     }
   });
 
-  it("bundles only AWS SDK clients runlog knows the endpoint of, and lists them all", async () => {
-    const bundled = await clientsTheFunctionsBundle();
-    // The scan is live: the functions do call DynamoDB and Step Functions.
-    expect(bundled).toEqual(expect.arrayContaining(["@aws-sdk/client-dynamodb", "@aws-sdk/client-sfn"]));
-    expect(bundled.filter((client) => !(client in ENDPOINT_OF_CLIENT))).toEqual([]);
-    expect(bundled).toEqual([...FUNCTION_SDK_CLIENTS].sort());
-  });
+  it(
+    "bundles only AWS SDK clients runlog knows the endpoint of, and lists them all",
+    async () => {
+      const bundled = await clientsTheFunctionsBundle();
+      // The scan is live: the functions do call DynamoDB and Step Functions.
+      expect(bundled).toEqual(expect.arrayContaining(["@aws-sdk/client-dynamodb", "@aws-sdk/client-sfn"]));
+      expect(bundled.filter((client) => !(client in ENDPOINT_OF_CLIENT))).toEqual([]);
+      expect(bundled).toEqual([...FUNCTION_SDK_CLIENTS].sort());
+    },
+    SLOW,
+  );
 
-  it("has an endpoint, in the functions' subnets, for every AWS service the functions call", async () => {
-    const endpoints = ofType("AWS::EC2::VPCEndpoint").map(([, endpoint]) => ({
-      service: serviceOf(endpoint.Properties),
-      type: endpoint.Properties.VpcEndpointType ?? "Gateway",
-      properties: endpoint.Properties,
-    }));
-    for (const client of await clientsTheFunctionsBundle()) {
-      const { kind, service } = ENDPOINT_OF_CLIENT[client]!;
-      const endpoint = endpoints.find((e) => e.service === service);
-      expect(endpoint, `${client}: no ${service} endpoint`).toBeDefined();
-      if (kind === "gateway") {
-        expect(endpoint!.type, service).toBe("Gateway");
-        expect((endpoint!.properties.RouteTableIds as unknown[]).length, service).toBe(
-          isolatedSubnetIds.length,
-        );
-      } else {
-        expect(endpoint!.type, service).toBe("Interface");
-        expect(endpoint!.properties.PrivateDnsEnabled, service).toBe(true);
-        const subnets = (endpoint!.properties.SubnetIds as { Ref: string }[]).map((subnet) => subnet.Ref);
-        expect(subnets.sort(), service).toEqual([...isolatedSubnetIds].sort());
+  it(
+    "has an endpoint, in the functions' subnets, for every AWS service the functions call",
+    async () => {
+      const endpoints = ofType("AWS::EC2::VPCEndpoint").map(([, endpoint]) => ({
+        service: serviceOf(endpoint.Properties),
+        type: endpoint.Properties.VpcEndpointType ?? "Gateway",
+        properties: endpoint.Properties,
+      }));
+      for (const client of await clientsTheFunctionsBundle()) {
+        const { kind, service } = ENDPOINT_OF_CLIENT[client]!;
+        const endpoint = endpoints.find((e) => e.service === service);
+        expect(endpoint, `${client}: no ${service} endpoint`).toBeDefined();
+        if (kind === "gateway") {
+          expect(endpoint!.type, service).toBe("Gateway");
+          expect((endpoint!.properties.RouteTableIds as unknown[]).length, service).toBe(
+            isolatedSubnetIds.length,
+          );
+        } else {
+          expect(endpoint!.type, service).toBe("Interface");
+          expect(endpoint!.properties.PrivateDnsEnabled, service).toBe(true);
+          const subnets = (endpoint!.properties.SubnetIds as { Ref: string }[]).map((subnet) => subnet.Ref);
+          expect(subnets.sort(), service).toEqual([...isolatedSubnetIds].sort());
+        }
       }
-    }
-  });
+    },
+    SLOW,
+  );
 
   it("opens the interface endpoints to runlog's functions on 443 only", () => {
     const group = s.logicalId(s.runlog.network!.functions.securityGroups[0]!);
@@ -166,19 +176,27 @@ describe("functions in a VPC with isolated subnets only", () => {
       };
     };
 
-    it("finds no error in the template", () => {
-      const { status, output } = lint(template);
-      expect(output).toBe("");
-      expect(status).toBe(0);
-    });
+    it(
+      "finds no error in the template",
+      () => {
+        const { status, output } = lint(template);
+        expect(output).toBe("");
+        expect(status).toBe(0);
+      },
+      SLOW,
+    );
 
-    it("reports an error it is shown (the check is live)", () => {
-      const broken = structuredClone(template);
-      const [, endpoint] = ofType("AWS::EC2::VPCEndpoint")[0]!;
-      const id = Object.keys(template.Resources).find((key) => template.Resources[key] === endpoint)!;
-      broken.Resources[id]!.Properties.VpcEndpointType = "Tunnel";
-      expect(lint(broken).status).not.toBe(0);
-    });
+    it(
+      "reports an error it is shown (the check is live)",
+      () => {
+        const broken = structuredClone(template);
+        const [, endpoint] = ofType("AWS::EC2::VPCEndpoint")[0]!;
+        const id = Object.keys(template.Resources).find((key) => template.Resources[key] === endpoint)!;
+        broken.Resources[id]!.Properties.VpcEndpointType = "Tunnel";
+        expect(lint(broken).status).not.toBe(0);
+      },
+      SLOW,
+    );
   });
 });
 
