@@ -1,4 +1,3 @@
-import { CfnOutput } from "aws-cdk-lib";
 import { type CfnStage, HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpIamAuthorizer, HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
@@ -60,9 +59,5 @@ export class RunlogHttpApi extends Construct {
         latencyMs: "$context.responseLatency",
       }),
     };
-    new CfnOutput(this, "Url", {
-      value: this.api.apiEndpoint,
-      description: `the runlog HTTP API (${props.jwt ? "JWT" : "IAM"} auth)`,
-    });
   }
 }

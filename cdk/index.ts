@@ -7,6 +7,8 @@ import "../lib/requireNode.ts";
 export type { RunlogBedrockProps } from "./bedrock.ts";
 export type { RunlogAuth, RunlogEdgeProps, RunlogJwtAuth, RunlogThrottle } from "./edgeProps.ts";
 export type { RunlogFunctionSizing, RunlogFunctionsSizing } from "./functionProps.ts";
+export { type FunctionNetwork, RunlogNetwork, type RunlogNetworkProps } from "./network.ts";
+export type { RunlogOutputsOptions } from "./outputs.ts";
 export {
   type RunlogAlarmsProps,
   type RunlogConcurrency,

@@ -4,13 +4,15 @@ import type { Queue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { IConstruct } from "constructs";
 import { HANDOFF_POLICY_ID } from "./grants.ts";
-import type { HandlerName } from "./runlogFunction.ts";
+import { type HandlerName, VPC_ACCESS_POLICY } from "./runlogFunction.ts";
 
 /** The parts of the Runlog construct (runlog.ts) its accepted findings are on; runlog.ts calls acceptedFindings, so this is not imported from there. */
 export interface NaggedRunlog extends IConstruct {
   readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
   readonly stateMachine: StateMachine;
   readonly deadLetters: Queue;
+  /** Present when the functions run in a VPC. */
+  readonly network: object | undefined;
 }
 
 const ack = (scope: IConstruct, rule: string, reason: string) =>
@@ -33,6 +35,13 @@ export function acceptedFindings(runlog: NaggedRunlog): void {
       "IAM5[Resource::*]",
       "only X-Ray's PutTraceSegments/PutTelemetryRecords (active tracing), which support no resource-level permissions",
     );
+    if (runlog.network) {
+      ack(
+        fn.role!,
+        `IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${VPC_ACCESS_POLICY}]`,
+        "Lambda attaches a function to the VPC with its role: this policy is AWS's own for exactly that (the network interface actions, which take no resource-level permissions), and what Lambda itself adds to a role it makes",
+      );
+    }
   }
   const machine = runlog.stateMachine;
   ack(

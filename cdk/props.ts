@@ -11,6 +11,7 @@ import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
 import { type RunlogBedrockProps, validateBedrockProps } from "./bedrock.ts";
 import { type RunlogEdgeProps, validateEdgeProps } from "./edgeProps.ts";
 import { type RunlogFunctionsSizing, validateFunctionsSizing } from "./functionProps.ts";
+import { type RunlogNetworkProps, validateNetworkProps } from "./network.ts";
 import { RunlogPropsError } from "./propsError.ts";
 import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
 import type { StateMachineLogs } from "./runStateMachine.ts";
@@ -33,7 +34,7 @@ export interface RunlogConcurrency {
   maxToolCalls?: number;
 }
 
-export interface RunlogProps extends RunlogEdgeProps {
+export interface RunlogProps extends RunlogEdgeProps, RunlogNetworkProps {
   /** The module exporting `agents: Record<string, AgentFactory>`, bundled into every function; absolute or relative to the working directory. */
   agentsModule: string;
   /** The project the functions are bundled from (NodejsFunction's projectRoot; its lockfile is depsLockFilePath). A runlog linked from outside it bundles from its own checkout. @default the nearest directory at or above agentsModule holding package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock or bun.lockb */
@@ -198,6 +199,7 @@ export function propsWarnings(props: RunlogProps, functions: number): PropsWarni
 /** Check the props that a template would accept but a deployment or a run would not. */
 export function validateProps(props: RunlogProps): void {
   validateEdgeProps(props);
+  validateNetworkProps(props);
   const { retentionDays, sweepEvery, executionTimeout, concurrency, modelKeySecret, alarms } = props;
   if (retentionDays !== undefined && !positiveInteger(retentionDays)) {
     throw new RunlogPropsError(

@@ -5,7 +5,8 @@ export class RunlogPropsError extends InvalidInputError {
   constructor(
     readonly prop: string,
     problem: string,
+    options: { cause?: unknown } = {},
   ) {
-    super(`runlog: ${prop} ${problem}`, { field: prop });
+    super(`runlog: ${prop} ${problem}`, { field: prop, ...options });
   }
 }

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Fn } from "aws-cdk-lib";
+import { Annotations, type CfnOutput, Duration, Fn } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
@@ -36,6 +36,8 @@ import {
 import { RunlogHttpApi } from "./httpApi.ts";
 import { logRetentionOf } from "./logRetention.ts";
 import { acceptedFindings } from "./nag.ts";
+import { RunlogNetwork } from "./network.ts";
+import { addRunlogOutputs, type RunlogOutputsOptions } from "./outputs.ts";
 import { checkOwnTable } from "./ownTable.ts";
 import { agentsModulePath, bundlingRoot, propsWarnings, type RunlogProps, validateProps } from "./props.ts";
 import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
@@ -75,6 +77,8 @@ export class Runlog extends Construct {
   readonly dashboard: Dashboard | undefined;
   /** The bus runlog.StartRun, runlog.ResumeRun and the steering events arrive on: this deployment's own, or `eventBus`. */
   readonly eventBus: IEventBus;
+  /** The functions' subnets, security groups and VPC endpoints (none without `vpc`). */
+  readonly network: RunlogNetwork | undefined;
   /**
    * The name setting this deployment apart in its account and region (cdk/deployment.ts): its
    * metrics' `deployment` dimension, its bus's and state machine log group's names.
@@ -112,6 +116,8 @@ export class Runlog extends Construct {
       ...(props.retentionDays === undefined ? {} : { [NAMES.retentionDays]: String(props.retentionDays) }),
       ...(props.statusShards === undefined ? {} : { [NAMES.statusShards]: String(props.statusShards) }),
     };
+    this.network = props.vpc ? new RunlogNetwork(this, "Network", { ...props, vpc: props.vpc }) : undefined;
+    const network = this.network ? { network: this.network.functions } : {};
     const secret = props.modelKeySecret === undefined ? undefined : modelKey(this, props.modelKeySecret);
     const reserved = props.concurrency?.reservedConcurrency;
     const apiReserved = props.apiReservedConcurrency ?? DEFAULT_API_RESERVED_CONCURRENCY;
@@ -139,6 +145,7 @@ export class Runlog extends Construct {
         // The team's variables first: runlog's own are never overridden (validateFunctionsSizing refuses them too).
         environment: { ...sizing.environment, ...common, ...environment, ...stepTimeout },
         logRetention,
+        ...network,
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
       }).fn;
     };
@@ -270,6 +277,14 @@ export class Runlog extends Construct {
           }).dashboard;
     // The cdk-nag findings runlog's design accepts, each with its reason, so a stack checked by cdk-nag passes.
     acceptedFindings(this);
+  }
+
+  /**
+   * Publish what clients read as stack outputs: `HttpApiUrl`, `TableName`, `StateMachineArn`,
+   * `EventBusName`, `EventBusArn`, `DeadLettersUrl`, `Region` (`runlog config from-stack` reads them).
+   */
+  addOutputs(options: RunlogOutputsOptions = {}): Record<string, CfnOutput> {
+    return addRunlogOutputs(this, this, options);
   }
 
   /** This deployment's own bus, named after it, which only `eventPublishers` (this account) may put events on. */

@@ -1,11 +1,12 @@
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Duration, RemovalPolicy } from "aws-cdk-lib";
-import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { ManagedPolicy, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import type { FunctionNetwork } from "./network.ts";
 
 /** The handler files under functions/, one per task or trigger. */
 export type HandlerName =
@@ -56,7 +57,12 @@ export interface RunlogFunctionProps {
   reservedConcurrency?: number;
   /** @default Architecture.ARM_64 */
   architecture?: Architecture;
+  /** The VPC, subnets and security groups the function runs in. @default none: Lambda's own network */
+  network?: FunctionNetwork;
 }
+
+/** What Lambda needs of a function's role to attach it to a VPC (create, describe, delete its network interfaces). */
+export const VPC_ACCESS_POLICY = "service-role/AWSLambdaVPCAccessExecutionRole";
 
 // Bundled CommonJS dependencies call require(); an ES module has none unless we make one.
 const REQUIRE_SHIM =
@@ -84,6 +90,8 @@ export class RunlogFunction extends Construct {
       description: `runlog ${props.handler}: least privilege, granted per use`,
     });
     logGroup.grantWrite(this.role);
+    // NodejsFunction adds this only to a role it makes itself; without it Lambda cannot attach the function.
+    if (props.network) this.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName(VPC_ACCESS_POLICY));
     this.fn = new NodejsFunction(this, "Function", {
       entry: functionFile(props.handler),
       handler: "handler",
@@ -100,6 +108,7 @@ export class RunlogFunction extends Construct {
       ...(props.reservedConcurrency === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
+      ...props.network,
       // A version a deploy replaces is kept: executions started before the deploy still call it.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       ...props.bundlingRoot,

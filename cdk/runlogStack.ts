@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
+import { Stack, type StackProps } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus } from "aws-cdk-lib/aws-events";
@@ -48,12 +48,7 @@ export class RunlogStack extends Stack {
     this.functions = this.runlog.functions;
     this.deadLetters = this.runlog.deadLetters;
     this.httpApi = this.runlog.httpApi;
-    // What a first deploy needs to find (cdk/README.md): the run log, the loop, the dead letters.
-    new CfnOutput(this, "TableName", { value: this.table.tableName });
-    new CfnOutput(this, "StateMachineArn", { value: this.stateMachine.stateMachineArn });
-    new CfnOutput(this, "DeadLettersUrl", { value: this.deadLetters.queueUrl });
-    // Where runlog.StartRun and runlog.ResumeRun events go (docs/guides/deploy-to-aws.md).
-    new CfnOutput(this, "EventBusName", { value: this.runlog.eventBus.eventBusName });
-    new CfnOutput(this, "EventBusArn", { value: this.runlog.eventBus.eventBusArn });
+    // What clients need (cdk/README.md): the API, the run log, the loop, the bus, the dead letters, the region.
+    this.runlog.addOutputs();
   }
 }

@@ -50,6 +50,10 @@ export async function main(
       const { demoCommand } = await import("./demo.ts");
       return await demoCommand({ io, env, config, dir: dir.path });
     }
+    if (name === "config") {
+      const { configCommand } = await import("./configCommand.ts");
+      return await configCommand(args, io, config);
+    }
     if (name === "serve") {
       const { serveCommand } = await import("./serve.ts");
       return await serveCommand(args, io, config);

@@ -10,7 +10,13 @@ import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
 import { progressLine } from "./format.ts";
 import type { Io } from "./io.ts";
-import { DEPLOYMENT_OPTIONS, deploymentOf, openServeDeployment, type ServeTarget } from "./serveTarget.ts";
+import {
+  DEPLOYMENT_OPTIONS,
+  deploymentOf,
+  openServeDeployment,
+  type ServeTarget,
+  withConfiguredDeployment,
+} from "./serveTarget.ts";
 import { serveToken } from "./serveToken.ts";
 import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
 
@@ -102,7 +108,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
     return EXIT.completed;
   }
   const port = parsePort(values.port);
-  const deployment = deploymentOf(values);
+  const deployment = deploymentOf(withConfiguredDeployment(values, config));
   if (deployment !== undefined && values["allow-scripted"])
     throw new UsageError(
       "serve: --allow-scripted is for this machine's runs; with --table the deployment's functions would read the files",

@@ -41,6 +41,19 @@ interface DeploymentValues {
 }
 
 /**
+ * The options, or, when they name no deployment, the one the configuration names
+ * (its state machine with its table, as `runlog config from-stack` writes them).
+ */
+export function withConfiguredDeployment<V extends DeploymentValues>(
+  values: V,
+  config: { table?: string | undefined; stateMachine?: string | undefined },
+): V {
+  if (values.table !== undefined || values["state-machine"] !== undefined) return values;
+  if (config.stateMachine === undefined) return values;
+  return { ...values, table: config.table, "state-machine": config.stateMachine };
+}
+
+/**
  * The deployment the options name, or undefined to serve this machine's runs. Both names are
  * needed; the region is the state machine ARN's unless --region says otherwise (the table and
  * the state machine of one stack share a region).

@@ -70,6 +70,10 @@ Usage:
                                    URL (it carries the token); runs execute in this process
   runlog serve --table NAME --state-machine ARN [--region R]   the same over a deployed stack
                                    (its outputs), with your AWS credentials; runs execute there
+  runlog config from-stack <StackName> [--region R | --outputs-file FILE] [--prefix P] [--out FILE]
+                                   write the CLI's configuration for a deployed stack (an env file
+                                   of RUNLOG_TABLE, RUNLOG_STATE_MACHINE_ARN, AWS_REGION) from its
+                                   outputs: CloudFormation's, or a saved cdk deploy --outputs-file
   runlog version                   print runlog's version (also --version)
 
 Every command takes --dir DIR (default $RUNLOG_DIR or ./.runlog); only run, demo and serve

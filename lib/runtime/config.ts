@@ -39,6 +39,7 @@ export const NAMES = {
   durability: "RUNLOG_DURABILITY",
   dynamodbEndpoint: "RUNLOG_DYNAMODB_ENDPOINT",
   table: "RUNLOG_TABLE",
+  stateMachine: "RUNLOG_STATE_MACHINE_ARN",
   retryIntervalMs: "RUNLOG_RETRY_INTERVAL_MS",
   crashAt: "RUNLOG_CRASH_AT",
   demoModel: "RUNLOG_DEMO_MODEL",
@@ -112,6 +113,11 @@ export const ConfigSchema = z.object({
     readBy: LOCAL,
     default: "runlog (with an endpoint); unset: the SQLite file in the data dir",
     allowed: "a DynamoDB table name (3 to 255 of A-Z a-z 0-9 _ . -)",
+  }),
+  stateMachine: doc(z.string().startsWith("arn:").optional(), {
+    readBy: LOCAL,
+    default: "unset: runlog serve serves this machine's runs",
+    allowed: "a state machine ARN (arn:…)",
   }),
   retryIntervalMs: doc(wholeNumber(0).optional(), {
     readBy: LOCAL,

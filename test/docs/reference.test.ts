@@ -70,10 +70,14 @@ describe("docs/reference/events.md", () => {
 describe("docs/reference/construct-props.md", () => {
   const page = readDoc("docs/reference/construct-props.md");
   const bodyOf = (name: string, file: string) =>
-    new RegExp(`export interface ${name} (?:extends \\w+ )?\\{([\\s\\S]*?)\\n\\}`).exec(source(file))?.[1] ??
-    "";
-  // RunlogProps and the edge props it extends (cdk/edgeProps.ts).
-  const body = bodyOf("RunlogProps", "cdk/props.ts") + bodyOf("RunlogEdgeProps", "cdk/edgeProps.ts");
+    new RegExp(`export interface ${name} (?:extends [\\w, ]+ )?\\{([\\s\\S]*?)\\n\\}`).exec(
+      source(file),
+    )?.[1] ?? "";
+  // RunlogProps and the edge and network props it extends (cdk/edgeProps.ts, cdk/network.ts).
+  const body =
+    bodyOf("RunlogProps", "cdk/props.ts") +
+    bodyOf("RunlogEdgeProps", "cdk/edgeProps.ts") +
+    bodyOf("RunlogNetworkProps", "cdk/network.ts");
   const props = [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]!);
 
   it("finds the props", () => {
@@ -84,6 +88,8 @@ describe("docs/reference/construct-props.md", () => {
         "logRetention",
         "auth",
         "apiReservedConcurrency",
+        "vpc",
+        "vpcEndpoints",
       ]),
     );
   });
