@@ -65,6 +65,7 @@ export const ENDPOINT_OF_CLIENT: Readonly<Record<string, EndpointService>> = {
  * logs) leave through Lambda itself, not the function's network: they need no endpoint.
  */
 export const FUNCTION_SDK_CLIENTS = [
+  "@aws-sdk/client-bedrock-runtime",
   "@aws-sdk/client-dynamodb",
   "@aws-sdk/client-lambda",
   "@aws-sdk/client-secrets-manager",
