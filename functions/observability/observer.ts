@@ -60,6 +60,7 @@ function emitFor(metrics: Metrics, event: RunEvent): void {
     case "tool_started":
     case "tool_decided":
     case "cancelled":
+    case "budget_exhausted":
       return;
     default: {
       const never: never = event;

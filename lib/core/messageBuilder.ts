@@ -78,6 +78,7 @@ export class MessageBuilder {
       case "tool_started":
       case "model_failed":
       case "cancelled":
+      case "budget_exhausted":
         break;
       default: {
         const unknown: never = event;

@@ -82,6 +82,7 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
       case "tool_started":
       case "model_failed":
       case "cancelled":
+      case "budget_exhausted":
         break;
       default: {
         const unknown: never = event;

@@ -59,6 +59,8 @@ export function title(event: RunEvent): string {
       return `${event.approved ? "Approved" : "Rejected"} ${event.callId}`;
     case "cancelled":
       return "Cancelled";
+    case "budget_exhausted":
+      return `Budget exhausted: ${event.limit}`;
     default:
       return assertNever(event);
   }
@@ -90,6 +92,8 @@ ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
     case "cancelled":
       return html`<p class="facts">${actor(event.by, event.onBehalfOf, "cancelled-by")}</p>
 ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
+    case "budget_exhausted":
+      return html`<p class="facts" data-testid="budget"><span>limit ${event.limit} ${String(event.limits[event.limit])}</span><span>${String(event.used.turns)} turns</span><span>${String(event.used.tokens)} tokens</span>${event.used.costUsd === undefined ? null : html`<span>$${event.used.costUsd.toFixed(4)}</span>`}</p>`;
     default:
       return assertNever(event);
   }
