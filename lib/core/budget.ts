@@ -118,10 +118,9 @@ export function startLimits(agent: Limits, asked: Limits | undefined, field = "l
     const wanted = asked[name];
     const allowed = agent[name];
     if (wanted !== undefined && allowed !== undefined && wanted > allowed) {
-      throw new InvalidInputError(
-        `${field}.${name} is ${wanted}, above the ${allowed} the agent allows`,
-        { field: `${field}.${name}` },
-      );
+      throw new InvalidInputError(`${field}.${name} is ${wanted}, above the ${allowed} the agent allows`, {
+        field: `${field}.${name}`,
+      });
     }
   }
   return { ...agent, ...asked };
@@ -133,7 +132,12 @@ export function priceOf(prices: PriceTable | undefined, spec: string): ModelPric
 }
 
 /** Refuse a cost limit on a model the price table does not price: its cost could not be counted. */
-export function assertPriced(limits: Limits, prices: PriceTable | undefined, spec: string, field = "model"): void {
+export function assertPriced(
+  limits: Limits,
+  prices: PriceTable | undefined,
+  spec: string,
+  field = "model",
+): void {
   if (limits.maxCostUsd === undefined || priceOf(prices, spec)) return;
   throw new InvalidInputError(
     `${field}: model ${spec} has no price, so maxCostUsd cannot be counted; give its price (inputUsdPerMillion, outputUsdPerMillion) in the price table`,
@@ -167,7 +171,11 @@ export function figuresOf(used: BudgetUsed, prices: PriceTable | undefined): Bud
  * limit is above what it used. Turns count whole responses, so a limit of N allows N responses;
  * tokens and cost are known only after a turn, so the turn that crosses them is the last.
  */
-export function exhausted(limits: Limits, used: BudgetUsed, prices: PriceTable | undefined): Exhaustion | undefined {
+export function exhausted(
+  limits: Limits,
+  used: BudgetUsed,
+  prices: PriceTable | undefined,
+): Exhaustion | undefined {
   const figures = figuresOf(used, prices);
   const reached = (name: LimitName): boolean => {
     switch (name) {

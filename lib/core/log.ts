@@ -291,7 +291,12 @@ export class LogReader {
 }
 
 /** Count a response's turn and tokens, under the model that answered it. */
-function countUsage(used: LogFacts["used"], byModel: Map<string, { inputTokens: number; outputTokens: number }>, event: ModelResponse, model: string | undefined): void {
+function countUsage(
+  used: LogFacts["used"],
+  byModel: Map<string, { inputTokens: number; outputTokens: number }>,
+  event: ModelResponse,
+  model: string | undefined,
+): void {
   used.turns++;
   if (!event.usage) return;
   used.inputTokens += event.usage.inputTokens;

@@ -1,3 +1,4 @@
+import { type Exhaustion, exhausted, limitsInForce } from "../core/budget.ts";
 import { classify, classifyFacts } from "../core/classify.ts";
 import {
   errorMessage,
@@ -7,7 +8,6 @@ import {
   RetryableError,
   StaleError,
 } from "../core/errors.ts";
-import { type Exhaustion, exhausted, limitsInForce } from "../core/budget.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
 import { toolSpecs } from "../core/toolSpecs.ts";
