@@ -39,6 +39,15 @@ export type {
   SweepOutcome,
   SweepReport,
 } from "./api/types.ts";
+export {
+  type BudgetFigures,
+  DEFAULT_MAX_TURNS,
+  LIMIT_NAMES,
+  type LimitName,
+  type Limits,
+  type ModelPrice,
+  type PriceTable,
+} from "./core/budget.ts";
 export type { Classification, NotResumable, NotResumableReason, ResumePoint } from "./core/classify.ts";
 export {
   ConflictError,
@@ -63,6 +72,7 @@ export {
   UnknownModelError,
 } from "./core/errors.ts";
 export {
+  type BudgetExhausted,
   type CancelledEvent,
   type EventOf,
   type EventType,
