@@ -23,7 +23,13 @@ export const handler = controlHandler(
     const { agent, input, model, metadata, limits } = event.detail;
     checkEventModel(model);
     const owner = eventOwner(event, (await awsDeps()).trustedEventSources);
-    return startRun(deps, { agent, input, runId: runIdOf(event), owner, ...defined({ model, metadata, limits }) });
+    return startRun(deps, {
+      agent,
+      input,
+      runId: runIdOf(event),
+      owner,
+      ...defined({ model, metadata, limits }),
+    });
   },
   {
     keys: (event) => ({ runId: runIdOf(event) }),
