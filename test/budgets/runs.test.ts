@@ -219,4 +219,15 @@ describe("a run's budget", () => {
     expect(await t.events(runId)).toEqual(before);
     expect((await t.runlog.outcome(runId)).status).toBe("budget_exhausted");
   });
+
+  it("may be cancelled while it waits for a raised limit, and is then cancelled for good", async () => {
+    const t = await open({ maxTurns: 1 }, looping(4));
+    const { runId } = await t.runlog.start({ agent: "looper", input: "go" });
+    const cancelled = await t.runlog.cancel(runId, { by: "ana", reason: "too expensive" });
+    expect(cancelled.status).toBe("cancelled");
+    await expect(t.runlog.resume({ runId, limits: { maxTurns: 5 } })).resolves.toMatchObject({
+      status: "cancelled",
+      resume: { resumed: false, classification: { reason: "cancelled" } },
+    });
+  });
 });
