@@ -1,4 +1,5 @@
 import * as agentsModule from "#agents";
+import type { PriceTable } from "../lib/core/budget.ts";
 import type { ModelProviders } from "../lib/ports/model.ts";
 import { type AwsDeps, buildDeps as buildAwsDeps } from "../lib/runtime/aws/handlerDeps.ts";
 
@@ -8,13 +9,15 @@ import { type AwsDeps, buildDeps as buildAwsDeps } from "../lib/runtime/aws/hand
  * only `agents` bundles and loads as before.
  */
 const providers = Reflect.get(agentsModule, "models") as ModelProviders | undefined;
+/** The agents module's `prices` (model prices by spec, for `maxCostUsd` limits), looked up the same way. */
+const prices = Reflect.get(agentsModule, "prices") as PriceTable | undefined;
 
 /**
  * Every dependency of a function, from the environment (lib/runtime/aws/handlerDeps.ts), serving
- * `#agents` and the model providers it exports beside them.
+ * `#agents` and the model providers and prices it exports beside them.
  */
 export function buildDeps(env: NodeJS.ProcessEnv): Promise<AwsDeps> {
-  return buildAwsDeps(env, agentsModule.agents, providers);
+  return buildAwsDeps(env, agentsModule.agents, providers, prices);
 }
 
 let built: Promise<AwsDeps> | undefined;

@@ -67,11 +67,11 @@ export const handler = controlHandler(
   Schema,
   async (deps, event): Promise<ResumeAnswer> => {
     if (event["detail-type"] === "runlog.ResumeRun") {
-      const { runId, model, input } = event.detail;
+      const { runId, model, input, limits } = event.detail;
       checkEventModel(model);
       await assertEventMayResume(deps, event, runId);
       return resumeResultView(
-        await resumeRun(deps, { runId, by: RESUMED_BY.event, ...defined({ model, input }) }),
+        await resumeRun(deps, { runId, by: RESUMED_BY.event, ...defined({ model, input, limits }) }),
       );
     }
     const { detail } = event;

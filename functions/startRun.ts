@@ -20,10 +20,16 @@ export const handler = controlHandler(
   "startRun",
   eventBridge("runlog.StartRun", StartRunDetail),
   async (deps, event) => {
-    const { agent, input, model, metadata } = event.detail;
+    const { agent, input, model, metadata, limits } = event.detail;
     checkEventModel(model);
     const owner = eventOwner(event, (await awsDeps()).trustedEventSources);
-    return startRun(deps, { agent, input, runId: runIdOf(event), owner, ...defined({ model, metadata }) });
+    return startRun(deps, {
+      agent,
+      input,
+      runId: runIdOf(event),
+      owner,
+      ...defined({ model, metadata, limits }),
+    });
   },
   {
     keys: (event) => ({ runId: runIdOf(event) }),

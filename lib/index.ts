@@ -40,6 +40,15 @@ export type {
   SweepOutcome,
   SweepReport,
 } from "./api/types.ts";
+export {
+  type BudgetFigures,
+  DEFAULT_MAX_TURNS,
+  LIMIT_NAMES,
+  type LimitName,
+  type Limits,
+  type ModelPrice,
+  type PriceTable,
+} from "./core/budget.ts";
 export type { Classification, NotResumable, NotResumableReason, ResumePoint } from "./core/classify.ts";
 export {
   ConflictError,
@@ -67,6 +76,7 @@ export {
   UnknownModelError,
 } from "./core/errors.ts";
 export {
+  type BudgetExhausted,
   type CancelledEvent,
   type EventOf,
   type EventType,

@@ -65,6 +65,7 @@ function emitFor(metrics: Metrics, event: RunEvent): void {
     case "user_message":
     case "tool_started":
     case "cancelled":
+    case "budget_exhausted":
       return;
     default: {
       const never: never = event;

@@ -1,3 +1,4 @@
+import { agentLimits, checkLimits, type Limits } from "../core/budget.ts";
 import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import { toolSpec } from "../core/toolSpecs.ts";
 import type { Agent, AgentContext, Tool } from "../ports/tool.ts";
@@ -14,6 +15,12 @@ export interface AgentDefinition {
   model: string;
   /** Its tools, or a function of the agent's context that makes them (for tools that keep files). @default none */
   tools?: readonly Tool[] | ((context: AgentContext) => readonly Tool[]);
+  /**
+   * The most one run may spend: model turns, tokens, US dollars (priced by the price table). A
+   * start may ask for less, never more; a person may raise a run's limits when resuming it.
+   * @default { maxTurns: 100 } (DEFAULT_MAX_TURNS)
+   */
+  limits?: Limits;
 }
 
 /**
@@ -31,6 +38,7 @@ export function defineAgent(definition: AgentDefinition): AgentFactory {
   if (typeof definition.model !== "string" || definition.model.trim() === "") {
     throw new InvalidInputError(`${where}: model must name a model, e.g. "openai:gpt-4.1-mini"`);
   }
+  const limits = agentLimits(checkAgentLimits(where, definition.limits));
   const { tools } = definition;
   if (typeof tools !== "function") checkTools(where, tools ?? []);
   return (context) => {
@@ -41,9 +49,23 @@ export function defineAgent(definition: AgentDefinition): AgentFactory {
       instructions: definition.instructions,
       tools: made,
       defaultModel: definition.model,
+      limits,
     };
     return agent;
   };
+}
+
+function checkAgentLimits(where: string, limits: unknown): Limits | undefined {
+  if (limits === undefined) return undefined;
+  try {
+    return checkLimits(limits);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    throw new InvalidInputError(`${where}: ${error.message}`, {
+      cause: error,
+      ...(error.field === undefined ? {} : { field: error.field }),
+    });
+  }
 }
 
 function checkTools(where: string, tools: readonly Tool[]): void {

@@ -55,6 +55,7 @@ export class Runlog extends RunReads {
     check.optionalString(given.model, "model");
     check.optionalRunId(given.runId, "runId");
     check.optionalMetadata(given.metadata, "metadata");
+    check.optionalLimits(given.limits);
     const owner = this.access.ownerFor(check.optionalOwner(given.owner, "owner"));
     const { owner: _, ...rest } = request;
     const { runId, created } = await startRun(this.deps, { ...rest, ...(owner ? { owner } : {}) });
@@ -70,6 +71,7 @@ export class Runlog extends RunReads {
     check.optionalString(given.by, "by");
     check.optionalText(given.actor, "actor");
     check.optionalText(given.onBehalfOf, "onBehalfOf");
+    check.optionalLimits(given.limits);
     await this.access.check(runId);
     const { actor: _, onBehalfOf: __, ...rest } = request;
     const who = this.access.actorOf(request);

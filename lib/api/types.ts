@@ -3,6 +3,7 @@
  * here rather than taken from the steps, so the steps may change how they work without changing
  * the API. The steps take and return the same shapes (TypeScript compares them by structure).
  */
+import type { Limits } from "../core/budget.ts";
 import type { NotResumable } from "../core/classify.ts";
 import type { ResumeKind } from "../core/events.ts";
 import type { Metadata } from "../core/metadata.ts";
@@ -26,6 +27,11 @@ export interface StartRequest {
    * kept by forks and echoed on every lifecycle event of the run. @default none
    */
   metadata?: Metadata;
+  /**
+   * This run's budget: lower than the agent's limits, never above (an InvalidInputError naming the
+   * field). Recorded in `run_started`. @default the agent's limits
+   */
+  limits?: Limits;
 }
 
 /** Where a run stands: its status and, once it completed, its final output. */
@@ -58,6 +64,12 @@ export interface ResumeRequest {
   actor?: string;
   /** Whom the caller says it acts for, recorded beside `actor`. @default none */
   onBehalfOf?: string;
+  /**
+   * Limits to go on with, replacing those named, recorded on the `resumed` event: how a
+   * `budget_exhausted` run continues (the reached limit must be raised above what the run used).
+   * @default the run's limits
+   */
+  limits?: Limits;
 }
 
 /** What a resume did: opened (or found opened) a new generation, or why there was nothing to resume. */

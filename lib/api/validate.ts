@@ -4,6 +4,7 @@
  * ill-typed one is an InvalidInputError naming it (its `field`) and what was expected, before
  * anything is read or written, never a TypeError from deep inside a step.
  */
+import { checkLimits, type Limits } from "../core/budget.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import { IdempotencyKeySchema } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
@@ -146,4 +147,9 @@ export function optionalIdempotencyKey(value: unknown, field: string): string | 
     throw invalid(field, "an idempotency key (1 to 255 printable ASCII characters)", value);
   }
   return value as string;
+}
+
+/** A run's limits (lib/core/budget.ts), or absent; the error names the limit that is wrong. */
+export function optionalLimits(value: unknown, field = "limits"): Limits | undefined {
+  return value === undefined ? undefined : checkLimits(value, field);
 }

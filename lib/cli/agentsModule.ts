@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AgentFactory } from "../agents/registry.ts";
+import { checkPrices, type PriceTable } from "../core/budget.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { ModelProviders } from "../ports/model.ts";
 import { NAMES } from "../runtime/config.ts";
@@ -13,11 +14,13 @@ export interface AgentsModule {
   agents: Readonly<Record<string, AgentFactory>>;
   /** `export const models = { echo: (name) => model }`, if the module has it. */
   models?: ModelProviders;
+  /** `export const prices = { "openai:gpt-4.1-mini": { inputUsdPerMillion, outputUsdPerMillion } }`, if the module has it. */
+  prices?: PriceTable;
 }
 
 /**
  * Load the agents of a user's module (`export const agents = { name: defineAgent(...) }`, and
- * optionally `export const models = { prefix: (name) => model }`), named by `--agents PATH` or the
+ * optionally `export const models = { prefix: (name) => model }` and `export const prices`), named by `--agents PATH` or the
  * agents variable, relative to the working directory. TypeScript modules load directly on Node
  * 22.18 or later (type stripping); otherwise compile them first.
  */
@@ -27,9 +30,13 @@ export async function loadAgentsModule(path: string, flag = "--agents"): Promise
   if (!existsSync(full) || !statSync(full).isFile()) {
     throw new UsageError(`${flag}: ${full} is not a file (expected a module exporting \`agents\`)`);
   }
-  let module: { agents?: unknown; models?: unknown };
+  let module: { agents?: unknown; models?: unknown; prices?: unknown };
   try {
-    module = (await import(pathToFileURL(full).href)) as { agents?: unknown; models?: unknown };
+    module = (await import(pathToFileURL(full).href)) as {
+      agents?: unknown;
+      models?: unknown;
+      prices?: unknown;
+    };
   } catch (error) {
     const hint =
       (error as NodeJS.ErrnoException).code === "ERR_UNKNOWN_FILE_EXTENSION"
@@ -52,14 +59,19 @@ export async function loadAgentsModule(path: string, flag = "--agents"): Promise
       );
     }
   }
-  if (module.models === undefined) return { agents: agents as Readonly<Record<string, AgentFactory>> };
-  let models: ModelProviders;
+  let models: ModelProviders | undefined;
+  let prices: PriceTable | undefined;
   try {
-    models = checkProviders(module.models);
+    if (module.models !== undefined) models = checkProviders(module.models);
+    if (module.prices !== undefined) prices = checkPrices(module.prices);
   } catch (error) {
     throw new UsageError(`${flag}: ${full}: ${errorMessage(error)}`, { cause: error });
   }
-  return { agents: agents as Readonly<Record<string, AgentFactory>>, models };
+  return {
+    agents: agents as Readonly<Record<string, AgentFactory>>,
+    ...(models === undefined ? {} : { models }),
+    ...(prices === undefined ? {} : { prices }),
+  };
 }
 
 /** The module `--agents` or the agents variable names, or undefined for the built-in agents. */

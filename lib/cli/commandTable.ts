@@ -1,4 +1,5 @@
 import type { RedriveReport, SweepReport } from "../api/types.ts";
+import type { Limits } from "../core/budget.ts";
 import type { Metadata } from "../core/metadata.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 import { localPrincipal } from "../runtime/local/localPrincipal.ts";
@@ -103,6 +104,31 @@ async function requiredInput(command: string, what: string, values: Values, argu
 }
 
 const MODEL = { model: { type: "string" } } as const;
+/** A run's budget: `--max-turns N`, `--max-tokens N`, `--max-cost-usd USD` (docs/guides/budgets.md). */
+const LIMITS = {
+  "max-turns": { type: "string" },
+  "max-tokens": { type: "string" },
+  "max-cost-usd": { type: "string" },
+} as const;
+
+/** The limits the flags give, if any; a flag that is not a number is a usage error naming it. */
+function parseLimits(command: string, values: Values): { limits?: Limits } {
+  const number = (flag: string, pattern: RegExp, what: string) => {
+    const value = str(values, flag);
+    if (value === undefined) return undefined;
+    if (!pattern.test(value))
+      throw new UsageError(`${command}: --${flag} takes ${what}, got ${JSON.stringify(value)}`);
+    return Number(value);
+  };
+  const limits: Limits = {
+    ...optionalNumber("maxTurns", number("max-turns", /^\d+$/, "a whole number of model turns")),
+    ...optionalNumber("maxTokens", number("max-tokens", /^\d+$/, "a whole number of tokens")),
+    ...optionalNumber("maxCostUsd", number("max-cost-usd", /^\d+(\.\d+)?$/, "US dollars, such as 0.50")),
+  };
+  return Object.keys(limits).length === 0 ? {} : { limits };
+}
+const optionalNumber = <K extends string>(key: K, value: number | undefined) =>
+  value === undefined ? {} : { [key]: value };
 /** `--idempotency-key KEY`: recorded on the event the command writes, so running it again writes nothing more. */
 const KEY = { "idempotency-key": { type: "string" } } as const;
 const DECISION = { by: { type: "string" }, reason: { type: "string" }, ...KEY } as const;
@@ -115,6 +141,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       "run-id": { type: "string" },
       metadata: { type: "string" },
       ...MODEL,
+      ...LIMITS,
       ...INPUT_FILE,
     },
     positionals: { min: 0, max: 1, names: 'one "prompt"' },
@@ -126,13 +153,18 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
         ...optional("model", str(values, "model")),
         ...optional("runId", str(values, "run-id")),
         ...parseMetadata(str(values, "metadata")),
+        ...parseLimits("run", values),
       }),
   },
   resume: {
-    options: MODEL,
+    options: { ...MODEL, ...LIMITS },
     positionals: one("<runId>"),
     run: (context, values, [runId]) =>
-      resumeCommand(context, { runId: runId!, ...optional("model", str(values, "model")) }),
+      resumeCommand(context, {
+        runId: runId!,
+        ...optional("model", str(values, "model")),
+        ...parseLimits("resume", values),
+      }),
   },
   "resume-point": {
     options: {},

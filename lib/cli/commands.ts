@@ -30,6 +30,10 @@ export function reportOutcome(
       io.out(
         `waiting for approval: runlog resume-point ${outcome.runId}, then runlog approve|reject ${outcome.runId} <callId>`,
       );
+    else if (outcome.status === "budget_exhausted")
+      io.out(
+        `its budget is spent: runlog resume-point ${outcome.runId} says which limit, then runlog resume ${outcome.runId} --max-turns N (or --max-tokens, --max-cost-usd) to raise it`,
+      );
     else if (outcome.status !== "completed")
       io.out(`see where it stopped: runlog resume-point ${outcome.runId}`);
   }

@@ -39,6 +39,8 @@ export function describeEvent(event: RunEvent): string {
       return `cancelled by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
     case "execution_stopped":
       return `${event.reason} (generation ${event.generation}): resume it by hand`;
+    case "budget_exhausted":
+      return `budget exhausted: ${event.limit} ${event.limits[event.limit]} reached (${usedText(event.used)})`;
     default:
       return assertNever(event);
   }
@@ -48,4 +50,10 @@ export function describeEvent(event: RunEvent): string {
 export function progressLine(runId: string, event: RunEvent): string {
   const time = event.at.slice(11, 23);
   return `${time}  ${runId}  #${String(event.seq).padStart(3)}  ${describeEvent(event)}`;
+}
+
+/** A budget's figures in words: "12 turns, 4,210 tokens, $0.0123". */
+function usedText(used: { turns: number; tokens: number; costUsd?: number | undefined }): string {
+  const cost = used.costUsd === undefined ? "" : `, $${used.costUsd.toFixed(4)}`;
+  return `${used.turns} turns, ${used.tokens} tokens${cost}`;
 }

@@ -91,6 +91,7 @@ export async function main(
         dataDir: dir.path,
         ...(module === undefined ? {} : { agents: module.agents }),
         ...(module?.models === undefined ? {} : { models: module.models }),
+        ...(module?.prices === undefined ? {} : { prices: module.prices }),
         observer: { appended: (runId, event) => progress(progressLine(runId, event)) },
       },
       config,

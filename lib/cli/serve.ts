@@ -121,6 +121,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
         {
           ...(module === undefined ? {} : { agents: module.agents }),
           ...(module?.models === undefined ? {} : { models: module.models }),
+          ...(module?.prices === undefined ? {} : { prices: module.prices }),
           background: true,
           dataDir: (await dataDir(values.dir, config.dataDir, { create: true })).path,
           observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },

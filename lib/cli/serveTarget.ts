@@ -120,6 +120,7 @@ export async function openServeDeployment(
       // No tool runs here (the stack's RunTool function runs them): this dir is never written.
       agents: agentRegistry({ dataDir: join(tmpdir(), "runlog-serve") }, module?.agents ?? BUILT_IN_AGENTS),
       models: namedModels(module?.models),
+      ...(module?.prices === undefined ? {} : { prices: module.prices }),
     });
     return { runlog: new Runlog(deps), where, close };
   } catch (error) {

@@ -51,8 +51,8 @@ export function parseCommand<T extends ParseArgsConfig>(
 export const HELP = `runlog — durable, resumable AI-agent runs
 
 Usage:
-  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--metadata JSON] [--json] "prompt" | - | --input-file PATH
-  runlog resume <runId> [--model SPEC] [--json]
+  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--metadata JSON] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--json] "prompt" | - | --input-file PATH
+  runlog resume <runId> [--model SPEC] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--json]
   runlog resume-point <runId> [--json]
   runlog show <runId> [--json]
   runlog ls [--status STATUS] [--forks-of RUNID] [--json]

@@ -18,7 +18,8 @@ export type NotResumableReason =
   | "empty"
   | "malformed"
   | "awaiting_approval"
-  | "cancelled";
+  | "cancelled"
+  | "budget_exhausted";
 
 export interface ResumePoint {
   resumable: true;
@@ -82,6 +83,14 @@ function classifyTail(facts: LogFacts): Classification {
   if (facts.cancelled) {
     return notResumable("cancelled", `the run was cancelled by ${facts.cancelled.by}`, facts.cancelled.seq);
   }
+  if (facts.exhausted) {
+    const { limit, limits, used } = facts.exhausted;
+    return notResumable(
+      "budget_exhausted",
+      `the run reached its ${limit} limit of ${limits[limit]} (${used.turns} turns, ${used.tokens} tokens${used.costUsd === undefined ? "" : `, $${used.costUsd.toFixed(4)}`}): resume it with that limit raised`,
+      facts.exhausted.seq,
+    );
+  }
   const last = facts.last!;
   switch (last.type) {
     case "run_started":
@@ -133,6 +142,8 @@ function classifyTail(facts: LogFacts): Classification {
     case "cancelled":
     case "execution_stopped":
       throw new Error(`unreachable: ${last.type} is a marker, never the last event read`);
+    case "budget_exhausted":
+      throw new Error(`unreachable: ${last.type} is handled before the tail`);
     default:
       return assertNever(last);
   }

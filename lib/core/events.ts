@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { LIMIT_NAMES, LimitsSchema } from "./budget.ts";
 import { MetadataSchema } from "./metadata.ts";
 
 /**
@@ -86,6 +87,11 @@ export const RunStartedSchema = z.object({
   metadata: MetadataSchema.optional(),
   /** The caller's idempotency key for the operation that wrote this event (IdempotencyKeySchema). */
   idempotencyKey: IdempotencyKeySchema.optional(),
+  /**
+   * The run's budget (lib/core/budget.ts): its agent's limits, lowered by the start's. Absent on
+   * runs started before budgets were recorded: those go by their agent's limits.
+   */
+  limits: LimitsSchema.optional(),
 });
 
 export const UserMessageSchema = z.object({
@@ -169,6 +175,8 @@ export const ResumedSchema = z.object({
   onBehalfOf: z.string().min(1).optional(),
   /** The caller's idempotency key for the operation that wrote this event (IdempotencyKeySchema). */
   idempotencyKey: IdempotencyKeySchema.optional(),
+  /** Limits a person raised on resume: they replace the ones named, from here on. */
+  limits: LimitsSchema.optional(),
 });
 
 /** The documented values of a `resumed` event's `by`. */
@@ -239,6 +247,25 @@ export const ExecutionStoppedSchema = z.object({
   cause: z.string().optional(),
 });
 
+/**
+ * The run reached a limit of its budget before a model turn: it rests as `budget_exhausted` until a
+ * person resumes it with that limit raised (a `resumed` carrying `limits`).
+ */
+export const BudgetExhaustedSchema = z.object({
+  ...base,
+  type: z.literal("budget_exhausted"),
+  /** The limit that was reached. */
+  limit: z.enum(LIMIT_NAMES),
+  /** What the run had used, counted from its log: turns, tokens and (with a price table) US dollars. */
+  used: z.object({
+    turns: z.number().int().min(0),
+    tokens: z.number().int().min(0),
+    costUsd: z.number().min(0).optional(),
+  }),
+  /** The limits in force. */
+  limits: LimitsSchema,
+});
+
 export const EventSchema = z.discriminatedUnion("type", [
   RunStartedSchema,
   UserMessageSchema,
@@ -250,6 +277,7 @@ export const EventSchema = z.discriminatedUnion("type", [
   ToolDecidedSchema,
   CancelledSchema,
   ExecutionStoppedSchema,
+  BudgetExhaustedSchema,
 ]);
 
 export type RunEvent = z.infer<typeof EventSchema>;
@@ -261,6 +289,7 @@ export type ToolResult = EventOf<"tool_result">;
 export type ToolDecided = EventOf<"tool_decided">;
 export type CancelledEvent = EventOf<"cancelled">;
 export type ExecutionStopped = EventOf<"execution_stopped">;
+export type BudgetExhausted = EventOf<"budget_exhausted">;
 
 /** An event before the store gives it a position: what steps build. */
 export type NewEvent = RunEvent extends infer E

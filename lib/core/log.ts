@@ -1,4 +1,6 @@
+import type { BudgetUsed, Limits } from "./budget.ts";
 import type {
+  BudgetExhausted,
   CancelledEvent,
   ExecutionStopped,
   ModelResponse,
@@ -53,6 +55,15 @@ export interface LogFacts {
    * person's resume), nothing resumes the run automatically.
    */
   stopped?: ExecutionStopped;
+  /**
+   * The budget recorded in the log: `run_started`'s limits, with those a later `resumed` raised
+   * put over them. Absent when the run recorded none (started before budgets): its agent's apply.
+   */
+  limits?: Limits;
+  /** What the run used, counted from its responses (of the events read: a tail counts only itself). */
+  used: BudgetUsed;
+  /** The run reached a limit of its budget and no `resumed` has come since. */
+  exhausted?: BudgetExhausted;
 }
 
 /** The calls of a batch that have no result yet. */
@@ -106,21 +117,30 @@ export class LogReader {
   private started = new Set<string>();
   private results = new Map<string, ToolResult>();
   private decisions = new Map<string, ToolDecided>();
+  private byModel = new Map<string, { inputTokens: number; outputTokens: number }>();
   private readonly firstSeq: number;
   /** How many events were read (a problem stops the reading). */
   count = 0;
 
   constructor(start?: LogStart) {
-    this.state = { generation: start?.generation ?? 1, modelTurns: 0, generationSteps: 0 };
+    this.state = {
+      generation: start?.generation ?? 1,
+      modelTurns: 0,
+      generationSteps: 0,
+      used: { turns: 0, inputTokens: 0, outputTokens: 0, byModel: this.byModel },
+    };
     this.firstSeq = start?.seq ?? 1;
   }
 
   /** What the events read so far say: a copy, which later reads leave unchanged. */
   facts(): LogFacts {
     const { batch } = this.state;
-    if (!batch) return { ...this.state };
+    const byModel = new Map([...this.byModel].map(([spec, tokens]) => [spec, { ...tokens }]));
+    const used = { ...this.state.used, byModel };
+    if (!batch) return { ...this.state, used };
     return {
       ...this.state,
+      used,
       batch: {
         ...batch,
         started: new Set(batch.started),
@@ -167,6 +187,7 @@ export class LogReader {
         if (event.seq !== 1) return fail(event.seq, "run_started appears after the start of the log");
         facts.agent = event.agent;
         facts.model = event.model;
+        if (event.limits) facts.limits = { ...event.limits };
         facts.last = event;
         break;
       case "user_message":
@@ -180,6 +201,7 @@ export class LogReader {
         facts.modelTurns++;
         facts.generationSteps++;
         facts.last = event;
+        countUsage(facts.used, this.byModel, event, facts.model);
         if (event.stop !== "tool_calls") break;
         const ids = new Set(event.toolCalls.map((call) => call.id));
         if (event.toolCalls.length === 0)
@@ -250,6 +272,9 @@ export class LogReader {
         facts.generationSteps = 0;
         delete facts.stopped;
         if (event.model) facts.model = event.model;
+        // A new generation is a person's (or a sweep's) go-ahead: a reached limit is checked afresh.
+        delete facts.exhausted;
+        if (event.limits) facts.limits = { ...facts.limits, ...event.limits };
         if (event.input !== undefined) {
           // A new message closes the batch: its open calls count as interrupted.
           if (facts.batch) facts.batch = { ...facts.batch, open: false };
@@ -268,6 +293,9 @@ export class LogReader {
         }
         facts.stopped = event;
         break;
+      case "budget_exhausted":
+        facts.exhausted = event;
+        break;
       default:
         return assertNever(event);
     }
@@ -276,6 +304,24 @@ export class LogReader {
     }
     return undefined;
   }
+}
+
+/** Count a response's turn and tokens, under the model that answered it. */
+function countUsage(
+  used: LogFacts["used"],
+  byModel: Map<string, { inputTokens: number; outputTokens: number }>,
+  event: ModelResponse,
+  model: string | undefined,
+): void {
+  used.turns++;
+  if (!event.usage) return;
+  used.inputTokens += event.usage.inputTokens;
+  used.outputTokens += event.usage.outputTokens;
+  const spec = event.model ?? model ?? "";
+  const tokens = byModel.get(spec) ?? { inputTokens: 0, outputTokens: 0 };
+  tokens.inputTokens += event.usage.inputTokens;
+  tokens.outputTokens += event.usage.outputTokens;
+  byModel.set(spec, tokens);
 }
 
 export function assertNever(value: never): never {

@@ -79,6 +79,7 @@ export class MessageBuilder {
       case "model_failed":
       case "cancelled":
       case "execution_stopped":
+      case "budget_exhausted":
         break;
       default: {
         const unknown: never = event;

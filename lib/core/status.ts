@@ -6,7 +6,8 @@ import { type LogFacts, type LogStart, readLog } from "./log.ts";
  * A run's status. `running` comes from a live lease; every other status is
  * derived from the log: `paused` waits for approval decisions, `failed` ends
  * in a recorded model failure and `interrupted` stopped anywhere else that
- * resume can continue from.
+ * resume can continue from. `budget_exhausted` reached a limit of its budget
+ * (lib/core/budget.ts) and waits for a person to raise it.
  */
 export type RunStatus =
   | "running"
@@ -19,7 +20,8 @@ export type RunStatus =
   | "context_full"
   | "unknown_stop"
   | "malformed"
-  | "empty";
+  | "empty"
+  | "budget_exhausted";
 
 export const RUN_STATUSES: readonly RunStatus[] = [
   "running",
@@ -33,6 +35,7 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   "unknown_stop",
   "malformed",
   "empty",
+  "budget_exhausted",
 ];
 
 /** The status a log (or a tail from `start`) implies when nobody is executing the run. */

@@ -19,10 +19,13 @@ export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): Ro
         const body = await readBody(c, ResumeBody);
         checkModel(body.model);
         const outcome = await runlogFor(c)
-          .resume({ runId, ...optional("model", body.model) })
+          .resume({ runId, ...optional("model", body.model), ...optional("limits", body.limits) })
           .catch((error: unknown) => {
-            // The run id is valid by now; what the library still refuses is the model the body names.
-            throw error instanceof InvalidInputError && body.model !== undefined
+            // The run id is valid by now; what the library still refuses is the model the body names,
+            // or a limit (named in the error's own field).
+            throw error instanceof InvalidInputError &&
+              body.model !== undefined &&
+              error.field?.startsWith("limits") !== true
               ? invalidInput("model", error.message)
               : error;
           });

@@ -9,7 +9,9 @@ function fromZod(error: z.ZodError, where: string): HttpError {
   const issue = error.issues[0];
   if (!issue) return invalidInput(where, `${where} is invalid`);
   if (issue.code === "unrecognized_keys") {
-    const field = issue.keys[0] ?? where;
+    // Inside a nested object (limits …), the path to it: `limits.turns`, not `turns`.
+    const key = issue.keys[0];
+    const field = key === undefined ? where : [...issue.path, key].join(".");
     return invalidInput(field, `${where}: unknown field ${JSON.stringify(field)}`);
   }
   const field = issue.path.length > 0 ? issue.path.join(".") : where;

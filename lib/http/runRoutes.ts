@@ -24,11 +24,14 @@ export function runRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
             ...optional("model", body.model),
             ...optional("runId", runId),
             ...optional("metadata", body.metadata),
+            ...optional("limits", body.limits),
           });
         } catch (error) {
           // The registry's NotFoundError is about the body's agent, not about this URL.
           if (error instanceof NotFoundError) throw invalidInput("agent", error.message);
           // The body is valid by now; what the library still refuses is the model it names.
+          // A limit above the agent's names its own field (limits.maxTurns …).
+          if (error instanceof InvalidInputError && error.field?.startsWith("limits") === true) throw error;
           if (error instanceof InvalidInputError && body.model !== undefined)
             throw invalidInput("model", error.message);
           if (fromKey && error instanceof ConflictError && !(error instanceof LeaseHeldError)) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { EVENTS_MAX_LIMIT } from "../api/eventPage.ts";
 import { EVENTS_MAX_WAIT_SECONDS } from "../api/eventWait.ts";
+import { LimitsSchema } from "../core/budget.ts";
 import { errorMessage } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
 import { MetadataSchema, metadataProblem } from "../core/metadata.ts";
@@ -37,6 +38,9 @@ const metadata = MetadataSchema.superRefine((value, ctx) => {
 
 const short = (max: number) => z.string().min(1).max(max);
 
+/** A run's budget (lib/core/budget.ts): only the limits runlog knows. */
+const limits = LimitsSchema.strict();
+
 /** POST /runs. */
 export const StartBody = z.strictObject({
   agent: short(128),
@@ -44,10 +48,16 @@ export const StartBody = z.strictObject({
   runId: runId("run id").optional(),
   model: short(1024).optional(),
   metadata: metadata.optional(),
+  /** Lower than the agent's limits, never above. */
+  limits: limits.optional(),
 });
 
 /** POST /runs/{id}/resume. */
-export const ResumeBody = z.strictObject({ model: short(1024).optional() });
+export const ResumeBody = z.strictObject({
+  model: short(1024).optional(),
+  /** Limits to go on with (a `budget_exhausted` run's reached limit raised), recorded on the `resumed` event. */
+  limits: limits.optional(),
+});
 
 /** POST /runs/{id}/fork. */
 export const ForkBody = z.strictObject({

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Limits } from "../core/budget.ts";
 
 export interface ToolContext {
   runId: string;
@@ -31,6 +32,8 @@ export interface Agent {
   instructions: string;
   tools: readonly Tool<unknown>[];
   defaultModel: string;
+  /** The most a run of it may spend (lib/core/budget.ts). @default { maxTurns: DEFAULT_MAX_TURNS } */
+  limits?: Limits;
 }
 
 export interface AgentContext {

@@ -1,3 +1,4 @@
+import { type Exhaustion, exhausted, limitsInForce } from "../core/budget.ts";
 import { classify, classifyFacts } from "../core/classify.ts";
 import {
   errorMessage,
@@ -53,6 +54,9 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   if (next.action !== "model") return next;
 
   const agent = deps.agents(facts.agent!);
+  // The budget, from the whole log: a turn is taken only while every limit is above what was used.
+  const over = exhausted(limitsInForce(facts.limits, agent.limits), facts.used, deps.prices);
+  if (over) return stopForBudget(deps, input, facts, over);
   // Built before the model's error boundary: what fails here is not the model's failure.
   const request = modelRequest(deps, input, facts, events, agent);
   const model = resolveModel(deps, facts.model!);
@@ -69,8 +73,10 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
 
   const append = () =>
     writeNext(deps, input.runId, input.generation, (latest, latestFacts) => {
-      // Someone of this generation answered the same input while we waited: keep theirs.
-      if (latestFacts.modelTurns > facts.modelTurns) return { done: classifyFacts(latestFacts) };
+      // Someone of this generation answered the same input while we waited, or found the budget
+      // spent: keep theirs.
+      if (latestFacts.modelTurns > facts.modelTurns || latestFacts.exhausted)
+        return { done: classifyFacts(latestFacts) };
       return {
         append: {
           type: "model_response",
@@ -101,6 +107,32 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   replies.forget(input.runId, input.generation, turn);
   deps.faults.reached("model:after-append");
   return withinBudget(nextAction(after, false), used + 1, limit);
+}
+
+/**
+ * End the run's turns at a reached limit: append `budget_exhausted` with the figures, under the seq
+ * lock, unless the log moved on meanwhile (a duplicate of this step answered, or stopped, first).
+ */
+async function stopForBudget(
+  deps: StepDeps,
+  input: StepInput,
+  facts: LogFacts,
+  over: Exhaustion,
+): Promise<NextAction> {
+  const after = await writeNext(deps, input.runId, input.generation, (_latest, latestFacts) => {
+    if (latestFacts.modelTurns > facts.modelTurns || latestFacts.exhausted) {
+      return { done: classifyFacts(latestFacts) };
+    }
+    return {
+      append: { type: "budget_exhausted", limit: over.limit, used: over.used, limits: over.limits },
+      // The event itself is what the run now rests on: the classification names it.
+      result: (event) =>
+        event.type === "budget_exhausted"
+          ? classifyFacts({ ...latestFacts, exhausted: event })
+          : classifyFacts(latestFacts),
+    };
+  });
+  return nextAction(after, false);
 }
 
 /**

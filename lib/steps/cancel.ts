@@ -44,7 +44,8 @@ export async function cancelRun(deps: ControlDeps, request: CancelRequest): Prom
     }
     if (facts.cancelled) return { done: { cancelled: false, event: facts.cancelled } };
     const point = classify(events);
-    if (!point.resumable && point.reason !== "awaiting_approval") {
+    // A run that waits for a person (a decision, a raised budget) has not ended: it may be cancelled.
+    if (!point.resumable && point.reason !== "awaiting_approval" && point.reason !== "budget_exhausted") {
       throw new ConflictError(`run ${runId} already ended (${point.reason}); there is nothing to cancel`);
     }
     return {

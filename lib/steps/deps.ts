@@ -1,3 +1,4 @@
+import type { PriceTable } from "../core/budget.ts";
 import type { EventStore } from "../ports/eventStore.ts";
 import type { ModelResolver } from "../ports/model.ts";
 import type { Clock, Faults, Observer, Orchestrator } from "../ports/runtime.ts";
@@ -36,6 +37,8 @@ export interface StepDeps {
   stepTimeoutSeconds?: number;
   /** How long a run that came to rest in a final status is kept (see retention.ts). @default forever */
   retentionMs?: number;
+  /** Model prices by spec, for runs with a `maxCostUsd` limit (lib/core/budget.ts). @default none */
+  prices?: PriceTable;
 }
 
 /** Deps of the operations that start executions (start, resume). */

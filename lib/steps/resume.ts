@@ -1,4 +1,12 @@
-import { ConflictError, StaleError } from "../core/errors.ts";
+import {
+  assertPriced,
+  checkLimits,
+  exhausted,
+  figuresOf,
+  type Limits,
+  limitsInForce,
+} from "../core/budget.ts";
+import { ConflictError, InvalidInputError, StaleError } from "../core/errors.ts";
 import { RESUMED_BY } from "../core/events.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
 import type { ControlDeps } from "./deps.ts";
@@ -25,6 +33,13 @@ export interface ResumeRequest {
    * again answers what the first request did and sends nothing. @default none
    */
   idempotencyKey?: string;
+  /**
+   * Limits to go on with, replacing those named (recorded on the `resumed` event, so every later
+   * step and resume goes by them): how a person continues a run that is `budget_exhausted`. They
+   * may be above the agent's: raising them is a person's decision, recorded with who made it.
+   * @default the run's
+   */
+  limits?: Limits;
 }
 
 /**
@@ -37,6 +52,8 @@ export interface ResumeRequest {
  */
 export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<ResumeResult> {
   const { runId, input, model } = request;
+  const limits = request.limits === undefined ? undefined : checkLimits(request.limits);
+  if (limits !== undefined || model !== undefined) await checkBudgetAsked(deps, runId, limits, model);
   const by = request.by ?? RESUMED_BY.person;
   const key = input === undefined ? undefined : request.idempotencyKey;
   if (key !== undefined) {
@@ -47,6 +64,7 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
     ...(model === undefined ? {} : { model }),
     ...(request.actor === undefined ? {} : { actor: request.actor }),
     ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
+    ...(limits === undefined ? {} : { limits }),
   };
   try {
     const outcome = await openGeneration(
@@ -63,6 +81,40 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
     if (earlier) return earlier;
     throw error;
   }
+}
+
+/**
+ * Refuse, before anything is written, limits a resume cannot go on with: a reached limit not raised
+ * above what the run used (it would stop again at once), or a cost limit on a model the price table
+ * does not price. Reads the whole log: the run's usage is counted from all of it.
+ */
+async function checkBudgetAsked(
+  deps: ControlDeps,
+  runId: string,
+  asked: Limits | undefined,
+  model: string | undefined,
+): Promise<void> {
+  const facts = deps.logs.factsOf(runId, await loadRun(deps, runId));
+  if (facts.agent === undefined) return;
+  const limits = { ...limitsInForce(facts.limits, deps.agents(facts.agent).limits), ...asked };
+  const spec = model ?? facts.model;
+  if (spec !== undefined)
+    assertPriced(limits, deps.prices, spec, model === undefined ? "limits.maxCostUsd" : "model");
+  if (asked === undefined || !facts.exhausted) return;
+  const still = exhausted(limits, facts.used, deps.prices);
+  if (!still) return;
+  const used = figuresOf(facts.used, deps.prices);
+  const figure =
+    still.limit === "maxTurns"
+      ? `${used.turns} turns`
+      : still.limit === "maxTokens"
+        ? `${used.tokens} tokens`
+        : `$${(used.costUsd ?? 0).toFixed(4)}`;
+  const field = `limits.${still.limit}`;
+  throw new InvalidInputError(
+    `${field} is ${limits[still.limit]}: raise it above the ${figure} run ${runId} has used to go on`,
+    { field, runId },
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { agentLimits, assertPriced, checkLimits, type Limits, startLimits } from "../core/budget.ts";
 import { InvalidInputError, TooManyRunsError } from "../core/errors.ts";
 import { stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
@@ -18,6 +19,8 @@ export interface StartRequest {
   owner?: Owner;
   /** The caller's own JSON object, stored in `run_started` and echoed on every lifecycle event. */
   metadata?: Metadata;
+  /** Lower limits than the agent's for this run; above the agent's is an InvalidInputError. @default the agent's */
+  limits?: Limits;
 }
 
 export interface StartResult {
@@ -44,6 +47,9 @@ export async function startRun(
   const agent = deps.agents(request.agent);
   const modelSpec = request.model ?? agent.defaultModel;
   deps.models(modelSpec);
+  const asked = request.limits === undefined ? undefined : checkLimits(request.limits);
+  const limits = startLimits(agentLimits(agent.limits), asked);
+  assertPriced(limits, deps.prices, modelSpec);
   const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
   if (request.owner) await withinOwnerCap(deps, request.owner, request.runId);
 
@@ -56,6 +62,7 @@ export async function startRun(
       input: request.input,
       ...(request.owner ? { owner: request.owner } : {}),
       ...(metadata === undefined ? {} : { metadata }),
+      limits,
     },
     1,
     deps.clock.now(),

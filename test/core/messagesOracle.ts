@@ -83,6 +83,7 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
       case "model_failed":
       case "cancelled":
       case "execution_stopped":
+      case "budget_exhausted":
         break;
       default: {
         const unknown: never = event;

@@ -61,6 +61,8 @@ export function title(event: RunEvent): string {
       return "Cancelled";
     case "execution_stopped":
       return "Execution stopped outside runlog";
+    case "budget_exhausted":
+      return `Budget exhausted: ${event.limit}`;
     default:
       return assertNever(event);
   }
@@ -96,6 +98,8 @@ ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
       return html`<p class="facts"><span>generation ${event.generation}</span>${event.execution ? html`<span>execution ${event.execution}</span>` : null}${event.error ? html`<span>${event.error}</span>` : null}</p>
 <p>${event.reason}: it waits for a person's resume.</p>
 ${event.cause ? payload(runId, event, "cause", event.cause) : null}`;
+    case "budget_exhausted":
+      return html`<p class="facts" data-testid="budget"><span>limit ${event.limit} ${String(event.limits[event.limit])}</span><span>${String(event.used.turns)} turns</span><span>${String(event.used.tokens)} tokens</span>${event.used.costUsd === undefined ? null : html`<span>$${event.used.costUsd.toFixed(4)}</span>`}</p>`;
     default:
       return assertNever(event);
   }

@@ -3,6 +3,7 @@ import type { SFNClient } from "@aws-sdk/client-sfn";
 import { DynamoEventStore } from "../../adapters/dynamodb/dynamoEventStore.ts";
 import { newRunId } from "../../adapters/ids.ts";
 import { SfnOrchestrator } from "../../adapters/stepfunctions/index.ts";
+import type { PriceTable } from "../../core/budget.ts";
 import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { AgentRegistry } from "../../ports/tool.ts";
@@ -22,6 +23,8 @@ export interface TableStepOptions {
   retentionMs?: number;
   /** The status index's shards on this table (the stack's `statusShards`). @default 8 */
   statusShards?: number;
+  /** Model prices by spec, for runs with a `maxCostUsd` limit (the agents module's `prices`). @default none */
+  prices?: PriceTable;
 }
 
 /**
@@ -46,6 +49,7 @@ export function tableStepDeps(options: TableStepOptions): StepDeps {
     ...(options.stepsPerExecution === undefined ? {} : { stepsPerExecution: options.stepsPerExecution }),
     ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
     ...(options.stepTimeoutSeconds === undefined ? {} : { stepTimeoutSeconds: options.stepTimeoutSeconds }),
+    ...(options.prices === undefined ? {} : { prices: options.prices }),
   };
 }
 

@@ -4,6 +4,7 @@ import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
 import { isMissingCredentials } from "../../adapters/aws/errors.ts";
 import { checkTable } from "../../adapters/dynamodb/table.ts";
 import { toSfnError } from "../../adapters/stepfunctions/index.ts";
+import type { PriceTable } from "../../core/budget.ts";
 import { InvalidInputError } from "../../core/errors.ts";
 import type { ModelResolver } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
@@ -20,6 +21,8 @@ export interface DeploymentOptions {
   region: string;
   agents: AgentRegistry;
   models: ModelResolver;
+  /** Model prices by spec, for starts and resumes with a `maxCostUsd` limit. @default none */
+  prices?: PriceTable;
 }
 
 export interface OpenDeployment {
@@ -70,6 +73,7 @@ export async function openDeployment(options: DeploymentOptions): Promise<OpenDe
       tableName: options.tableName,
       agents: options.agents,
       models: options.models,
+      ...(options.prices === undefined ? {} : { prices: options.prices }),
     });
     const deps = stateMachineControlDeps(steps, {
       client: sfn,

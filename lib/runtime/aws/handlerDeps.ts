@@ -13,6 +13,7 @@ import {
   redriveDeadLetters,
 } from "../../adapters/deadLetters/redrive.ts";
 import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
+import { checkPrices, type PriceTable } from "../../core/budget.ts";
 import { PermanentError } from "../../core/errors.ts";
 import type { PrincipalPolicy } from "../../core/principal.ts";
 import type { ModelProviders, ModelResolver } from "../../ports/model.ts";
@@ -129,6 +130,8 @@ export async function buildDeps(
   env: NodeJS.ProcessEnv,
   agents: Readonly<Record<string, AgentFactory>>,
   providers?: ModelProviders,
+  /** The agents module's `prices` (model prices by spec), for runs with a `maxCostUsd` limit. */
+  prices?: PriceTable,
 ): Promise<AwsDeps> {
   const config = readFunctionConfig(env);
   // Every metric this instance emits from now on names its deployment (cdk reads them so).
@@ -154,6 +157,7 @@ export async function buildDeps(
     ...(config.stepTimeoutSeconds === undefined ? {} : { stepTimeoutSeconds: config.stepTimeoutSeconds }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
     ...(config.statusShards === undefined ? {} : { statusShards: config.statusShards }),
+    ...(prices === undefined ? {} : { prices: checkPrices(prices, "the agents module's prices") }),
   });
   let sfn: SFNClient | undefined;
   const controlFor = (stateMachineArn: string) => {

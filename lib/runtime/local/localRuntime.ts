@@ -3,6 +3,7 @@ import { newRunId } from "../../adapters/ids.ts";
 import { BackgroundOrchestrator } from "../../adapters/local/backgroundOrchestrator.ts";
 import { crashFaults } from "../../adapters/local/envFaults.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../../agents/registry.ts";
+import { checkPrices, type PriceTable } from "../../core/budget.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { ModelProviders } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
@@ -28,6 +29,11 @@ export interface LocalRuntimeOptions {
    * (docs/guides/your-own-model.md). @default none: the built-in `scripted:` and `openai:`
    */
   models?: ModelProviders;
+  /**
+   * Model prices by spec, US dollars per million tokens: `{ "openai:gpt-4.1-mini": { inputUsdPerMillion,
+   * outputUsdPerMillion } }`. Needed for runs with a `maxCostUsd` limit (docs/guides/budgets.md). @default none
+   */
+  prices?: PriceTable;
   /** How long a lease holds without renewal. @default 30000 */
   leaseMs?: number;
   /** Return from start/resume/… as soon as the execution is under way (a server's mode). @default false */
@@ -67,6 +73,7 @@ export async function openLocalRuntime(
       : retentionMs(options.retentionDays, "retentionDays");
   const { store, where, close } = await connectStore(storeOptions(config, dataDir));
   const retry = config.retryIntervalMs;
+  const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
   const steps = options.stepsPerExecution ?? config.stepsPerExecution;
   const deps: StepDeps = {
     store,
@@ -83,6 +90,7 @@ export async function openLocalRuntime(
     ...(options.observer === undefined ? {} : { observer: options.observer }),
     ...(steps === undefined ? {} : { stepsPerExecution: steps }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
+    ...(prices === undefined ? {} : { prices }),
   };
   const local = new LocalOrchestrator({
     deps: () => deps,

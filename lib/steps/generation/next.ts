@@ -11,7 +11,7 @@ import { keepRun } from "../retention.ts";
 import { writeNext } from "../writeNext.ts";
 import { claimGenerationLease, handBack } from "./lease.ts";
 import { lastWriteAt, modelInForce } from "./opened.ts";
-import { byOf, inputOf, keyOf, type Move, modelAsked, whoOf } from "./opening.ts";
+import { byOf, inputOf, keyOf, limitsAsked, type Move, modelAsked, whoOf } from "./opening.ts";
 import { plan, resumedEvent } from "./plan.ts";
 import type { Attempt } from "./replan.ts";
 
@@ -27,7 +27,8 @@ export async function openNext(
   const { runId } = opening;
   const handoff = opening.kind === "handoff";
   const input = inputOf(opening);
-  const first = plan(facts, input);
+  const limits = limitsAsked(opening);
+  const first = plan(facts, input, limits);
   if (!first.resumable) return { kind: "not_resumable", runId, classification: first };
   // Before anything is written: a model that cannot be built (a missing key, a script path that
   // does not resolve here) is the caller's error, and the run must stay exactly as it was.
@@ -60,6 +61,7 @@ export async function openNext(
         input,
         model,
         idempotencyKey: keyOf(opening),
+        limits,
       }),
       async (fresh) =>
         // Decided on the tail already read; a lost seq race reads the tail again.
@@ -108,7 +110,7 @@ function resumedDecision(
         seq: earlier.seq,
       });
     }
-    const now = plan(facts, input);
+    const now = plan(facts, input, fields.limits);
     if (!now.resumable) return { done: now };
     return { append: resumedEvent(now, fields), result: () => now };
   };

@@ -1,11 +1,11 @@
 import { classifyFacts } from "../../core/classify.ts";
 import { NotFoundError } from "../../core/errors.ts";
-import { RESUMED_BY, type ResumeKind, type RunEvent } from "../../core/events.ts";
+import { canonicalValue, RESUMED_BY, type ResumeKind, type RunEvent } from "../../core/events.ts";
 import { type LogFacts, type LogView, readLog } from "../../core/log.ts";
 import type { NextAction } from "../../ports/runtime.ts";
 import type { StepDeps } from "../deps.ts";
 import { nextAction } from "../nextAction.ts";
-import { inputOf, type Move, modelAsked } from "./opening.ts";
+import { inputOf, limitsAsked, type Move, modelAsked } from "./opening.ts";
 
 /*
  * An opened generation: the log ends at the event that opened the generation in force (a
@@ -35,11 +35,17 @@ export function sameRequest(opener: Opener, opening: Move): boolean {
   if (opening.kind === "handoff") return opener.type === "resumed" && opener.by === RESUMED_BY.handoff;
   const input = inputOf(opening);
   const model = modelAsked(opening);
+  const limits = limitsAsked(opening);
   // A plain resume asks for nothing new: whatever the opened generation carries is what it resumes.
-  if (input === undefined && model === undefined) return true;
+  if (input === undefined && model === undefined && limits === undefined) return true;
   const carried = opener.type === "resumed" ? opener.input : undefined;
   const carriedModel = opener.type === "resumed" ? opener.model : undefined;
-  return input === carried && (model === undefined || model === carriedModel);
+  const carriedLimits = opener.type === "resumed" ? opener.limits : undefined;
+  return (
+    input === carried &&
+    (model === undefined || model === carriedModel) &&
+    (limits === undefined || canonicalValue(limits) === canonicalValue(carriedLimits ?? null))
+  );
 }
 
 /** How the opened generation resumes, as its opening event says. */

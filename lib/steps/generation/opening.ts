@@ -1,3 +1,4 @@
+import type { Limits } from "../../core/budget.ts";
 import type { NotResumable, ResumePoint } from "../../core/classify.ts";
 import { RESUMED_BY, type ResumeKind, type RunEvent, type RunStarted } from "../../core/events.ts";
 import { assertNever } from "../../core/log.ts";
@@ -27,7 +28,7 @@ export type Opening =
       point: ResumePoint;
     }
   /** Go on from where the log stands; `by` is recorded (RESUMED_BY, or a caller's own name). */
-  | ({ kind: "resume"; runId: string; by: string; model?: string } & Who)
+  | ({ kind: "resume"; runId: string; by: string; model?: string; limits?: Limits } & Who)
   /** Go on with a new user message; `idempotencyKey` goes on the `resumed` it writes. */
   | ({
       kind: "send";
@@ -36,6 +37,7 @@ export type Opening =
       input: string;
       model?: string;
       idempotencyKey?: string;
+      limits?: Limits;
     } & Who)
   /** The last decision on a paused run: a person's resume. */
   | ({ kind: "decide"; runId: string } & Who)
@@ -115,14 +117,25 @@ export const keyOf = (opening: Move): string | undefined =>
 export const modelAsked = (opening: Move): string | undefined =>
   opening.kind === "send" || opening.kind === "resume" ? opening.model : undefined;
 
+/** The limits the opening raises, if any (a person's resume or message). */
+export const limitsAsked = (opening: Move): Limits | undefined =>
+  opening.kind === "send" || opening.kind === "resume" ? opening.limits : undefined;
+
 /**
  * The same request without its message: what is left to do once the generation that carried the
  * message has run (the message is in the log already and must not be repeated).
  */
 export function withoutInput(opening: Move): Move {
   if (opening.kind !== "send") return opening;
-  const { runId, by, model } = opening;
-  return { kind: "resume", runId, by, ...whoOf(opening), ...(model === undefined ? {} : { model }) };
+  const { runId, by, model, limits } = opening;
+  return {
+    kind: "resume",
+    runId,
+    by,
+    ...whoOf(opening),
+    ...(model === undefined ? {} : { model }),
+    ...(limits === undefined ? {} : { limits }),
+  };
 }
 
 /** A retried creation goes on, if it must open anything, as a person's plain resume. */

@@ -1,3 +1,4 @@
+import type { Limits } from "../../core/budget.ts";
 import { type Classification, classifyFacts } from "../../core/classify.ts";
 import type { NewEvent } from "../../core/events.ts";
 import type { LogFacts } from "../../core/log.ts";
@@ -5,9 +6,17 @@ import type { LogFacts } from "../../core/log.ts";
 /** Where a run can take a new message: everything but a run that must not be written to. */
 const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
 
-/** How resuming (or sending a message to) a log of these facts would start, or why it cannot. */
-export function plan(facts: LogFacts, input: string | undefined): Classification {
+/**
+ * How resuming (or sending a message to) a log of these facts would start, or why it cannot. A run
+ * that reached a limit of its budget goes on when the resume raises limits (`limits`): from where
+ * it stood before the limit stopped it.
+ */
+export function plan(facts: LogFacts, input: string | undefined, limits?: Limits): Classification {
   const classification = classifyFacts(facts);
+  if (input === undefined && limits !== undefined && facts.exhausted) {
+    const { exhausted: _, ...before } = facts;
+    return classifyFacts(before);
+  }
   if (input === undefined || (!classification.resumable && CLOSED_TO_MESSAGES.has(classification.reason))) {
     return classification;
   }
@@ -32,6 +41,8 @@ export interface ResumedFields {
   model?: string | undefined;
   /** The caller's idempotency key for the request that writes it. */
   idempotencyKey?: string | undefined;
+  /** Limits a person raised: in force from this generation on. */
+  limits?: Limits | undefined;
 }
 
 /** The `resumed` event that opens a generation at `point`. */
@@ -50,5 +61,6 @@ export function resumedEvent(
     ...(fields.actor === undefined ? {} : { actor: fields.actor }),
     ...(fields.onBehalfOf === undefined ? {} : { onBehalfOf: fields.onBehalfOf }),
     ...(fields.idempotencyKey === undefined ? {} : { idempotencyKey: fields.idempotencyKey }),
+    ...(fields.limits === undefined ? {} : { limits: fields.limits }),
   };
 }
