@@ -60,6 +60,8 @@ function emitFor(metrics: Metrics, event: RunEvent): void {
     case "tool_started":
     case "tool_decided":
     case "cancelled":
+    case "paused":
+    case "given_up":
       return;
     default: {
       const never: never = event;

@@ -37,6 +37,10 @@ export function describeEvent(event: RunEvent): string {
       return `${event.approved ? "approved" : "rejected"} ${event.callId} by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
     case "cancelled":
       return `cancelled by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
+    case "paused":
+      return `paused: waiting for a decision on ${event.calls.map((call) => `${call.name} (${call.id})`).join(", ")}`;
+    case "given_up":
+      return `given up: automatic resumes stopped after ${event.resumes}; resume it by hand`;
     default:
       return assertNever(event);
   }

@@ -124,6 +124,9 @@ export function classifyFacts(facts: LogFacts): Classification {
       return classifyBatch(facts.batch!);
     case "cancelled":
       throw new Error("unreachable: a cancel is handled before the tail");
+    case "paused":
+    case "given_up":
+      throw new Error("unreachable: a marker is never the last event that moves the run");
     default:
       return assertNever(last);
   }

@@ -174,6 +174,8 @@ export const RESUMED_BY = {
   event: "event",
   /** A redrive: a run whose model call failed for a retryable reason, resumed after the outage. */
   redrive: "redrive",
+  /** The generation that opens a fork, written with its copy: part of the fork's start. */
+  fork: "fork",
 } as const;
 
 export const ToolDecidedSchema = z.object({
@@ -202,6 +204,29 @@ export const CancelledSchema = z.object({
   idempotencyKey: IdempotencyKeySchema.optional(),
 });
 
+/**
+ * A marker: the run came to rest waiting for a person's decision on `calls` (the calls of the open
+ * batch that wait, as the model asked for them). Written by whoever rests the run (the Finish step,
+ * or the sweeper for a run whose execution died first), once per wait, so the pause is a fact of
+ * the log a lifecycle event is derived from. It moves nothing: the log reads as without it.
+ */
+export const PausedSchema = z.object({
+  ...base,
+  type: z.literal("paused"),
+  calls: z.array(ToolCallSchema).min(1),
+});
+
+/**
+ * A marker: the sweeper stopped resuming the run automatically after `resumes` resumes since the
+ * latest new message; it waits for a person (a resume, a send). It moves nothing: the log reads as
+ * without it.
+ */
+export const GivenUpSchema = z.object({
+  ...base,
+  type: z.literal("given_up"),
+  resumes: z.number().int().min(0),
+});
+
 export const EventSchema = z.discriminatedUnion("type", [
   RunStartedSchema,
   UserMessageSchema,
@@ -212,6 +237,8 @@ export const EventSchema = z.discriminatedUnion("type", [
   ResumedSchema,
   ToolDecidedSchema,
   CancelledSchema,
+  PausedSchema,
+  GivenUpSchema,
 ]);
 
 export type RunEvent = z.infer<typeof EventSchema>;
@@ -222,6 +249,8 @@ export type ModelResponse = EventOf<"model_response">;
 export type ToolResult = EventOf<"tool_result">;
 export type ToolDecided = EventOf<"tool_decided">;
 export type CancelledEvent = EventOf<"cancelled">;
+export type PausedEvent = EventOf<"paused">;
+export type GivenUpEvent = EventOf<"given_up">;
 
 /** An event before the store gives it a position: what steps build. */
 export type NewEvent = RunEvent extends infer E

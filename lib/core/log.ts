@@ -245,6 +245,10 @@ export class LogReader {
       case "cancelled":
         facts.cancelled = event;
         break;
+      case "paused":
+      case "given_up":
+        // Markers of where the run came to rest (lifecycle facts): they move nothing.
+        break;
       default:
         return assertNever(event);
     }

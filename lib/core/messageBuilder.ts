@@ -78,6 +78,8 @@ export class MessageBuilder {
       case "tool_started":
       case "model_failed":
       case "cancelled":
+      case "paused":
+      case "given_up":
         break;
       default: {
         const unknown: never = event;

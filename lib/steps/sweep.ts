@@ -13,6 +13,7 @@ import { resumeResult } from "./generation/outcome.ts";
 import { leaseFor } from "./lease.ts";
 import { leaseIsLive } from "./liveness.ts";
 import { readTail, viewFacts } from "./logReads.ts";
+import { markGivenUp, markPaused, tailReader } from "./restMarkers.ts";
 import { expireRun } from "./retention.ts";
 import { decodeCursor, encodeCursor, type Position } from "./sweepCursor.ts";
 
@@ -222,6 +223,7 @@ async function consider(
   if (await leaseIsLive(deps, head.lease)) return skip(`being executed by ${head.lease!.owner}`);
 
   // The tail only, never the whole log: a sweep costs the same on a run of any length.
+  const reread = rereadOf(deps, runId);
   let tail: LogView;
   try {
     tail = await readTail(deps, runId);
@@ -234,6 +236,8 @@ async function consider(
   const classification = classifyFacts(facts);
   const lastSeq = tail.events.at(-1)!.seq;
   if (!classification.resumable) {
+    // An execution that died before its Finish left the pause unmarked: the sweeper marks it.
+    if (classification.reason === "awaiting_approval") await markPaused(deps, runId, { read: reread(tail) });
     await rest(deps, head, restingStatusOf(facts, classification), lastSeq);
     return settle(`not resumable: ${classification.reason}`);
   }
@@ -246,7 +250,9 @@ async function consider(
   if (count >= policy.maxAutoResumes) {
     // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
     // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
-    await rest(deps, head, "interrupted", lastSeq);
+    // The log says so first (`given_up`, once: a later sweep meeting the rested run finds it there).
+    await markGivenUp(deps, runId, count, reread(tail));
+    await rest(deps, head, "interrupted");
     deps.observer?.gaveUp?.(runId, count);
     return settle(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }
@@ -254,6 +260,11 @@ async function consider(
   if (due !== undefined && now < due)
     return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);
   return resumeAs(deps, runId, skip);
+}
+
+/** The tail a sweep read, then the tail as stored after a lost race. */
+function rereadOf(deps: ControlDeps, runId: string) {
+  return (tail: LogView) => tailReader(tail, () => readTail(deps, runId));
 }
 
 /**

@@ -82,6 +82,8 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
       case "tool_started":
       case "model_failed":
       case "cancelled":
+      case "paused":
+      case "given_up":
         break;
       default: {
         const unknown: never = event;

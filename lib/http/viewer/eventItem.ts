@@ -59,6 +59,10 @@ export function title(event: RunEvent): string {
       return `${event.approved ? "Approved" : "Rejected"} ${event.callId}`;
     case "cancelled":
       return "Cancelled";
+    case "paused":
+      return "Paused for approval";
+    case "given_up":
+      return "Automatic resumes given up";
     default:
       return assertNever(event);
   }
@@ -90,6 +94,10 @@ ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
     case "cancelled":
       return html`<p class="facts">${actor(event.by, event.onBehalfOf, "cancelled-by")}</p>
 ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
+    case "paused":
+      return html`<p class="facts">${event.calls.map((call) => html`<span>${call.name} ${callLink(call.id)}</span>`)}</p>`;
+    case "given_up":
+      return html`<p class="facts"><span>after ${event.resumes} automatic resumes: resume it by hand</span></p>`;
     default:
       return assertNever(event);
   }
