@@ -1,5 +1,4 @@
 import { type EventOf, RESUMED_BY, type RunEvent, type RunStarted } from "./events.ts";
-import { assertNever } from "./log.ts";
 import {
   LIFECYCLE_SOURCE,
   LIFECYCLE_VERSION,
@@ -7,6 +6,7 @@ import {
   type LifecycleEvent,
   type LifecycleType,
 } from "./lifecycleSchemas.ts";
+import { assertNever } from "./log.ts";
 import { notRedrivableWhy } from "./redrive.ts";
 import type { RunStatus } from "./status.ts";
 
@@ -72,7 +72,7 @@ export function lifecycleOf(
     status,
     ...(start.metadata === undefined ? {} : { metadata: start.metadata }),
   });
-  const fit = fitting(start.runId, event.seq, options);
+  const toFit = fitting(start.runId, event.seq, options);
   switch (event.type) {
     case "run_started":
       return [
@@ -84,7 +84,7 @@ export function lifecycleOf(
         },
       ];
     case "model_response":
-      return [responseEnd(event, common, fit)];
+      return [responseEnd(event, common, toFit)];
     case "model_failed": {
       const retryable = notRedrivableWhy(event) === undefined;
       return [
@@ -105,10 +105,10 @@ export function lifecycleOf(
         calls: event.calls,
       };
       return [
-        fit(paused, () => ({
+        toFit(paused, () => ({
           ...paused,
           calls: event.calls.map(({ id, name }) => ({ id, name })),
-          argumentsAt: fit.ref,
+          argumentsAt: toFit.ref,
         })),
       ];
     }
@@ -155,7 +155,7 @@ export function lifecycleOf(
 type Common = (type: LifecycleType, status: RunStatus) => LifecycleCommon & { type: LifecycleType };
 
 /** A response that ends the run (a final answer, or one resume cannot go on from); none for a tool call. */
-function responseEnd(event: EventOf<"model_response">, common: Common, fit: Fit): LifecycleEvent {
+function responseEnd(event: EventOf<"model_response">, common: Common, toFit: Fit): LifecycleEvent {
   if (event.stop === "stop") {
     const done = {
       ...common("runlog.RunCompleted", "completed"),
@@ -164,9 +164,13 @@ function responseEnd(event: EventOf<"model_response">, common: Common, fit: Fit)
       outputBytes: Buffer.byteLength(event.text),
     };
     const { output: _, ...withoutOutput } = done;
-    return fit(done, () => ({ ...withoutOutput, outputAt: fit.ref }));
+    return toFit(done, () => ({ ...withoutOutput, outputAt: toFit.ref }));
   }
-  const failed = (reason: "refused" | "context_full" | "unknown_stop", status: RunStatus, message: string) => ({
+  const failed = (
+    reason: "refused" | "context_full" | "unknown_stop",
+    status: RunStatus,
+    message: string,
+  ) => ({
     ...common("runlog.RunFailed", status),
     type: "runlog.RunFailed" as const,
     reason,
@@ -180,7 +184,11 @@ function responseEnd(event: EventOf<"model_response">, common: Common, fit: Fit)
       return failed("context_full", "context_full", "the context window is full");
     default:
       // Only final stops get here (mayAnnounce): any stop resume does not know ends the run.
-      return failed("unknown_stop", "unknown_stop", `the response stopped for an unknown reason: ${event.stop}`);
+      return failed(
+        "unknown_stop",
+        "unknown_stop",
+        `the response stopped for an unknown reason: ${event.stop}`,
+      );
   }
 }
 
@@ -195,15 +203,18 @@ function fitting(runId: string, seq: number, options: LifecycleOptions): Fit {
     options.apiUrl === undefined
       ? undefined
       : `${options.apiUrl.replace(/\/+$/, "")}/runs/${encodeURIComponent(runId)}/events/${seq}`;
-  const fit = ((event: LifecycleEvent, smaller: () => LifecycleEvent) =>
+  const toFit = ((event: LifecycleEvent, smaller: () => LifecycleEvent) =>
     entryBytes(event) <= max ? event : smaller()) as Fit;
-  fit.ref = url === undefined ? { runId, seq } : { runId, seq, url };
-  return fit;
+  toFit.ref = url === undefined ? { runId, seq } : { runId, seq, url };
+  return toFit;
 }
 
 /** What an event takes as an EventBridge entry: source, detail-type, detail as JSON, and the time (14). */
 export function entryBytes(event: LifecycleEvent): number {
   return (
-    Buffer.byteLength(LIFECYCLE_SOURCE) + Buffer.byteLength(event.type) + Buffer.byteLength(JSON.stringify(event)) + 14
+    Buffer.byteLength(LIFECYCLE_SOURCE) +
+    Buffer.byteLength(event.type) +
+    Buffer.byteLength(JSON.stringify(event)) +
+    14
   );
 }

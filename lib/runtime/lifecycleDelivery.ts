@@ -1,6 +1,7 @@
-import { type LifecycleEvent, lifecycleOf, mayAnnounce } from "../core/lifecycle.ts";
 import type { RunEvent, RunStarted } from "../core/events.ts";
+import { type LifecycleEvent, lifecycleOf, mayAnnounce } from "../core/lifecycle.ts";
 import type { EventStore } from "../ports/eventStore.ts";
+import { firstEvent } from "../steps/publishLifecycle.ts";
 
 /** Told each lifecycle event of this process's writes, after the write committed. */
 export type LifecycleListener = (event: LifecycleEvent) => void | Promise<void>;
@@ -27,9 +28,8 @@ export function tellingLifecycle(
     if (known) return known;
     // No head yet: a fork being copied (its run_started and head are written last).
     if (!(await store.getHead(runId))) return undefined;
-    const [first] = await store.readBack(runId, (event) => event.seq === 1);
-    if (first?.type !== "run_started" || first.seq !== 1) return undefined;
-    remember(first);
+    const first = await firstEvent(store, runId);
+    if (first) remember(first);
     return first;
   };
   const remember = (first: RunStarted) => {

@@ -42,7 +42,12 @@ export function markPaused(
  * Append the `given_up` marker to a run the sweeper stops resuming, unless the log already ends
  * in one (a later sweep meets the same rested run). True when this call wrote it.
  */
-export function markGivenUp(deps: StepDeps, runId: string, resumes: number, read: ViewReader): Promise<boolean> {
+export function markGivenUp(
+  deps: StepDeps,
+  runId: string,
+  resumes: number,
+  read: ViewReader,
+): Promise<boolean> {
   // Nothing may follow a cancel: one that came in between leaves nothing to give up on.
   const decide = (events: readonly RunEvent[], facts: LogFacts): Decision<boolean> =>
     events.at(-1)?.type === "given_up" || facts.cancelled

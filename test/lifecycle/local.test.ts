@@ -81,14 +81,24 @@ describe("onLifecycle", () => {
       ["runlog.RunStarted", "running", 1],
       ["runlog.RunFailed", "failed", 2],
     ]);
-    expect(heard[1]).toMatchObject({ reason: "model_failed", retryable: true, error: "ModelUnavailableError" });
+    expect(heard[1]).toMatchObject({
+      reason: "model_failed",
+      retryable: true,
+      error: "ModelUnavailableError",
+    });
     heard.length = 0;
     await local.runlog.resume({ runId: "outage" });
     expect(brief(heard)).toEqual([
       ["runlog.RunResumed", "running", 3],
       ["runlog.RunCompleted", "completed", 4],
     ]);
-    expect(heard[0]).toMatchObject({ by: "person", actor: me, generation: 2, kind: "call_model", newMessage: false });
+    expect(heard[0]).toMatchObject({
+      by: "person",
+      actor: me,
+      generation: 2,
+      kind: "call_model",
+      newMessage: false,
+    });
     expect(heard[1]).toMatchObject({ generation: 2, output: "Back." });
     expectWellFormed(heard, "outage");
   });
@@ -99,7 +109,12 @@ describe("onLifecycle", () => {
       { toolCalls: [{ name: "send_email", arguments: email }] },
       { text: "Sent." },
     ]);
-    const started = await local.runlog.start({ agent: "demo", input: "Mail Ana", runId: "approval", metadata });
+    const started = await local.runlog.start({
+      agent: "demo",
+      input: "Mail Ana",
+      runId: "approval",
+      metadata,
+    });
     expect(started.status).toBe("paused");
     expect(brief(heard)).toEqual([
       ["runlog.RunStarted", "running", 1],
@@ -139,7 +154,12 @@ describe("onLifecycle", () => {
     const { local, heard } = await open(Array(16).fill(down));
     await local.runlog.start({ agent: "demo", input: "Go", runId: "sweep", metadata });
     heard.length = 0;
-    const policy = { statuses: ["failed", "interrupted"] as const, staleAfterMs: 0, backoffMs: 0, maxAutoResumes: 1 };
+    const policy = {
+      statuses: ["failed", "interrupted"] as const,
+      staleAfterMs: 0,
+      backoffMs: 0,
+      maxAutoResumes: 1,
+    };
     await local.runlog.sweep({ ...policy, statuses: [...policy.statuses] });
     expect(brief(heard)).toEqual([
       ["runlog.RunResumed", "running", 3],
