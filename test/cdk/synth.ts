@@ -36,6 +36,7 @@ export const HANDLERS: readonly HandlerName[] = [
   "sweeper",
   "api",
   "redriveDeadLetters",
+  "publishLifecycle",
 ];
 
 const ENV = { account: "123456789012", region: "us-east-1" };

@@ -6,6 +6,7 @@ import { EventBridgeLifecycleBus } from "../../adapters/eventbridge/lifecycleBus
 import { PermanentError } from "../../core/errors.ts";
 import type { PublishDeps } from "../../steps/publishLifecycle.ts";
 import { NAMES, readConfig } from "../config.ts";
+import { made } from "./clientObservers.ts";
 
 /**
  * The lifecycle publisher's deps, read once per cold start: the deployment's table (to read the
@@ -20,7 +21,7 @@ export function publisherDeps(
   if (config.eventBusName === undefined) {
     throw new PermanentError(`${NAMES.eventBusName} is not set: this function has no bus to publish on`);
   }
-  const client = clients.dynamodb ?? new DynamoDBClient(awsClientConfig());
+  const client = clients.dynamodb ?? made(new DynamoDBClient(awsClientConfig()));
   return {
     store: new DynamoEventStore({
       client,
@@ -28,7 +29,7 @@ export function publisherDeps(
       ...(config.statusShards === undefined ? {} : { statusShards: config.statusShards }),
     }),
     bus: new EventBridgeLifecycleBus({
-      client: clients.eventBridge ?? new EventBridgeClient(awsClientConfig()),
+      client: clients.eventBridge ?? made(new EventBridgeClient(awsClientConfig())),
       busName: config.eventBusName,
     }),
     ...(config.apiUrl === undefined ? {} : { options: { apiUrl: config.apiUrl } }),
