@@ -75,7 +75,7 @@ beforeAll(() => {
 
 describe("every alarm has a runbook", () => {
   it("links a page of docs/runbooks/ that exists, after a line of what it means", () => {
-    expect(all.length).toBe(9 + 2 * HANDLERS.length);
+    expect(all.length).toBe(10 + 2 * HANDLERS.length);
     for (const alarm of all) {
       expect(alarm.AlarmDescription, alarm.id).toMatch(
         /^runlog: .{20,}\. Runbook: docs\/runbooks\/[a-z0-9-]+\.md$/,
