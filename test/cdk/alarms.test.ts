@@ -135,7 +135,7 @@ describe("the alarms' names", () => {
 describe("no alarm pages on a blip", () => {
   it("fires on one only where each one is lost work or a run waiting for a person", () => {
     const onOne = all.filter((a) => a.Threshold <= 1).map(nameOf);
-    expect(onOne.sort()).toEqual(["DeadLetters", "SweepGaveUp"]);
+    expect(onOne.sort()).toEqual(["DeadLetters", "LifecycleDeadLetters", "SweepGaveUp"]);
     expect(byName(all, "DeadLetters")).toMatchObject({
       Namespace: "AWS/SQS",
       MetricName: "ApproximateNumberOfMessagesVisible",
