@@ -16,6 +16,8 @@ export interface AlarmsProps {
   functions: Readonly<Record<string, IFunction>>;
   stateMachine: IStateMachine;
   deadLetters: IQueue;
+  /** Stream batches the lifecycle publisher could not publish (cdk/lifecycle.ts). @default none */
+  lifecycleDeadLetters?: IQueue;
   table: Pick<ITable, "metric" | "tableName">;
   httpApi: Pick<IHttpApi, "metricServerError" | "metricCount">;
   /** The deployment's name: the `deployment` dimension of the runlog metrics it alarms on (cdk/deployment.ts). */
@@ -103,6 +105,18 @@ export class RunlogAlarms extends Construct {
       atLeastOne,
       "an event or invocation failed after its retries and waits in the dead-letter queue; each one is lost work.",
     );
+    if (props.lifecycleDeadLetters) {
+      alarm(
+        "LifecycleDeadLetters",
+        "lifecycle-dead-letters",
+        props.lifecycleDeadLetters.metricApproximateNumberOfMessagesVisible({
+          period: ALARM_PERIOD,
+          statistic: Stats.MAXIMUM,
+        }),
+        atLeastOne,
+        "lifecycle events of runs could not be published after their retries; backends waiting for them are not told.",
+      );
+    }
     alarm(
       "ExecutionFailureRate",
       "execution-failures",

@@ -51,6 +51,8 @@ export const DEFAULT_SIZING: Record<HandlerName, { timeout: Duration; memorySize
     timeout: Duration.seconds(CONTROL_TIMEOUT_SECONDS.redriveDeadLetters),
     memorySize: 256,
   },
+  // A batch of stream records: a read per run and a few PutEvents.
+  publishLifecycle: { timeout: Duration.seconds(60), memorySize: 256 },
 };
 
 const HANDLER_NAMES = Object.keys(DEFAULT_SIZING) as HandlerName[];

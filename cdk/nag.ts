@@ -13,6 +13,8 @@ export interface NaggedRunlog extends IConstruct {
   readonly deadLetters: Queue;
   /** Present when the functions run in a VPC. */
   readonly network: object | undefined;
+  /** The lifecycle publisher's own dead letters, when it publishes. */
+  readonly lifecycle?: { readonly deadLetters: Queue } | undefined;
 }
 
 const ack = (scope: IConstruct, rule: string, reason: string) =>
@@ -83,4 +85,11 @@ export function acceptedFindings(runlog: NaggedRunlog): void {
     "SQS3",
     "this queue is itself the dead-letter destination of the event rules and async invocations",
   );
+  if (runlog.lifecycle) {
+    ack(
+      runlog.lifecycle.deadLetters,
+      "SQS3",
+      "this queue is itself the on-failure destination of the lifecycle publisher's stream",
+    );
+  }
 }

@@ -34,6 +34,7 @@ import {
   HANDOFF_POLICY_ID,
 } from "./grants.ts";
 import { RunlogHttpApi } from "./httpApi.ts";
+import { LifecyclePublishing } from "./lifecycle.ts";
 import { logRetentionOf } from "./logRetention.ts";
 import { acceptedFindings } from "./nag.ts";
 import { RunlogNetwork } from "./network.ts";
@@ -75,7 +76,9 @@ export class Runlog extends Construct {
   readonly alarms: readonly Alarm[];
   /** The CloudWatch dashboard (none when `dashboard: false`). */
   readonly dashboard: Dashboard | undefined;
-  /** The bus runlog.StartRun, runlog.ResumeRun and the steering events arrive on: this deployment's own, or `eventBus`. */
+  /** What publishes each run's lifecycle events on `eventBus` from the table's stream (none for a given table without a stream). */
+  readonly lifecycle: LifecyclePublishing | undefined;
+  /** The bus runlog.StartRun, runlog.ResumeRun and the steering events arrive on, and lifecycle events leave on: this deployment's own, or `eventBus`. */
   readonly eventBus: IEventBus;
   /** The functions' subnets, security groups and VPC endpoints (none without `vpc`). */
   readonly network: RunlogNetwork | undefined;
@@ -160,8 +163,8 @@ export class Runlog extends Construct {
     };
     if (secret) grantSecretValue(callModel, secret);
     if (props.bedrock) grantBedrock(callModel, props.bedrock);
-    // Finish records where the run rests and releases its lease: it appends nothing.
-    for (const fn of Object.values(steps)) grantStore(fn, this.table, { appends: fn !== steps.finish });
+    // Every step appends: Finish too, the `paused` marker of a run it rests waiting for approval.
+    for (const fn of Object.values(steps)) grantStore(fn, this.table);
 
     const machine = new RunStateMachine(this, "Run", {
       deployment: this.deployment,
@@ -235,7 +238,6 @@ export class Runlog extends Construct {
       ),
     });
     grantRedrive(redriveDeadLetters, this.deadLetters, targets);
-    this.functions = { ...steps, ...starters, api, redriveDeadLetters };
     this.httpApi = new RunlogHttpApi(this, "HttpApi", {
       handler: api,
       logRetention,
@@ -244,6 +246,24 @@ export class Runlog extends Construct {
     }).api;
 
     this.eventBus = props.eventBus ?? this.ownBus(props);
+    const publishLifecycle = make("publishLifecycle", {
+      [NAMES.eventBusName]: this.eventBus.eventBusName,
+      [NAMES.apiUrl]: this.httpApi.apiEndpoint,
+    });
+    this.lifecycle = this.table.tableStreamArn
+      ? new LifecyclePublishing(this, "Lifecycle", {
+          table: this.table,
+          publisher: publishLifecycle,
+          bus: this.eventBus,
+        })
+      : undefined;
+    if (!this.lifecycle) {
+      Annotations.of(this).addWarningV2(
+        "runlog:lifecycle",
+        "table: the given table has no stream, so no lifecycle events are published; enable one (any view type)",
+      );
+    }
+    this.functions = { ...steps, ...starters, api, redriveDeadLetters, publishLifecycle };
     new Triggers(this, "Triggers", {
       stateMachine: this.stateMachine,
       ...starters,
@@ -259,6 +279,7 @@ export class Runlog extends Construct {
             functions: this.functions,
             stateMachine: this.stateMachine,
             deadLetters: this.deadLetters,
+            ...(this.lifecycle ? { lifecycleDeadLetters: this.lifecycle.deadLetters } : {}),
             table: this.table,
             httpApi: this.httpApi,
             deployment: this.deployment,

@@ -20,7 +20,8 @@ export type HandlerName =
   | "resume"
   | "sweeper"
   | "api"
-  | "redriveDeadLetters";
+  | "redriveDeadLetters"
+  | "publishLifecycle";
 
 /** The name the functions import their agents by; see functions/agents.ts. */
 export const AGENTS_IMPORT = "#agents";

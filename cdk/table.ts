@@ -1,5 +1,5 @@
 import { RemovalPolicy } from "aws-cdk-lib";
-import { AttributeType, BillingMode, ProjectionType, Table } from "aws-cdk-lib/aws-dynamodb";
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Construct } from "constructs";
 import { TTL_ATTRIBUTE } from "../lib/adapters/dynamodb/items.ts";
 import { tableDefinition } from "../lib/adapters/dynamodb/table.ts";
@@ -49,6 +49,8 @@ export class RunlogTable extends Construct {
       timeToLiveAttribute: TTL_ATTRIBUTE,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       deletionProtection: props.deletionProtection ?? true,
+      // The lifecycle publisher reads the events the stream names (cdk/lifecycle.ts): keys are enough.
+      stream: StreamViewType.KEYS_ONLY,
     });
     // CloudFormation adds one new index per update: a stack deployed before byParent existed gains it in one.
     for (const index of layout.GlobalSecondaryIndexes ?? []) {

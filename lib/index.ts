@@ -92,6 +92,14 @@ export {
   type ToolResult,
   type Usage,
 } from "./core/events.ts";
+export {
+  LIFECYCLE_SCHEMAS,
+  LIFECYCLE_SOURCE,
+  LIFECYCLE_VERSION,
+  type LifecycleEvent,
+  LifecycleEventSchema,
+  type LifecycleType,
+} from "./core/lifecycleSchemas.ts";
 export type { ChatMessage } from "./core/messages.ts";
 export { type JsonValue, MAX_METADATA_BYTES, type Metadata } from "./core/metadata.ts";
 export { RUN_STATUSES, type RunStatus } from "./core/status.ts";

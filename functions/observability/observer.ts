@@ -66,6 +66,8 @@ function emitFor(metrics: Metrics, event: RunEvent): void {
     case "tool_started":
     case "cancelled":
     case "budget_exhausted":
+    case "paused":
+    case "given_up":
       return;
     default: {
       const never: never = event;

@@ -41,6 +41,10 @@ export function describeEvent(event: RunEvent): string {
       return `${event.reason} (generation ${event.generation}): resume it by hand`;
     case "budget_exhausted":
       return `budget exhausted: ${event.limit} ${event.limits[event.limit]} reached (${usedText(event.used)})`;
+    case "paused":
+      return `paused: waiting for a decision on ${event.calls.map((call) => `${call.name} (${call.id})`).join(", ")}`;
+    case "given_up":
+      return `given up: automatic resumes stopped after ${event.resumes}; resume it by hand`;
     default:
       return assertNever(event);
   }

@@ -140,10 +140,12 @@ function classifyTail(facts: LogFacts): Classification {
     case "tool_decided":
       return classifyBatch(facts.batch!);
     case "cancelled":
-    case "execution_stopped":
-      throw new Error(`unreachable: ${last.type} is a marker, never the last event read`);
     case "budget_exhausted":
       throw new Error(`unreachable: ${last.type} is handled before the tail`);
+    case "execution_stopped":
+    case "paused":
+    case "given_up":
+      throw new Error(`unreachable: ${last.type} is a marker, never the last event that moves the run`);
     default:
       return assertNever(last);
   }

@@ -190,6 +190,8 @@ export const RESUMED_BY = {
   redrive: "redrive",
   /** An approval expired: its calls were answered as rejected by `timeout` and the run went on. */
   timeout: "timeout",
+  /** The generation that opens a fork, written with its copy: part of the fork's start. */
+  fork: "fork",
 } as const;
 
 export const ToolDecidedSchema = z.object({
@@ -266,6 +268,29 @@ export const BudgetExhaustedSchema = z.object({
   limits: LimitsSchema,
 });
 
+/**
+ * A marker: the run came to rest waiting for a person's decision on `calls` (the calls of the open
+ * batch that wait, as the model asked for them). Written by whoever rests the run (the Finish step,
+ * or the sweeper for a run whose execution died first), once per wait, so the pause is a fact of
+ * the log a lifecycle event is derived from. It moves nothing: the log reads as without it.
+ */
+export const PausedSchema = z.object({
+  ...base,
+  type: z.literal("paused"),
+  calls: z.array(ToolCallSchema).min(1),
+});
+
+/**
+ * A marker: the sweeper stopped resuming the run automatically after `resumes` resumes since the
+ * latest new message; it waits for a person (a resume, a send). It moves nothing: the log reads as
+ * without it.
+ */
+export const GivenUpSchema = z.object({
+  ...base,
+  type: z.literal("given_up"),
+  resumes: z.number().int().min(0),
+});
+
 export const EventSchema = z.discriminatedUnion("type", [
   RunStartedSchema,
   UserMessageSchema,
@@ -278,6 +303,8 @@ export const EventSchema = z.discriminatedUnion("type", [
   CancelledSchema,
   ExecutionStoppedSchema,
   BudgetExhaustedSchema,
+  PausedSchema,
+  GivenUpSchema,
 ]);
 
 export type RunEvent = z.infer<typeof EventSchema>;
@@ -290,6 +317,8 @@ export type ToolDecided = EventOf<"tool_decided">;
 export type CancelledEvent = EventOf<"cancelled">;
 export type ExecutionStopped = EventOf<"execution_stopped">;
 export type BudgetExhausted = EventOf<"budget_exhausted">;
+export type PausedEvent = EventOf<"paused">;
+export type GivenUpEvent = EventOf<"given_up">;
 
 /** An event before the store gives it a position: what steps build. */
 export type NewEvent = RunEvent extends infer E

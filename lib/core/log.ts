@@ -296,6 +296,10 @@ export class LogReader {
       case "budget_exhausted":
         facts.exhausted = event;
         break;
+      case "paused":
+      case "given_up":
+        // Markers of where the run came to rest (lifecycle facts): they move nothing.
+        break;
       default:
         return assertNever(event);
     }

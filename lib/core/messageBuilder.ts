@@ -80,6 +80,8 @@ export class MessageBuilder {
       case "cancelled":
       case "execution_stopped":
       case "budget_exhausted":
+      case "paused":
+      case "given_up":
         break;
       default: {
         const unknown: never = event;

@@ -28,9 +28,19 @@ export function redrivable(facts: LogFacts): Redrivability {
   if (facts.stopped) return no(`${facts.stopped.reason}: a person resumes it`);
   const last = facts.last;
   if (last?.type !== "model_failed") return no("does not end in a failed model call");
-  if (!last.retryable) return no(`the model rejected the request (${last.error.name}): it would fail again`);
-  if (REJECTED.has(last.error.name)) return no(`the model rejected the request (${last.error.name})`);
-  return { redrivable: true, failure: last };
+  const why = notRedrivableWhy(last);
+  return why === undefined ? { redrivable: true, failure: last } : no(why);
+}
+
+/**
+ * Why a recorded model failure would not be tried again by a redrive, or undefined when it would:
+ * the one rule redrive and the lifecycle's `RunFailed.retryable` (lib/core/lifecycle.ts) share.
+ */
+export function notRedrivableWhy(failure: ModelFailed): string | undefined {
+  if (!failure.retryable)
+    return `the model rejected the request (${failure.error.name}): it would fail again`;
+  if (REJECTED.has(failure.error.name)) return `the model rejected the request (${failure.error.name})`;
+  return undefined;
 }
 
 /**

@@ -67,6 +67,8 @@ export const NAMES = {
   adminPrincipals: "RUNLOG_ADMIN_PRINCIPALS",
   modelsAllow: "RUNLOG_MODELS_ALLOW",
   trustedEventSources: "RUNLOG_TRUSTED_EVENT_SOURCES",
+  eventBusName: "RUNLOG_EVENT_BUS",
+  apiUrl: "RUNLOG_API_URL",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -264,6 +266,22 @@ export const ConfigSchema = z.object({
     readBy: HANDLERS,
     default: "unset: no event's detail.owner is believed",
     allowed: "EventBridge source values, separated by commas",
+  }),
+  eventBusName: doc(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._\-/]{1,256}$/)
+      .optional(),
+    {
+      readBy: HANDLERS,
+      default: "unset: the function publishes no lifecycle events",
+      allowed: "an EventBridge bus name",
+    },
+  ),
+  apiUrl: doc(httpUrl.optional(), {
+    readBy: HANDLERS,
+    default: "unset: a lifecycle event too big for EventBridge names the run and seq, without a link",
+    allowed: "the deployment's HTTP API URL (https://…)",
   }),
 });
 

@@ -6,6 +6,7 @@ import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { letRest } from "./lease.ts";
 import { loadRun } from "./logReads.ts";
+import { markPaused } from "./restMarkers.ts";
 
 export interface FinishInput extends StepInput {
   /** The lease owner this execution runs under. */
@@ -28,6 +29,9 @@ export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOut
   // lease is not its own any more (letRest writes nothing then): a retry of this Finish that
   // released it already, or a resumer that took over a lease this execution let lapse.
   if (facts.generation === input.generation) {
+    // The pause is a fact of the log (a lifecycle event is derived from it), written before the
+    // head says so: a crash between the two leaves a retry, or the sweeper, to rest it again.
+    if (outcome.status === "paused") await markPaused(deps, input.runId, { generation: input.generation });
     await letRest(deps, input.runId, input.owner, outcome.status, lastSeq);
   }
   return outcome;

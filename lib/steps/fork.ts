@@ -131,7 +131,7 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   // The same fork made before (anything else was refused by the copy) completes what it began.
   const generation = facts.generation + 1;
   const opening = stamp(
-    resumedEvent(point, { generation, by: RESUMED_BY.person, input: request.input, model: facts.model }),
+    resumedEvent(point, { generation, by: RESUMED_BY.fork, input: request.input, model: facts.model }),
     events.length + 1,
     deps.clock.now(),
     generation,

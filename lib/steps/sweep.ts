@@ -14,6 +14,7 @@ import { resumeResult } from "./generation/outcome.ts";
 import { leaseFor } from "./lease.ts";
 import { leaseIsLive } from "./liveness.ts";
 import { readTail, viewFacts } from "./logReads.ts";
+import { markGivenUp, markPaused, tailReader } from "./restMarkers.ts";
 import { expireRun } from "./retention.ts";
 import { decodeCursor, encodeCursor, type Position } from "./sweepCursor.ts";
 
@@ -236,6 +237,7 @@ async function consider(
   if (await leaseIsLive(deps, head.lease)) return skip(`being executed by ${head.lease!.owner}`);
 
   // The tail only, never the whole log: a sweep costs the same on a run of any length.
+  const reread = rereadOf(deps, runId);
   let tail: LogView;
   try {
     tail = await readTail(deps, runId);
@@ -253,6 +255,8 @@ async function consider(
     return settle(`not resumed: ${facts.stopped.reason}; a person resumes it`);
   }
   if (!classification.resumable) {
+    // An execution that died before its Finish left the pause unmarked: the sweeper marks it.
+    if (classification.reason === "awaiting_approval") await markPaused(deps, runId, { read: reread(tail) });
     await rest(deps, head, restingStatusOf(facts, classification), lastSeq);
     return settle(`not resumable: ${classification.reason}`);
   }
@@ -265,7 +269,9 @@ async function consider(
   if (count >= policy.maxAutoResumes) {
     // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
     // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
-    await rest(deps, head, "interrupted", lastSeq);
+    // The log says so first (`given_up`, once: a later sweep meeting the rested run finds it there).
+    await markGivenUp(deps, runId, count, reread(tail));
+    await rest(deps, head, "interrupted");
     deps.observer?.gaveUp?.(runId, count);
     return settle(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }
@@ -273,6 +279,11 @@ async function consider(
   if (due !== undefined && now < due)
     return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);
   return resumeAs(deps, runId, skip);
+}
+
+/** The tail a sweep read, then the tail as stored after a lost race. */
+function rereadOf(deps: ControlDeps, runId: string) {
+  return (tail: LogView) => tailReader(tail, () => readTail(deps, runId));
 }
 
 /**

@@ -75,7 +75,7 @@ beforeAll(() => {
 
 describe("every alarm has a runbook", () => {
   it("links a page of docs/runbooks/ that exists, after a line of what it means", () => {
-    expect(all.length).toBe(9 + 2 * HANDLERS.length);
+    expect(all.length).toBe(10 + 2 * HANDLERS.length);
     for (const alarm of all) {
       expect(alarm.AlarmDescription, alarm.id).toMatch(
         /^runlog: .{20,}\. Runbook: docs\/runbooks\/[a-z0-9-]+\.md$/,
@@ -135,7 +135,7 @@ describe("the alarms' names", () => {
 describe("no alarm pages on a blip", () => {
   it("fires on one only where each one is lost work or a run waiting for a person", () => {
     const onOne = all.filter((a) => a.Threshold <= 1).map(nameOf);
-    expect(onOne.sort()).toEqual(["DeadLetters", "SweepGaveUp"]);
+    expect(onOne.sort()).toEqual(["DeadLetters", "LifecycleDeadLetters", "SweepGaveUp"]);
     expect(byName(all, "DeadLetters")).toMatchObject({
       Namespace: "AWS/SQS",
       MetricName: "ApproximateNumberOfMessagesVisible",

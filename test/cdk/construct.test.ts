@@ -103,7 +103,7 @@ describe("the construct in a user's stack", () => {
   it("alarms on the queue, executions, each function, the table, the API, the model and the sweep", () => {
     const s = synthesizeConstruct({ agentsModule: AGENTS });
     const found = alarms(s);
-    expect(found).toHaveLength(9 + 2 * HANDLERS.length);
+    expect(found).toHaveLength(10 + 2 * HANDLERS.length);
     for (const handler of HANDLERS) {
       const on = found.filter((a) =>
         JSON.stringify(a.Properties.Metrics ?? []).includes(JSON.stringify({ Ref: s.functionIds[handler] })),

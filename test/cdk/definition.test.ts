@@ -10,6 +10,7 @@ import { handler as callModel } from "../../functions/callModel.ts";
 import { awsDeps } from "../../functions/deps.ts";
 import { handler as finish } from "../../functions/finish.ts";
 import { handler as handoff } from "../../functions/handoff.ts";
+import { handler as publishLifecycle } from "../../functions/publishLifecycle.ts";
 import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
 import { handler as redriveDeadLetters } from "../../functions/redriveDeadLetters.ts";
 import { handler as resume } from "../../functions/resume.ts";
@@ -44,6 +45,7 @@ const HANDLERS: Record<HandlerName, (event: unknown) => Promise<unknown>> = {
   sweeper,
   api: (event) => api(event as never, {} as never),
   redriveDeadLetters,
+  publishLifecycle,
 };
 const env = useFunctionEnvironment("cdk-definition", { STATE_MACHINE_ARN });
 const sfn = mockClient(SFNClient);

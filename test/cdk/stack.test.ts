@@ -4,6 +4,7 @@ import { Code, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambd
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ACTIONS, STORE_ACTIONS } from "../../cdk/grants.ts";
+import { LOG_READ_ACTIONS } from "../../cdk/lifecycle.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import {
   OWNER_INDEX,
@@ -16,6 +17,13 @@ import { allStates, synthesizedMachine } from "./machine.ts";
 import { HANDLERS, permissionsOf, type Synthesized, synthesize } from "./synth.ts";
 
 const SECRET = "runlog/model-key";
+/** What Lambda's event source mapping reads the table's stream with, on the publisher's role. */
+const STREAM_ACTIONS = [
+  "dynamodb:ListStreams",
+  "dynamodb:DescribeStream",
+  "dynamodb:GetRecords",
+  "dynamodb:GetShardIterator",
+];
 const BUS = "agents-bus";
 let s: Synthesized;
 beforeAll(() => {
@@ -95,9 +103,12 @@ describe("least privilege", () => {
       expect(actions.filter((a) => a.startsWith("dynamodb:")).sort(), handler).toEqual(
         [
           // The dead-letter redrive reads no runs: it hands letters back to the functions that do.
+          // The lifecycle publisher reads the log and the table's stream, and writes nothing.
           ...(handler === "redriveDeadLetters"
             ? []
-            : STORE_ACTIONS.filter((a) => handler !== "finish" || a !== "dynamodb:PutItem")),
+            : handler === "publishLifecycle"
+              ? [...LOG_READ_ACTIONS, ...STREAM_ACTIONS]
+              : STORE_ACTIONS),
           ...(handler === "startRun" || handler === "api" ? CREATE_ACTIONS : []),
           ...(handler === "sweeper" || handler === "api" ? ["dynamodb:Query"] : []),
         ].sort(),
@@ -317,7 +328,11 @@ describe("recovery and event-driven starts", () => {
       JSON.stringify(p.Properties.FunctionName).includes(s.functionIds.redriveDeadLetters),
     );
     expect(invokers).toEqual([]);
-    s.template.resourceCountIs("AWS::Lambda::EventSourceMapping", 0);
+    // The one event source mapping is the table's stream to the lifecycle publisher (test/cdk/lifecycle.test.ts), never the dead letters.
+    s.template.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
+    s.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      FunctionName: { Ref: s.functionIds.publishLifecycle },
+    });
   });
 
   it("keeps events that could not be handled in an encrypted dead-letter queue", () => {

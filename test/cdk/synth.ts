@@ -37,6 +37,7 @@ export const HANDLERS: readonly HandlerName[] = [
   "sweeper",
   "api",
   "redriveDeadLetters",
+  "publishLifecycle",
 ];
 
 const ENV = { account: "123456789012", region: "us-east-1" };

@@ -84,6 +84,8 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
       case "cancelled":
       case "execution_stopped":
       case "budget_exhausted":
+      case "paused":
+      case "given_up":
         break;
       default: {
         const unknown: never = event;

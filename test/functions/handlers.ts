@@ -2,6 +2,7 @@ import { handler as api } from "../../functions/api.ts";
 import { handler as callModel } from "../../functions/callModel.ts";
 import { handler as finish } from "../../functions/finish.ts";
 import { handler as handoff } from "../../functions/handoff.ts";
+import { handler as publishLifecycle } from "../../functions/publishLifecycle.ts";
 import { handler as recordModelFailure } from "../../functions/recordModelFailure.ts";
 import { handler as redriveDeadLetters } from "../../functions/redriveDeadLetters.ts";
 import { handler as resume } from "../../functions/resume.ts";
@@ -22,6 +23,7 @@ export const handlers = {
   handoff: asFunction("handoff", handoff),
   recordModelFailure: asFunction("recordModelFailure", recordModelFailure),
   redriveDeadLetters: asFunction("redriveDeadLetters", redriveDeadLetters),
+  publishLifecycle: asFunction("publishLifecycle", publishLifecycle),
   resume: asFunction("resume", resume),
   runTool: asFunction("runTool", runTool),
   startRun: asFunction("startRun", startRun),

@@ -15,6 +15,9 @@ const TABLE = DEFAULT_TABLE_NAME;
 const MACHINE = "RunMachine";
 const SECRET_NAME = "runlog/model-key";
 const DEAD_LETTERS = "DeadLetters";
+const LIFECYCLE_DEAD_LETTERS = "LifecycleDeadLetters";
+/** The bus test/functions/publishLifecycle.test.ts publishes on. */
+const BUS = "runlog-test-events";
 
 /** ARN patterns of the stack as the template resolves them (test/support/iam/template.ts). */
 const TABLE_ARN = `arn:aws:dynamodb:us-east-1:123456789012:table/${TABLE}`;
@@ -52,6 +55,20 @@ function grantsNoTestUses(): string[] {
     // The sweeper asks Step Functions whether the execution holding a lease still runs; its test's
     // runs need not (its PutItem, appending `resumed`, test/functions/autoRedrive.test.ts uses).
     `sweeper states:DescribeExecution arn:aws:states:us-east-1:123456789012:execution:${MACHINE}:*`,
+    // Lambda's event source mapping, not the publisher's code, reads the table's stream, and
+    // sends a batch that failed after its retries to the publisher's dead-letter queue.
+    "publishLifecycle dynamodb:ListStreams *",
+    ...["DescribeStream", "GetRecords", "GetShardIterator"].map(
+      (a) => `publishLifecycle dynamodb:${a} ${TABLE_ARN}/stream/2026-12-01T00:00:00.000`,
+    ),
+    ...["GetQueueAttributes", "GetQueueUrl", "SendMessage"].map(
+      (a) => `publishLifecycle sqs:${a} arn:aws:sqs:us-east-1:123456789012:${LIFECYCLE_DEAD_LETTERS}`,
+    ),
+    // Finish appends the `paused` marker of a run it rests waiting for approval; the handler
+    // tests' runs that pause do so locally (test/lifecycle/local.test.ts), not through Finish here.
+    ...table("finish", "PutItem"),
+    // What reads an event reads: the head (GetItem) when a run's start is looked up is not reached by its test.
+    ...table("publishLifecycle", "GetItem"),
   ].sort();
 }
 
@@ -70,6 +87,8 @@ beforeAll(async () => {
     [s.functionIds.steerRun]: "SteerRun",
     [s.functionIds.resume]: "Resume",
     [s.functionIds.sweeper]: "Sweeper",
+    [s.logicalId(s.runlog.lifecycle!.deadLetters)]: LIFECYCLE_DEAD_LETTERS,
+    [s.logicalId(s.runlog.eventBus)]: BUS,
   };
   policies = functionPolicies(s.template.toJSON() as TemplateJson, s.functionIds, names);
   logGroups = Object.fromEntries(
@@ -141,6 +160,22 @@ describe("the evaluator", () => {
       call("redriveDeadLetters", "lambda:InvokeFunction", fn(name)),
     );
     expect(await deniedCalls(right, policies)).toEqual([]);
+  });
+
+  it("lets the lifecycle publisher put events on its own bus only, and write nothing to the table", async () => {
+    const bus = (name: string) => `arn:aws:events:us-east-1:123456789012:event-bus/${name}`;
+    const wrong = [
+      call("publishLifecycle", "events:PutEvents", bus("default")),
+      call("publishLifecycle", "events:PutEvents", bus("someone-elses")),
+      call("publishLifecycle", "dynamodb:PutItem", TABLE_ARN),
+      call("publishLifecycle", "dynamodb:UpdateItem", TABLE_ARN),
+      call("api", "events:PutEvents", bus(BUS)),
+      call("sweeper", "events:PutEvents", bus(BUS)),
+    ];
+    expect((await deniedCalls(wrong, policies)).map((d) => `${d.fn} ${d.action} ${d.resource}`)).toEqual(
+      wrong.map((c) => `${c.fn} ${c.action} ${c.resource}`),
+    );
+    expect(await deniedCalls([call("publishLifecycle", "events:PutEvents", bus(BUS))], policies)).toEqual([]);
   });
 
   it("counts a grant used by one function only for that function", () => {

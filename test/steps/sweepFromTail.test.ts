@@ -130,9 +130,12 @@ describe("the sweeper from the tail", () => {
       { runId: "gave-up", why: expect.stringMatching(/gave up after 5 resumes/) },
     ]);
     const head = await store.getHead("gave-up");
-    expect(head).toMatchObject({ status: "interrupted", lastSeq: 9 });
+    expect(head).toMatchObject({ status: "interrupted", lastSeq: 10 });
     expect(head?.lease).toBeUndefined();
-    expect(await store.read("gave-up")).toHaveLength(9);
+    // The log says it gave up (the lifecycle's RunGivenUp comes from this marker), and nothing else.
+    const log = await store.read("gave-up");
+    expect(log).toHaveLength(10);
+    expect(log.at(-1)).toMatchObject({ type: "given_up", seq: 10, resumes: 5 });
 
     const { store: countedStore, count } = counted(store);
     const second = await sweep(depsOn(countedStore));
@@ -170,10 +173,14 @@ describe("the sweeper from the tail", () => {
       waiting: "not resumable: awaiting_approval",
     });
     expect(await store.getHead("finished")).toMatchObject({ status: "completed", lastSeq: 5 });
-    expect(await store.getHead("waiting")).toMatchObject({ status: "paused", lastSeq: 2 });
-    // The log is left as it was: only the head learned where the run rests.
+    expect(await store.getHead("waiting")).toMatchObject({ status: "paused", lastSeq: 3 });
+    // The final log is left as it was; the waiting one gains the pause its dead execution never
+    // marked (the lifecycle's RunPaused comes from it), naming the call that waits.
     expect(await store.read("finished")).toEqual(logs.finished);
-    expect(await store.read("waiting")).toEqual(logs.waiting);
+    expect(await store.read("waiting")).toEqual([
+      ...logs.waiting,
+      expect.objectContaining({ type: "paused", seq: 3, calls: [expect.objectContaining({ id: "mail" })] }),
+    ]);
     expect((await sweep(depsOn(store))).examined).toBe(0);
   });
 

@@ -63,6 +63,10 @@ export function title(event: RunEvent): string {
       return "Execution stopped outside runlog";
     case "budget_exhausted":
       return `Budget exhausted: ${event.limit}`;
+    case "paused":
+      return "Paused for approval";
+    case "given_up":
+      return "Automatic resumes given up";
     default:
       return assertNever(event);
   }
@@ -100,6 +104,10 @@ ${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
 ${event.cause ? payload(runId, event, "cause", event.cause) : null}`;
     case "budget_exhausted":
       return html`<p class="facts" data-testid="budget"><span>limit ${event.limit} ${String(event.limits[event.limit])}</span><span>${String(event.used.turns)} turns</span><span>${String(event.used.tokens)} tokens</span>${event.used.costUsd === undefined ? null : html`<span>$${event.used.costUsd.toFixed(4)}</span>`}</p>`;
+    case "paused":
+      return html`<p class="facts">${event.calls.map((call) => html`<span>${call.name} ${callLink(call.id)}</span>`)}</p>`;
+    case "given_up":
+      return html`<p class="facts"><span>after ${event.resumes} automatic resumes: resume it by hand</span></p>`;
     default:
       return assertNever(event);
   }

@@ -25,6 +25,7 @@ import type { SweepOptions } from "../../steps/sweep.ts";
 import { type HandlerConfig, NAMES, readConfig } from "../config.ts";
 import { allowedModels } from "../modelAllow.ts";
 import { modelResolver } from "../models.ts";
+import { made } from "./clientObservers.ts";
 import { stateMachineControlDeps, tableStepDeps } from "./controlDeps.ts";
 import { modelClientOptions } from "./modelClient.ts";
 import { ModelKey } from "./modelKey.ts";
@@ -70,27 +71,7 @@ export const AWS_SWEEP: SweepOptions = { statuses: ["running", "interrupted"] };
  */
 const CANCEL_BLIND_MS = 60_000;
 
-/** An AWS client buildDeps makes. */
-export type AwsClient = DynamoDBClient | SFNClient | SecretsManagerClient | SQSClient | LambdaClient;
-
-const clientObservers = new Set<(client: AwsClient) => void>();
-
-/**
- * Show `observer` every AWS client buildDeps makes from now on, before its first call; returns how
- * to stop. Tests record the functions' AWS calls this way to check them against their IAM roles
- * (test/support/iam); nothing in a deployed function observes.
- */
-export function observeClients(observer: (client: AwsClient) => void): () => void {
-  clientObservers.add(observer);
-  return () => clientObservers.delete(observer);
-}
-
-/** A client as the functions use it: traced by X-Ray where tracing is on, and shown to any observer. */
-function made<C extends AwsClient>(client: C): C {
-  const traced = powertools().tracer.captureAWSv3Client(client);
-  for (const observer of clientObservers) observer(traced);
-  return traced;
-}
+export { type AwsClient, observeClients } from "./clientObservers.ts";
 
 /**
  * How long one AWS request may take, and how often the SDK tries it: a hung connection fails fast

@@ -12,6 +12,7 @@ import { LogCache } from "../../steps/logCache.ts";
 import { retentionMs } from "../../steps/retention.ts";
 import { unstoredWork } from "../../steps/unstoredWork.ts";
 import { type RunlogConfig, readConfig } from "../config.ts";
+import { type LifecycleListener, tellingLifecycle } from "../lifecycleDelivery.ts";
 import { modelResolver } from "../models.ts";
 import { connectStore, storeOptions } from "../store.ts";
 import { LocalOrchestrator } from "./orchestrator.ts";
@@ -42,6 +43,12 @@ export interface LocalRuntimeOptions {
   retentionDays?: number;
   /** Told about an execution that failed in the background. @default writes to stderr */
   onBackgroundError?: (runId: string, error: unknown) => void;
+  /**
+   * Told each lifecycle event (runlog.RunStarted, RunPaused, RunCompleted …, docs/reference/lifecycle-events.md)
+   * of the writes this process commits, in seq order per run, after the commit: what a deployment
+   * publishes on its bus, derived by the same function. What it throws goes to onBackgroundError. @default none
+   */
+  onLifecycle?: LifecycleListener;
   /** Steps one execution does before handing the run to a new one. @default the steps-per-execution variable's, else 500 */
   stepsPerExecution?: number;
 }
@@ -71,7 +78,15 @@ export async function openLocalRuntime(
     options.retentionDays === undefined
       ? retentionMs(config.retentionDays)
       : retentionMs(options.retentionDays, "retentionDays");
-  const { store, where, close } = await connectStore(storeOptions(config, dataDir));
+  const onError =
+    options.onBackgroundError ??
+    ((runId: string, error: unknown) =>
+      process.stderr.write(`runlog: run ${runId}: ${errorMessage(error)}\n`));
+  const connected = await connectStore(storeOptions(config, dataDir));
+  const { where, close } = connected;
+  const store = options.onLifecycle
+    ? tellingLifecycle(connected.store, options.onLifecycle, onError)
+    : connected.store;
   const retry = config.retryIntervalMs;
   const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
   const steps = options.stepsPerExecution ?? config.stepsPerExecution;
@@ -98,10 +113,6 @@ export async function openLocalRuntime(
     leaseMs,
     ...(retry === undefined ? {} : { retryIntervalMs: retry }),
   });
-  const onError =
-    options.onBackgroundError ??
-    ((runId: string, error: unknown) =>
-      process.stderr.write(`runlog: run ${runId}: ${errorMessage(error)}\n`));
   const background = options.background
     ? new BackgroundOrchestrator(local, (input, e) => onError(input.runId, e))
     : undefined;

@@ -21,6 +21,7 @@ const PREFIXES: Record<string, string> = {
   "Secrets Manager": "secretsmanager",
   SQS: "sqs",
   Lambda: "lambda",
+  EventBridge: "events",
 };
 
 /** The resource a call names when no mapping below knows its command: the evaluator refuses it. */
@@ -50,6 +51,15 @@ function dynamodbResources(operation: string, input: Input): string[] {
       return input.IndexName === undefined ? [table] : [`${table}/index/${input.IndexName}`];
     }
   }
+}
+
+/** The buses a PutEvents names (its entries' EventBusName; none is the account's default bus). */
+function busResources(input: Input): string[] {
+  const entries = (input.Entries ?? []) as { EventBusName?: string }[];
+  const buses = new Set(entries.map((entry) => entry.EventBusName ?? "default"));
+  return [...buses].map((bus) =>
+    bus.startsWith("arn:") ? bus : `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${bus}`,
+  );
 }
 
 /** The ARNs a Step Functions operation is authorized on, from its input. */
@@ -91,10 +101,12 @@ export function callsOf<F extends string>(
   // Lambda's Invoke is authorized as lambda:InvokeFunction.
   const operation = prefix === "lambda" && command === "Invoke" ? "InvokeFunction" : command;
   const resources =
-    prefix === "dynamodb"
-      ? dynamodbResources(operation, input)
-      : prefix === "states"
-        ? statesResources(input)
-        : [oneResource(prefix, input)];
+    prefix === "events"
+      ? busResources(input)
+      : prefix === "dynamodb"
+        ? dynamodbResources(operation, input)
+        : prefix === "states"
+          ? statesResources(input)
+          : [oneResource(prefix, input)];
   return resources.map((resource) => ({ fn, action: `${prefix}:${operation}`, resource }));
 }

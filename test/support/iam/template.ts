@@ -40,13 +40,19 @@ const NAME_PROPERTY: Record<string, string> = {
   "AWS::Lambda::Function": "FunctionName",
   "AWS::IAM::Role": "RoleName",
   "AWS::SNS::Topic": "TopicName",
+  "AWS::Events::EventBus": "Name",
 };
 
 const arn = (service: string, resource: string) => `arn:aws:${service}:${REGION}:${ACCOUNT}:${resource}`;
 
 /** What `Ref` and each `Fn::GetAtt` of a resource type are, given the resource's name. */
 const ATTRIBUTES: Record<string, (name: string) => Record<string, string>> = {
-  "AWS::DynamoDB::Table": (name) => ({ Ref: name, Arn: arn("dynamodb", `table/${name}`) }),
+  "AWS::DynamoDB::Table": (name) => ({
+    Ref: name,
+    Arn: arn("dynamodb", `table/${name}`),
+    StreamArn: arn("dynamodb", `table/${name}/stream/2026-12-01T00:00:00.000`),
+  }),
+  "AWS::Events::EventBus": (name) => ({ Ref: name, Arn: arn("events", `event-bus/${name}`), Name: name }),
   "AWS::StepFunctions::StateMachine": (name) => ({
     Ref: arn("states", `stateMachine:${name}`),
     Arn: arn("states", `stateMachine:${name}`),
