@@ -67,6 +67,7 @@ export const ENDPOINT_OF_CLIENT: Readonly<Record<string, EndpointService>> = {
 export const FUNCTION_SDK_CLIENTS = [
   "@aws-sdk/client-bedrock-runtime",
   "@aws-sdk/client-dynamodb",
+  "@aws-sdk/client-eventbridge",
   "@aws-sdk/client-lambda",
   "@aws-sdk/client-secrets-manager",
   "@aws-sdk/client-sfn",
