@@ -31,8 +31,12 @@ export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOut
   if (facts.generation === input.generation) {
     // The pause is a fact of the log (a lifecycle event is derived from it), written before the
     // head says so: a crash between the two leaves a retry, or the sweeper, to rest it again.
-    if (outcome.status === "paused") await markPaused(deps, input.runId, { generation: input.generation });
-    await letRest(deps, input.runId, input.owner, outcome.status, lastSeq);
+    // The head records the log's end: the marker's seq when one was written.
+    const marked =
+      outcome.status === "paused"
+        ? await markPaused(deps, input.runId, { generation: input.generation })
+        : undefined;
+    await letRest(deps, input.runId, input.owner, outcome.status, marked ?? lastSeq);
   }
   return outcome;
 }

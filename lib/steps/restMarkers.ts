@@ -22,18 +22,23 @@ function pauseMarked(events: readonly RunEvent[], facts: LogFacts): boolean {
  * Append the `paused` marker, naming the calls that wait, to a run that rests waiting for
  * decisions, unless its wait has one. `generation`: only while that generation owns the run (a
  * Finish; a newer one, a decision's resume, moved it on). Nothing when the run is not waiting.
+ * The seq it wrote, so the head the caller rests records the log's end; undefined when it wrote none.
  */
 export function markPaused(
   deps: StepDeps,
   runId: string,
   options: { generation?: number; read?: ViewReader } = {},
-): Promise<boolean> {
-  const decide = (events: readonly RunEvent[], facts: LogFacts): Decision<boolean> => {
-    if (options.generation !== undefined && facts.generation !== options.generation) return { done: false };
+): Promise<number | undefined> {
+  const decide = (events: readonly RunEvent[], facts: LogFacts): Decision<number | undefined> => {
+    const none = { done: undefined };
+    if (options.generation !== undefined && facts.generation !== options.generation) return none;
     const classification = classifyFacts(facts);
-    if (classification.resumable || classification.reason !== "awaiting_approval") return { done: false };
-    if (pauseMarked(events, facts)) return { done: false };
-    return { append: { type: "paused", calls: classification.waitingToolCalls ?? [] }, result: () => true };
+    if (classification.resumable || classification.reason !== "awaiting_approval") return none;
+    if (pauseMarked(events, facts)) return none;
+    return {
+      append: { type: "paused", calls: classification.waitingToolCalls ?? [] },
+      result: (event) => event.seq,
+    };
   };
   return writeNext(deps, runId, "any", decide, ...(options.read ? [options.read] : []));
 }
@@ -47,12 +52,12 @@ export function markGivenUp(
   runId: string,
   resumes: number,
   read: ViewReader,
-): Promise<boolean> {
+): Promise<number | undefined> {
   // Nothing may follow a cancel: one that came in between leaves nothing to give up on.
-  const decide = (events: readonly RunEvent[], facts: LogFacts): Decision<boolean> =>
+  const decide = (events: readonly RunEvent[], facts: LogFacts): Decision<number | undefined> =>
     events.at(-1)?.type === "given_up" || facts.cancelled
-      ? { done: false }
-      : { append: { type: "given_up", resumes }, result: () => true };
+      ? { done: undefined }
+      : { append: { type: "given_up", resumes }, result: (event) => event.seq };
   return writeNext(deps, runId, "any", decide, read);
 }
 

@@ -256,8 +256,11 @@ async function consider(
   }
   if (!classification.resumable) {
     // An execution that died before its Finish left the pause unmarked: the sweeper marks it.
-    if (classification.reason === "awaiting_approval") await markPaused(deps, runId, { read: reread(tail) });
-    await rest(deps, head, restingStatusOf(facts, classification), lastSeq);
+    const marked =
+      classification.reason === "awaiting_approval"
+        ? await markPaused(deps, runId, { read: reread(tail) })
+        : undefined;
+    await rest(deps, head, restingStatusOf(facts, classification), marked ?? lastSeq);
     return settle(`not resumable: ${classification.reason}`);
   }
   // A generation opened and never executed (its opener died, or its start failed) is finished, not
@@ -270,8 +273,8 @@ async function consider(
     // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
     // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
     // The log says so first (`given_up`, once: a later sweep meeting the rested run finds it there).
-    await markGivenUp(deps, runId, count, reread(tail));
-    await rest(deps, head, "interrupted");
+    const marked = await markGivenUp(deps, runId, count, reread(tail));
+    await rest(deps, head, "interrupted", marked ?? lastSeq);
     deps.observer?.gaveUp?.(runId, count);
     return settle(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }

@@ -200,15 +200,18 @@ describe("two RunlogStacks in one app", () => {
 
   it("share no dead-letter queue and reference nothing of the other", () => {
     for (const [self, other] of both) {
+      // The events' dead letters, and the lifecycle publisher's own.
       const queues = ofType(self, "AWS::SQS::Queue").map(([id]) => id);
-      expect(queues).toHaveLength(1);
+      expect(queues).toHaveLength(2);
+      const eventLetters = queues.filter((id) => id.startsWith("DeadLetters"));
+      expect(eventLetters).toHaveLength(1);
       const text = JSON.stringify(self.template.toJSON());
       expect(text).not.toContain("Fn::ImportValue");
       expect(text).not.toContain(other.stack.stackName);
       // Every rule target's dead letters go to this stack's own queue.
       for (const [, rule] of ofType(self, "AWS::Events::Rule")) {
         for (const target of rule.Properties!.Targets as { DeadLetterConfig?: { Arn: unknown } }[]) {
-          expect(target.DeadLetterConfig?.Arn).toEqual({ "Fn::GetAtt": [queues[0], "Arn"] });
+          expect(target.DeadLetterConfig?.Arn).toEqual({ "Fn::GetAtt": [eventLetters[0], "Arn"] });
         }
       }
     }

@@ -92,7 +92,8 @@ async function pausedRun(runId: string, owner?: { id: string; tenant?: string })
   const email = { name: "send_email", arguments: { to: "ann@example.com", subject: "Picnic" } };
   const outcome = await scriptedRun(runId, [{ toolCalls: [email] }, { text: "Sent.", stop: "stop" }], owner);
   expect(outcome).toMatchObject({ status: "paused" });
-  const paused = (await env.store().read(runId)).at(-1);
+  // The log ends in the `paused` marker, after the response that asked for the call.
+  const paused = (await env.store().read(runId)).findLast((event) => event.type === "model_response");
   if (paused?.type !== "model_response" || !paused.toolCalls[0]) throw new Error("expected a paused call");
   return paused.toolCalls[0].id;
 }

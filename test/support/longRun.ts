@@ -45,6 +45,8 @@ export function countingAgent(): { agents: Record<string, AgentFactory>; runs: M
         instructions: "Count.",
         tools: [count as never],
         defaultModel: "scripted:demo",
+        // A long run by design: counting goes on far past the default maxTurns.
+        limits: { maxTurns: 1_000_000 },
       }),
     },
     runs,
