@@ -22,7 +22,13 @@ const NAMING_RUNLOG_VARIABLES = ["lib/runtime/config.ts", "lib/cli/usage.ts"];
  * The composition roots that hand the environment to readConfig: openLocal's default is the
  * schema module's own; the CLI's main and the Lambda handlers' deps pass theirs.
  */
-const READING_PROCESS_ENV = ["lib/runtime/config.ts", "lib/cli/main.ts", "functions/deps.ts"];
+// functions/publishLifecycle.ts is the publisher's own root: it builds two clients, and no agents.
+const READING_PROCESS_ENV = [
+  "lib/runtime/config.ts",
+  "lib/cli/main.ts",
+  "functions/deps.ts",
+  "functions/publishLifecycle.ts",
+];
 
 describe("configuration is read once, in one schema", () => {
   it("finds the source files it checks", () => {

@@ -110,7 +110,17 @@ beforeAll(async () => {
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 describe("runlog installed in a user's project, with their own agents", () => {
-  it.each(HANDLERS)("%s bundles the user's agents from runlog's compiled functions", (handler) => {
+  // The lifecycle publisher runs no agent: it reads the log and puts events on the bus.
+  const RUNNING_AGENTS = HANDLERS.filter((handler) => handler !== "publishLifecycle");
+
+  it("publishLifecycle bundles no agents, neither the user's nor runlog's", () => {
+    const { code, sources } = bundleOf(s, outdir, "publishLifecycle");
+    expect(code).not.toContain(TOOL);
+    expect(sources.some((source) => source.endsWith("src/agents.ts"))).toBe(false);
+    expect(sources.some((source) => source.includes("functions/agents."))).toBe(false);
+  });
+
+  it.each(RUNNING_AGENTS)("%s bundles the user's agents from runlog's compiled functions", (handler) => {
     const { code, sources } = bundleOf(s, outdir, handler);
     expect(code).toContain(TOOL);
     expect(sources.some((source) => source.endsWith("src/agents.ts"))).toBe(true);
