@@ -14,7 +14,9 @@ export const LIFECYCLE_VERSION = 1;
 /** The EventBridge source lifecycle events are published under (as runlog's own inbound events). */
 export const LIFECYCLE_SOURCE = "runlog";
 
-const StatusSchema = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
+// Typed as a schema of RunStatus, not as the enum's object of literals: declarations print that
+// object in the compiler's own order of the literals, which differs between builds.
+const StatusSchema: z.ZodType<RunStatus> = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
 
 /** Where to read a value left out of an event because the event would not fit an EventBridge entry. */
 export const LogRefSchema = z.object({

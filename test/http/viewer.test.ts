@@ -88,7 +88,7 @@ describe("the runs list at /", () => {
     }
     const paused = page.text.slice(page.text.indexOf('data-run-id="paused-run"'));
     expect(paused.slice(0, paused.indexOf("</tr>"))).toMatch(
-      /paused<\/span><\/td>\s*<td>demo<\/td><td>scripted:[^<]*paused\.json<\/td><td class="number">2<\/td>/,
+      /paused<\/span><\/td>\s*<td>demo<\/td><td>scripted:[^<]*paused\.json<\/td><td class="number">3<\/td>/,
     );
     // The crashed run's head still says running; the list shows the status its log rests in.
     expect(page.text).toMatch(/data-run-id="crashed"[\s\S]*?data-testid="run-status">interrupted</);
