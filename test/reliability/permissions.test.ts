@@ -64,9 +64,6 @@ function grantsNoTestUses(): string[] {
     ...["GetQueueAttributes", "GetQueueUrl", "SendMessage"].map(
       (a) => `publishLifecycle sqs:${a} arn:aws:sqs:us-east-1:123456789012:${LIFECYCLE_DEAD_LETTERS}`,
     ),
-    // Finish appends the `paused` marker of a run it rests waiting for approval; the handler
-    // tests' runs that pause do so locally (test/lifecycle/local.test.ts), not through Finish here.
-    ...table("finish", "PutItem"),
     // What reads an event reads: the head (GetItem) when a run's start is looked up is not reached by its test.
     ...table("publishLifecycle", "GetItem"),
   ].sort();

@@ -105,6 +105,7 @@ describe.each(Object.keys(TARGETS))("one fault on %s", (target) => {
         "model_response",
         "tool_started",
         "tool_result",
+        "paused",
         "tool_decided",
         "resumed",
         "tool_started",
