@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { finish } from "../lib/steps/finish.ts";
 import { stepHandler } from "./handler.ts";
 import { StepInputSchema } from "./schemas.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { handOff } from "../lib/steps/handoff.ts";
 import { observedHandler } from "./handler.ts";
 import { StepInputSchema } from "./schemas.ts";

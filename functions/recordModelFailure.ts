@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { recordModelFailure } from "../lib/steps/recordModelFailure.ts";
 import { stepHandler } from "./handler.ts";
 import { defined, StepInputSchema } from "./schemas.ts";

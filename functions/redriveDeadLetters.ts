@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { powertools } from "../lib/runtime/aws/powertools.ts";
 import { observedHandler } from "./handler.ts";
 

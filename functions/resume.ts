@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { resumeResultView } from "../lib/api/views.ts";
 import { type BenignReason, NotFoundError } from "../lib/core/errors.ts";
 import { RESUMED_BY } from "../lib/core/events.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { runTool } from "../lib/steps/runTool.ts";
 import { watchedStepHandler } from "./handler.ts";
 import { StepInputSchema } from "./schemas.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { Runlog } from "../lib/api/runlog.ts";
 import type { Actor, RunOutcome } from "../lib/api/types.ts";
 import { outcomeView } from "../lib/api/views.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { METRICS } from "../lib/adapters/aws/metrics.ts";
 import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
 import { powertools } from "../lib/runtime/aws/powertools.ts";

@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Agent, AgentContext } from "../ports/tool.ts";
 import { defineTool } from "./defineTool.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage, InvalidInputError } from "./errors.ts";
 
 /** A tool as the model sees it. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { EVENTS_MAX_LIMIT } from "../api/eventPage.ts";
 import { EVENTS_MAX_WAIT_SECONDS } from "../api/eventWait.ts";
 import { LimitsSchema } from "../core/budget.ts";

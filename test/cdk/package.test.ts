@@ -54,7 +54,7 @@ function userProject(): string {
   writeFileSync(
     join(project, "src", "agents.ts"),
     `import { type AgentFactory, defineTool } from "runlog";
-import { z } from "zod";
+import * as z from "zod";
 
 export const agents: Record<string, AgentFactory> = {
   billing: () => ({

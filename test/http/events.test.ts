@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
 import type { RunEvent } from "../../lib/core/events.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { demoAgent } from "../../lib/agents/demo.ts";
 import { StaleError } from "../../lib/core/errors.ts";

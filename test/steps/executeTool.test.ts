@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { stoppedToolResult } from "../../lib/core/messages.ts";
 import { runWithTimeout } from "../../lib/steps/executeTool.ts";

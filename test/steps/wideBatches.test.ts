@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { defineAgent } from "../../lib/agents/defineAgent.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";

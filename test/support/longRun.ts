@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import type { AgentFactory } from "../../lib/agents/registry.ts";
 import type { RunEvent } from "../../lib/core/events.ts";

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage, InvalidInputError } from "../../core/errors.ts";
 import { type Usage, UsageSchema } from "../../core/events.ts";
 import { jsonErrorAt } from "./jsonPosition.ts";

@@ -1,5 +1,5 @@
 import { type Context, Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { Runlog } from "../../api/runlog.ts";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
 import { errorAnswer } from "../errors.ts";
