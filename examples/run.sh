@@ -17,4 +17,5 @@ npm run typecheck
 npm test
 npm start
 npm run cli
+npm run client   # a backend calling `runlog serve` through runlog/client
 npm run synth
