@@ -4,7 +4,7 @@ import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument, openApiPath } from "../../lib/http/openapi.ts";
 import { ERROR_CODES, ROUTE_SPECS } from "../../lib/http/routeSpecs.ts";
-import { OPENAPI_FILE, openApiText } from "../support/openapi.ts";
+import { OPENAPI_FILE, openApiText, ROUTES_PAGE, routesPageText } from "../support/openapi.ts";
 import { call, openApp } from "./support.ts";
 
 /** The OpenAPI document: served, committed, and in step with the app's routes. */
@@ -55,6 +55,18 @@ describe("a third-party validator (Redocly, every rule of its strictest ruleset)
 describe("the committed copy", () => {
   it("is what `npm run openapi` writes now (run it after changing a route or a schema)", () => {
     expect(readFileSync(OPENAPI_FILE, "utf8")).toBe(openApiText());
+  });
+
+  it("and the routes' reference page written from it: every operation, and every schema's fields", () => {
+    const page = readFileSync(ROUTES_PAGE, "utf8");
+    expect(page).toBe(routesPageText());
+    const document = JSON.parse(openApiText()) as Doc & { components: { schemas: Record<string, unknown> } };
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of Object.keys(item))
+        expect(page).toContain(`### \`${method.toUpperCase()} ${path}\``);
+    }
+    for (const name of Object.keys(document.components.schemas)) expect(page).toContain(`### ${name}\n`);
+    expect(page).toContain("| `limits.maxTurns` | integer |  | at least 1 |");
   });
 });
 
