@@ -2,7 +2,6 @@ import type { RedriveReport, SweepReport } from "../api/types.ts";
 import type { Limits } from "../core/budget.ts";
 import type { Metadata } from "../core/metadata.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
-import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import {
   type CommandContext,
   listCommand,
@@ -28,7 +27,7 @@ export interface Command {
    * Its answer when the data dir does not exist (no store is opened, nothing is created).
    * @default "run <first argument> not found", for a command about one run
    */
-  withoutRuns?(context: Omit<CommandContext, "local">): number;
+  withoutRuns?(context: Omit<CommandContext, "runs">): number;
   run(context: CommandContext, values: Values, positionals: string[]): Promise<number>;
 }
 
@@ -44,9 +43,9 @@ function listedStatus(value: string | undefined): RunStatus | undefined {
     `ls --status: expected one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(value)}`,
   );
 }
-/** The local user acts (localPrincipal); `--by` names whom for, recorded as `onBehalfOf`. */
+/** Whom the caller acts for (`--by`, recorded as `onBehalfOf`) and why. */
 const actor = (values: Values) => ({
-  by: str(values, "by") ?? localPrincipal().id,
+  ...optional("by", str(values, "by")),
   ...optional("reason", str(values, "reason")),
 });
 
@@ -191,7 +190,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     positionals: { min: 1, max: 2, names: '<runId> "message"' },
     run: async (context, values, [runId, message]) => {
       const text = await requiredInput("send", "message", values, message);
-      return reportOutcome(context, await context.local.runlog.send(runId!, text, keyed(values)));
+      return reportOutcome(context, await context.runs.send(runId!, text, keyed(values)));
     },
   },
   fork: {
@@ -200,7 +199,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     run: async (context, values, [runId, argument]) => {
       const atSeq = parseSeq(str(values, "at"));
       const text = await input("input", values, argument);
-      const outcome = await context.local.runlog.fork({
+      const outcome = await context.runs.fork({
         runId: runId!,
         ...(atSeq === undefined ? {} : { atSeq }),
         ...optional("input", text),
@@ -218,19 +217,13 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: DECISION,
     positionals: { min: 2, max: 2, names: "<runId> <callId>" },
     run: async (context, values, [runId, callId]) =>
-      reportOutcome(
-        context,
-        await context.local.runlog.approve(runId!, callId!, actor(values), keyed(values)),
-      ),
+      reportOutcome(context, await context.runs.decide(runId!, callId!, true, actor(values), keyed(values))),
   },
   reject: {
     options: DECISION,
     positionals: { min: 2, max: 2, names: "<runId> <callId>" },
     run: async (context, values, [runId, callId]) =>
-      reportOutcome(
-        context,
-        await context.local.runlog.reject(runId!, callId!, actor(values), keyed(values)),
-      ),
+      reportOutcome(context, await context.runs.decide(runId!, callId!, false, actor(values), keyed(values))),
   },
   sweep: {
     options: { "stale-after": { type: "string" }, "max-resumes": { type: "string" } },
@@ -248,7 +241,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       // Locally a dead executor is known at once (its process is gone), so by default nothing waits.
       const staleAfter = parseCount("--stale-after", str(values, "stale-after")) ?? 0;
       const maxResumes = parseCount("--max-resumes", str(values, "max-resumes"));
-      const report = await context.local.runlog.sweep({
+      const report = await context.runs.sweep({
         staleAfterMs: staleAfter * 1000,
         ...(maxResumes === undefined ? {} : { maxAutoResumes: maxResumes }),
       });
@@ -266,7 +259,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       printRedrive(context, { dryRun: false, examined: 0, resumed: 0, skipped: 0, failed: 0, runs: [] }),
     run: async (context, values) => {
       const sinceMs = parseDuration("redrive: --since", str(values, "since"));
-      const report = await context.local.runlog.redrive({
+      const report = await context.runs.redrive({
         ...(sinceMs === undefined ? {} : { sinceMs }),
         ...optional("agent", str(values, "agent")),
         dryRun: values["dry-run"] === true,
@@ -278,14 +271,14 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: DECISION,
     positionals: one("<runId>"),
     run: async (context, values, [runId]) => {
-      const outcome = await context.local.runlog.cancel(runId!, actor(values), keyed(values));
+      const outcome = await context.runs.cancel(runId!, actor(values), keyed(values));
       reportOutcome(context, outcome);
       return 0;
     },
   },
 };
 
-function printSweep({ io, json }: Omit<CommandContext, "local">, report: SweepReport): number {
+function printSweep({ io, json }: Omit<CommandContext, "runs">, report: SweepReport): number {
   if (json) io.json(report);
   else {
     io.out(
@@ -310,7 +303,7 @@ function printSweep({ io, json }: Omit<CommandContext, "local">, report: SweepRe
   return report.failed.length > 0 || report.approvals.failed.length > 0 ? 1 : 0;
 }
 
-function printRedrive({ io, json }: Omit<CommandContext, "local">, report: RedriveReport): number {
+function printRedrive({ io, json }: Omit<CommandContext, "runs">, report: RedriveReport): number {
   if (json) io.json(report);
   else {
     const resumed = report.dryRun ? "would resume" : "resumed";

@@ -1,17 +1,17 @@
-import type { LocalRunlog } from "../api/local.ts";
 import type { RunOutcome } from "../api/types.ts";
-import { headView, outcomeView, resumePointLines, resumePointView, resumeView } from "../api/views.ts";
-import type { ListOptions, RunHead } from "../ports/eventStore.ts";
+import { outcomeView, type ResumeView, resumePointLines } from "../api/views.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
+import type { CliRuns, ListedRun, RunFilter } from "./runs.ts";
 import { EXIT } from "./usage.ts";
 
 export interface CommandContext {
-  local: LocalRunlog;
+  /** The runs: a store this process opened, or the API `--url` names. */
+  runs: CliRuns;
   io: Io;
   json: boolean;
-  /** The data dir, absolute. */
-  dataDir: string;
+  /** Where the runs are, as messages name it: the data dir (absolute), or the API's URL. */
+  where: string;
 }
 
 /** Print a run's outcome (as `view` has it for --json) and return the exit code it implies. */
@@ -45,35 +45,30 @@ export async function runCommand(
   context: CommandContext,
   request: { agent: string; input: string; model?: string; runId?: string },
 ): Promise<number> {
-  const outcome = await context.local.runlog.start(request);
-  const note = outcome.created
-    ? undefined
-    : `run ${outcome.runId} already exists with this input; not started again`;
+  const { outcome, created } = await context.runs.start(request);
+  const note = created ? undefined : `run ${outcome.runId} already exists with this input; not started again`;
   return reportOutcome(context, outcome, note);
 }
 
 export async function resumeCommand(context: CommandContext, request: { runId: string; model?: string }) {
-  const outcome = await context.local.runlog.resume(request);
-  const result = outcome.resume;
-  const note = result.resumed ? undefined : `nothing to resume: ${result.classification.description}`;
-  return reportOutcome(context, outcome, note, resumeView(outcome));
+  const { view, description }: { view: ResumeView; description?: string } =
+    await context.runs.resume(request);
+  const note = view.resumed ? undefined : `nothing to resume: ${description}`;
+  return reportOutcome(context, view, note, view);
 }
 
-export async function resumePointCommand(
-  { local, io, json }: CommandContext,
-  runId: string,
-): Promise<number> {
-  const point = await local.runlog.resumePoint(runId);
+export async function resumePointCommand({ runs, io, json }: CommandContext, runId: string): Promise<number> {
+  const point = await runs.resumePoint(runId);
   if (json) {
-    io.json(resumePointView(point));
+    io.json(point);
   } else {
     for (const line of resumePointLines(point)) io.out(line);
   }
   return EXIT.completed;
 }
 
-export async function showCommand({ local, io, json }: CommandContext, runId: string): Promise<number> {
-  const events = await local.runlog.events(runId);
+export async function showCommand({ runs, io, json }: CommandContext, runId: string): Promise<number> {
+  const events = await runs.events(runId);
   if (json) io.json({ runId, events });
   else
     for (const event of events)
@@ -82,14 +77,11 @@ export async function showCommand({ local, io, json }: CommandContext, runId: st
 }
 
 /** `ls`: every run (or those in a status, or a run's forks), newest activity first. */
-export async function listCommand(
-  context: CommandContext,
-  filter: Pick<ListOptions, "status" | "parent"> = {},
-): Promise<number> {
-  const runs = [];
+export async function listCommand(context: CommandContext, filter: RunFilter = {}): Promise<number> {
+  const runs: ListedRun[] = [];
   let cursor: string | undefined;
   do {
-    const page = await context.local.runlog.list({ ...filter, ...(cursor === undefined ? {} : { cursor }) });
+    const page = await context.runs.list(filter, cursor);
     runs.push(...page.runs);
     cursor = page.cursor;
   } while (cursor !== undefined);
@@ -98,16 +90,16 @@ export async function listCommand(
 
 /** `ls`'s output: one line a run, or one JSON object. */
 export function printRuns(
-  { io, json, dataDir }: Omit<CommandContext, "local">,
-  runs: RunHead[],
-  { status, parent }: Pick<ListOptions, "status" | "parent"> = {},
+  { io, json, where }: Omit<CommandContext, "runs">,
+  runs: ListedRun[],
+  { status, parent }: RunFilter = {},
 ): number {
   if (json) {
-    io.json({ runs: runs.map(headView) });
+    io.json({ runs });
     return EXIT.completed;
   }
   const which = `${status ? `${status} ` : ""}${parent === undefined ? "runs" : `forks of run ${parent}`}`;
-  if (runs.length === 0) io.out(`no ${which} in ${dataDir}`);
+  if (runs.length === 0) io.out(`no ${which} in ${where}`);
   for (const run of runs) {
     io.out(
       `${run.runId.padEnd(30)} ${run.status.padEnd(12)} ${run.agent.padEnd(10)} ${String(run.lastSeq).padStart(5)} events  ${run.updatedAt}`,

@@ -5,7 +5,7 @@ import { readConfig } from "../runtime/config.ts";
 import type { Command } from "./commandTable.ts";
 import { dataDir } from "./dataDir.ts";
 import { type Io, processIo } from "./io.ts";
-import { COMMON, EXIT, exitCodeFor, HELP, parseCommand, UsageError } from "./usage.ts";
+import { COMMON, EXIT, exitCodeFor, HELP, parseCommand, REMOTE, UsageError } from "./usage.ts";
 import { runlogVersion } from "./version.ts";
 
 /**
@@ -63,7 +63,7 @@ export async function main(
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; run "runlog help"`);
     const parsing = {
       args,
-      options: { ...COMMON, ...command.options },
+      options: { ...COMMON, ...REMOTE, ...command.options },
       allowPositionals: true,
       strict: true,
     } as const;
@@ -71,6 +71,14 @@ export async function main(
     if (values.help) return help(io);
     const json = values.json === true;
     const progress = json ? io.err : io.out;
+    const url = (values.url as string | undefined) ?? config.url;
+    if (url !== undefined) {
+      const { remoteContext } = await import("./remoteContext.ts");
+      const context = await remoteContext({ url, values, config, io, json, progress });
+      return await command.run(context, values, positionals);
+    }
+    if (values.token !== undefined)
+      throw new UsageError(`${name}: --token is for an API named by --url (or RUNLOG_URL)`);
     const dir = await dataDir(typeof values.dir === "string" ? values.dir : undefined, config.dataDir, {
       create: command.creates === true,
     });
@@ -81,7 +89,7 @@ export async function main(
     );
     const { dynamoTarget } = await import("../runtime/store.ts");
     if (!dir.exists && dynamoTarget(config) === undefined)
-      return await withoutRuns(command, { io, json, dataDir: dir.path }, positionals);
+      return await withoutRuns(command, { io, json, where: dir.path }, positionals);
     const [{ openLocal }, { progressLine }] = await Promise.all([
       import("../api/local.ts"),
       import("./format.ts"),
@@ -96,7 +104,12 @@ export async function main(
       },
       config,
     );
-    return await command.run({ local, io, json, dataDir: dir.path }, values, positionals);
+    const { localRuns } = await import("./runs.ts");
+    return await command.run(
+      { runs: localRuns(local.runlog), io, json, where: dir.path },
+      values,
+      positionals,
+    );
   } catch (error) {
     io.err(`runlog: ${errorMessage(error)}`);
     const cause = error instanceof Error ? error.cause : undefined;
@@ -110,7 +123,7 @@ export async function main(
 /** A command's answer on a data dir that does not exist: it holds no runs. */
 async function withoutRuns(
   command: Command,
-  context: { io: Io; json: boolean; dataDir: string },
+  context: { io: Io; json: boolean; where: string },
   [runId]: string[],
 ): Promise<number> {
   if (command.withoutRuns) return command.withoutRuns(context);

@@ -25,6 +25,12 @@ export const COMMON = {
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
+/** Flags of the commands that read and steer runs: the API to call instead of a store, and its token. */
+export const REMOTE = {
+  url: { type: "string" },
+  token: { type: "string" },
+} as const;
+
 /**
  * Parse one command's flags strictly (an unknown flag or a missing value is a
  * UsageError) and check how many positional arguments it got.
@@ -79,6 +85,9 @@ Usage:
 Every command takes --dir DIR (default $RUNLOG_DIR or ./.runlog); only run, demo and serve
 create it. --agents MODULE (default $RUNLOG_AGENTS) serves your own agents: a module exporting
 \`agents\`, e.g. src/agents.ts; without it, the built-in demo agent.
+--url URL (default $RUNLOG_URL) calls runlog's HTTP API instead of a store (the same output and
+exit codes; a deployed stack's HttpApiUrl is signed with your AWS credentials, SigV4),
+--token TOKEN (default $RUNLOG_TOKEN) sends a bearer token instead (runlog serve's, a JWT).
 A prompt, message or input given as - is read from stdin.
 Models: scripted:demo, scripted:FILE (a JSON script), openai:MODEL.
 Exit codes: 0 completed, 1 not completed or failed, 2 bad usage or input (nothing written:

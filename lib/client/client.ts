@@ -169,7 +169,7 @@ export class RunlogClient {
    */
   async resume(request: ResumeRunInput, options?: CallOptions): Promise<ResumeRunAnswer> {
     const path = `/runs/${segment(request?.runId, "runId")}/resume`;
-    const body = present("model", request.model);
+    const body = { ...present("model", request.model), ...present("limits", request.limits) };
     return (await this.#json<ResumeRunAnswer>({ method: "POST", path, body, signal: options?.signal })).body;
   }
 

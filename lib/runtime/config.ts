@@ -69,6 +69,8 @@ export const NAMES = {
   trustedEventSources: "RUNLOG_TRUSTED_EVENT_SOURCES",
   eventBusName: "RUNLOG_EVENT_BUS",
   apiUrl: "RUNLOG_API_URL",
+  url: "RUNLOG_URL",
+  token: "RUNLOG_TOKEN",
 } as const;
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
@@ -282,6 +284,18 @@ export const ConfigSchema = z.object({
     readBy: HANDLERS,
     default: "unset: a lifecycle event too big for EventBridge names the run and seq, without a link",
     allowed: "the deployment's HTTP API URL (https://…)",
+  }),
+  url: doc(httpUrl.optional(), {
+    readBy: LOCAL,
+    default: "unset: the CLI reads and steers the runs of its data dir (or table)",
+    allowed:
+      "runlog's HTTP API (a stack's HttpApiUrl, runlog serve's address): the CLI calls it instead of a store",
+  }),
+  token: doc(credential.optional(), {
+    readBy: LOCAL,
+    default: "unset: SigV4 for an https URL, no auth for http",
+    allowed: "a bearer token for RUNLOG_URL (a JWT, runlog serve's token)",
+    secret: true,
   }),
 });
 
