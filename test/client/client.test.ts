@@ -88,6 +88,21 @@ describe("a run through the client", () => {
     }
   });
 
+  it("resumes a run whose budget is spent with the raised limits it sends", async () => {
+    const runId = "budget";
+    const model = script(served.dir, runId, [
+      { toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }] },
+      DONE,
+    ]);
+    await client.start({ agent: "demo", input: "Weather?", runId, model, limits: { maxTurns: 1 } });
+    await until(runId, "budget_exhausted");
+    const resumed = await client.resume({ runId, limits: { maxTurns: 3 } });
+    expect(resumed).toMatchObject({ runId, resumed: true });
+    await until(runId, "completed");
+    const event = (await client.events(runId)).find((listed) => listed.type === "resumed");
+    expect(event).toMatchObject({ limits: { maxTurns: 3 } });
+  });
+
   it("follows from `after`: only the events after it", async () => {
     const paused = await pausedRun("from-after");
     const first = await client.follow("from-after", { after: paused - 1 }).next();
