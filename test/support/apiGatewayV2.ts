@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { type Verdict, verifySigV4 } from "./sigv4Verifier.ts";
 
@@ -100,12 +101,14 @@ export async function serveApiGateway(
   handler: ProxyHandler,
   callers: Record<string, IamCaller>,
   scope: { region: string; service: string } = { region: "eu-west-1", service: "execute-api" },
+  /** Serve https with this key and certificate (as API Gateway does), not http. */
+  tls?: { key: string; cert: string },
 ): Promise<LocalApiGateway> {
   const verdicts: Verdict[] = [];
   const secrets = Object.fromEntries(
     Object.entries(callers).map(([key, { secretAccessKey }]) => [key, secretAccessKey]),
   );
-  const server = createServer(async (request, response) => {
+  const listener: RequestListener = async (request, response) => {
     try {
       const body = await bodyOf(request);
       const url = new URL(request.url ?? "/", `http://${request.headers.host ?? "127.0.0.1"}`);
@@ -140,11 +143,12 @@ export async function serveApiGateway(
         .writeHead(500, { "content-type": "application/json" })
         .end('{"message":"Internal Server Error"}');
     }
-  });
+  };
+  const server = tls === undefined ? createServer(listener) : createTlsServer(tls, listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${port}`,
     verdicts,
     close: () =>
       new Promise<void>((resolve) => {
