@@ -1,7 +1,7 @@
 import type { LocalRunlog } from "../api/local.ts";
 import { errorMessage, NotFoundError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
-import { readConfig } from "../runtime/config.ts";
+import { NAMES, readConfig } from "../runtime/config.ts";
 import type { Command } from "./commandTable.ts";
 import { dataDir } from "./dataDir.ts";
 import { type Io, processIo } from "./io.ts";
@@ -78,7 +78,7 @@ export async function main(
       return await command.run(context, values, positionals);
     }
     if (values.token !== undefined)
-      throw new UsageError(`${name}: --token is for an API named by --url (or RUNLOG_URL)`);
+      throw new UsageError(`${name}: --token is for an API named by --url (or ${NAMES.url})`);
     const dir = await dataDir(typeof values.dir === "string" ? values.dir : undefined, config.dataDir, {
       create: command.creates === true,
     });

@@ -8,9 +8,9 @@ import { remoteRuns } from "./remoteRuns.ts";
 import { UsageError } from "./usage.ts";
 
 /**
- * A command's context when `--url` (or RUNLOG_URL) names runlog's HTTP API: the runs are read and
+ * A command's context when `--url` (or its variable, NAMES.url) names runlog's HTTP API: the runs are read and
  * steered through runlog/client, no store is opened. A bearer token when one is given (`--token`,
- * RUNLOG_TOKEN), else SigV4 with the default credential chain for an https URL, else none.
+ * NAMES.token), else SigV4 with the default credential chain for an https URL, else none.
  */
 export async function remoteContext(options: {
   url: string;

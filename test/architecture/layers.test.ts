@@ -42,7 +42,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
    * request and answer shapes), which test/client/loading.test.ts holds it to: it loads core's errors.
    */
   "lib/client": ["lib/requireNode.ts", "lib/core", "lib/ports", "lib/api", "lib/http"],
-  "lib/cli": ["lib/core", "lib/ports", "lib/agents", "lib/runtime", "lib/api", "lib/http"],
+  "lib/cli": ["lib/core", "lib/ports", "lib/agents", "lib/runtime", "lib/api", "lib/http", "lib/client"],
   /** `runlog/testing` also publishes the scripted model's script format. */
   "lib/testing": [
     "lib/requireNode.ts",
