@@ -19,8 +19,8 @@ export {
 export {
   LIFECYCLE_KEPT,
   LifecycleFeed,
+  type LifecycleReplay,
   type LifecycleSubscriber,
-  type Replay,
 } from "./api/lifecycleFeed.ts";
 export type { LiveFeed, LiveListener } from "./api/liveFeed.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";

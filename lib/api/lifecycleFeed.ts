@@ -11,7 +11,7 @@ export interface LifecycleSubscriber {
 }
 
 /** What a stream that reconnects gets first: the kept events after its last, or all kept ones when its last is gone. */
-export interface Replay {
+export interface LifecycleReplay {
   events: LifecycleEvent[];
   /** The id asked for is no longer kept (or never was here): events between it and `events` are lost to this feed. */
   missed: boolean;
@@ -42,7 +42,7 @@ export class LifecycleFeed {
   };
 
   /** The kept events after the one with id `lastId`; none without an id (a new stream starts from now). */
-  since(lastId: string | undefined): Replay {
+  since(lastId: string | undefined): LifecycleReplay {
     if (lastId === undefined) return { events: [], missed: false };
     const at = this.events.findLastIndex((event) => event.id === lastId);
     if (at < 0) return { events: [...this.events], missed: true };
@@ -53,7 +53,10 @@ export class LifecycleFeed {
    * Replay what came after `lastId` and listen to what comes next, with nothing lost or repeated in
    * between (both happen in this one synchronous call); listening ends when the returned function is called.
    */
-  follow(lastId: string | undefined, subscriber: LifecycleSubscriber): { replay: Replay; stop: () => void } {
+  follow(
+    lastId: string | undefined,
+    subscriber: LifecycleSubscriber,
+  ): { replay: LifecycleReplay; stop: () => void } {
     const replay = this.since(lastId);
     if (this.isClosed) {
       subscriber.closed?.();

@@ -76,7 +76,10 @@ export async function* lifecycle(
       const wait =
         failures < deps.retry.attempts ? delayBefore(failures - 1, deps.retry, undefined) : undefined;
       if (wait === undefined) {
-        throw cause ?? new RetryableError(`GET /lifecycle: the server closed the stream ${failures} times in a row`);
+        throw (
+          cause ??
+          new RetryableError(`GET /lifecycle: the server closed the stream ${failures} times in a row`)
+        );
       }
       await deps.retry.sleep(wait, stop.signal);
     }

@@ -1,4 +1,3 @@
-import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { LifecycleFeed } from "../api/lifecycleFeed.ts";
 import type { LifecycleEvent } from "../core/lifecycleSchemas.ts";
@@ -25,10 +24,7 @@ interface Message {
  * every run's), and a `ping` comes every PING_INTERVAL_MS. A server with no runs of its own (a
  * deployed API) answers 404 `lifecycle_unavailable`: on AWS the events are on the bus.
  */
-export function lifecycleFeedRoutes(
-  { runlogFor }: RouteDeps,
-  feed: LifecycleFeed | undefined,
-): RouteTable {
+export function lifecycleFeedRoutes({ runlogFor }: RouteDeps, feed: LifecycleFeed | undefined): RouteTable {
   return {
     "/lifecycle": {
       GET: async (c) => {
