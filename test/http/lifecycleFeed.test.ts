@@ -5,7 +5,8 @@ import { createClient } from "../../lib/client/client.ts";
 import { NotFoundError } from "../../lib/core/errors.ts";
 import type { LifecycleEvent } from "../../lib/core/lifecycleSchemas.ts";
 import { PING_INTERVAL_MS } from "../../lib/http/liveRoutes.ts";
-import { script } from "../support/cli.ts";
+import { cleanup, script, tempDataDir } from "../support/cli.ts";
+import { serve, stopServed } from "../support/serve.ts";
 import { type FeedServer, serveFeed } from "./lifecycleFeedSupport.ts";
 import { readSse, type Sse } from "./sse.ts";
 import { DONE, EMAIL } from "./support.ts";
@@ -223,5 +224,35 @@ describe("RunlogClient.lifecycle()", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ response: { code: "lifecycle_unavailable" } });
+  });
+});
+
+describe("runlog serve", () => {
+  it("streams its runs' lifecycle events at GET /lifecycle", { timeout: 60_000 }, async () => {
+    const dir = tempDataDir("lifecycle-serve");
+    const served = await serve(["--dir", dir]);
+    try {
+      const stream = readSse(await served.fetch("/lifecycle"));
+      const started = await served.fetch("/runs", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          agent: "demo",
+          input: "Plan my afternoon",
+          runId: "served",
+          metadata: { a: "1" },
+        }),
+      });
+      expect(started.status).toBe(202);
+      // The demo agent calls a tool and answers: started, then completed (nothing in between is announced).
+      const [first, last] = await take(stream, 2);
+      expect(first).toMatchObject({ event: "runlog.RunStarted", id: "served/1" });
+      expect(last).toMatchObject({ event: "runlog.RunCompleted" });
+      expect(JSON.parse(last!.data)).toMatchObject({ runId: "served", metadata: { a: "1" } });
+      await stream.cancel();
+    } finally {
+      stopServed(served);
+      await cleanup(dir);
+    }
   });
 });
