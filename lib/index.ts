@@ -16,6 +16,12 @@ export {
   PAGE_MIN_BYTES,
   type TruncatedEvent,
 } from "./api/eventPage.ts";
+export {
+  LIFECYCLE_KEPT,
+  LifecycleFeed,
+  type LifecycleReplay,
+  type LifecycleSubscriber,
+} from "./api/lifecycleFeed.ts";
 export type { LiveFeed, LiveListener } from "./api/liveFeed.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
 export type { ResumePlan } from "./api/resumePlan.ts";

@@ -1,6 +1,7 @@
 import { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
+import { LifecycleFeed } from "../api/lifecycleFeed.ts";
 import { openLocal } from "../api/local.ts";
 import { errorMessage } from "../core/errors.ts";
 import { createApp } from "../http/app.ts";
@@ -115,6 +116,8 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
     );
   const token = await serveToken(values["token-file"]);
   const module = await agentsOption(values.agents, config.agents);
+  // This machine's runs' lifecycle events, for GET /lifecycle; a deployment's are on its bus.
+  const lifecycle = deployment === undefined ? new LifecycleFeed() : undefined;
   const local: ServeTarget = deployment
     ? await openServeDeployment(deployment, module)
     : await openLocal(
@@ -126,6 +129,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
           dataDir: (await dataDir(values.dir, config.dataDir, { create: true })).path,
           observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },
           onBackgroundError: (runId, error) => io.err(`runlog: run ${runId}: ${errorMessage(error)}`),
+          ...(lifecycle === undefined ? {} : { onLifecycle: lifecycle.tell }),
         },
         config,
       );
@@ -144,6 +148,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
       localToken: token,
       viewer: true,
       ...(local.live === undefined ? {} : { live: local.live }),
+      ...(lifecycle === undefined ? {} : { lifecycle }),
     });
     const gate = requestGate(app.fetch);
     let bound = port;
@@ -159,6 +164,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
     server.close();
     // Long-polls answer and live streams end now, instead of holding the shutdown up to their wait.
     local.live?.close();
+    lifecycle?.close();
     const drained = gate
       .close()
       .then(() => local.close())

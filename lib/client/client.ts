@@ -1,8 +1,10 @@
 import type { ListedEvent } from "../api/followRun.ts";
 import type { RunOutcome } from "../api/types.ts";
 import { InvalidInputError } from "../core/errors.ts";
+import type { LifecycleEvent } from "../core/lifecycleSchemas.ts";
 import { authenticator, type ClientAuth } from "./auth.ts";
 import { type FollowOptions, follow } from "./follow.ts";
+import { type LifecycleStreamOptions, lifecycle } from "./lifecycle.ts";
 import { type RetryOptions, retryPolicy } from "./retry.ts";
 import { type ApiRequest, sendJson, type TransportDeps } from "./transport.ts";
 import type {
@@ -232,6 +234,15 @@ export class RunlogClient {
   follow(runId: string, options?: FollowOptions): AsyncGenerator<ListedEvent, void, undefined> {
     text(runId, "runId");
     return follow(this.#deps, runId, options);
+  }
+
+  /**
+   * The lifecycle events of the runs a `runlog serve` executes (GET /lifecycle), across dropped
+   * connections (see lifecycle.ts): `for await (const event of client.lifecycle()) …`. A deployed
+   * API throws NotFoundError `lifecycle_unavailable`: on AWS, subscribe to the bus instead.
+   */
+  lifecycle(options?: LifecycleStreamOptions): AsyncGenerator<LifecycleEvent, void, undefined> {
+    return lifecycle(this.#deps, options);
   }
 }
 

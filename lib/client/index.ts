@@ -27,11 +27,13 @@ export {
   UnauthorizedError,
 } from "../core/errors.ts";
 export type { ResumeKind, RunEvent, ToolCall } from "../core/events.ts";
+export type { LifecycleEvent, LifecycleType } from "../core/lifecycleSchemas.ts";
 export type { RunStatus } from "../core/status.ts";
 export type { AwsCredentials, ClientAuth } from "./auth.ts";
 export { type ClientOptions, createClient, RunlogClient } from "./client.ts";
 export type { ClientError, ErrorResponse } from "./errors.ts";
 export type { FollowOptions } from "./follow.ts";
+export type { LifecycleStreamOptions } from "./lifecycle.ts";
 export type { RetryOptions } from "./retry.ts";
 export type {
   ActorInput,

@@ -1,5 +1,6 @@
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { LifecycleFeed } from "../api/lifecycleFeed.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import type { Runlog } from "../api/runlog.ts";
 import type { Principal } from "../core/principal.ts";
@@ -7,6 +8,7 @@ import { redact } from "../core/redact.ts";
 import { errorAnswer, HttpError, invalidInput } from "./errors.ts";
 import { eventRoutes } from "./eventRoutes.ts";
 import { safeHeaders } from "./headers.ts";
+import { lifecycleFeedRoutes } from "./lifecycleFeedRoutes.ts";
 import { lifecycleRoutes } from "./lifecycleRoutes.ts";
 import { liveRoutes } from "./liveRoutes.ts";
 import { localAuth } from "./localAuth.ts";
@@ -41,6 +43,11 @@ export interface AppOptions {
    * long-poll wakes on the next event. @default none: /live answers 404 live_unavailable and a long-poll polls the store
    */
   live?: LiveFeed;
+  /**
+   * The lifecycle events of this process's runs (`openLocal({ onLifecycle: feed.tell })`):
+   * `GET /lifecycle` streams them. @default none: /lifecycle answers 404 lifecycle_unavailable (on AWS they are on the bus)
+   */
+  lifecycle?: LifecycleFeed;
   /** Serve the run viewer's HTML pages at `/` and `/runs/{id}/view` (lib/http/viewer/). @default false */
   viewer?: boolean;
 }
@@ -109,6 +116,7 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
     eventRoutes(deps, options.live),
     lifecycleRoutes(deps),
     liveRoutes(deps, options.live, report),
+    lifecycleFeedRoutes(deps, options.lifecycle),
   ];
   // Every handler before any 405: a literal path (POST /runs/redrive) never shadows a pattern's
   // other methods (GET /runs/:id of a run named "redrive").

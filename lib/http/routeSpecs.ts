@@ -7,6 +7,7 @@ import {
   EventQuery,
   EventsQuery,
   ForkBody,
+  LifecycleQuery,
   ListQuery,
   LiveQuery,
   MessageBody,
@@ -37,6 +38,7 @@ export const ERROR_CODES = [
   "too_many_runs",
   "response_too_large",
   "live_unavailable",
+  "lifecycle_unavailable",
   "internal",
   "index_missing",
   "unavailable",
@@ -140,6 +142,17 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       summary: "A run's events as they happen (server-sent events, `id` is the seq; Last-Event-ID resumes)",
       params: run,
       query: LiveQuery,
+      ok: { 200: "the event stream" },
+      errors: [404],
+      stream: true,
+    },
+  },
+  "/lifecycle": {
+    GET: {
+      operationId: "followLifecycle",
+      summary:
+        "The lifecycle events of this server's runs as they happen (server-sent events: `id` is the event's id, `event` its detail-type, `data` its detail; Last-Event-ID resumes, `missed` says the events after it are no longer kept); a deployed API answers 404 lifecycle_unavailable",
+      query: LifecycleQuery,
       ok: { 200: "the event stream" },
       errors: [404],
       stream: true,

@@ -117,6 +117,27 @@ export const LastEventId = count(0, Number.MAX_SAFE_INTEGER);
 /** GET /runs/{id}/live?after. */
 export const LiveQuery = z.strictObject({ after: count(0, Number.MAX_SAFE_INTEGER).optional() });
 
+/** A lifecycle event's id (`runId/seq`), as GET /lifecycle's Last-Event-ID or `after` names the last one a client had. */
+export const LifecycleId = z
+  .string()
+  .max(300)
+  .superRefine((value, ctx) => {
+    const slash = value.lastIndexOf("/");
+    const seq = value.slice(slash + 1);
+    try {
+      validateRunId(value.slice(0, Math.max(slash, 0)), "the id's run id");
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `must be RUN_ID/SEQ: ${errorMessage(error)}` });
+      return;
+    }
+    if (!/^[1-9][0-9]{0,15}$/.test(seq)) {
+      ctx.addIssue({ code: "custom", message: "must be RUN_ID/SEQ, SEQ a whole number from 1" });
+    }
+  });
+
+/** GET /lifecycle?after: the id of the last lifecycle event the client had (as Last-Event-ID, for a first connection). */
+export const LifecycleQuery = z.strictObject({ after: LifecycleId.optional() });
+
 /** A seq in a path: a whole number from 1. */
 export const Seq = count(1, Number.MAX_SAFE_INTEGER);
 
