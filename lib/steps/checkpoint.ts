@@ -114,9 +114,7 @@ export function stepCheckpoints(deps: StepDeps, input: StepInput, facts: LogFact
     writeNext(deps, input.runId, input.generation, (_events, latest) => {
       const moved =
         latest.modelTurns !== facts.modelTurns || latest.last?.seq !== facts.last?.seq || latest.exhausted;
-      return moved
-        ? { done: false }
-        : { append: { type: "response_progress", text }, result: () => true };
+      return moved ? { done: false } : { append: { type: "response_progress", text }, result: () => true };
     }).catch((error: unknown) => {
       if (error instanceof StaleError || error instanceof RunCancelledError) return false;
       throw error;
