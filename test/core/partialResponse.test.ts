@@ -4,8 +4,8 @@ import { decodeEvent } from "../../lib/core/events.ts";
 import { readLog } from "../../lib/core/log.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { PARTIAL_RESPONSE_NOTE } from "../../lib/core/messages.ts";
-import { referenceMessages } from "./messagesOracle.ts";
 import { type LogBuilder, log } from "./logBuilder.ts";
+import { referenceMessages } from "./messagesOracle.ts";
 
 const progress = (builder: LogBuilder, ...texts: string[]) => {
   for (const text of texts) builder.add({ type: "response_progress", text });
