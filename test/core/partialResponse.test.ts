@@ -3,6 +3,7 @@ import { classify } from "../../lib/core/classify.ts";
 import { decodeEvent } from "../../lib/core/events.ts";
 import { readLog } from "../../lib/core/log.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
+import { restingStatus } from "../../lib/core/status.ts";
 import { PARTIAL_RESPONSE_NOTE } from "../../lib/core/messages.ts";
 import { type LogBuilder, log } from "./logBuilder.ts";
 import { referenceMessages } from "./messagesOracle.ts";
@@ -57,6 +58,13 @@ describe("text saved while a response streams", () => {
     ["after a resume", progress(log().start().resumed(2), "Once").build()],
   ])("a log ending in saved text %s resumes as continue_partial", (_, events) => {
     expect(classify(events)).toMatchObject({ resumable: true, kind: "continue_partial" });
+  });
+
+  it.each([
+    ["after the first message", progress(log().start(), "Once").build()],
+    ["after a failed call (a later attempt died)", progress(log().start().failed(), "Once").build()],
+  ])("a run resting on saved text %s is interrupted", (_, events) => {
+    expect(restingStatus(events, classify(events))).toBe("interrupted");
   });
 
   it("the classification names how much was saved", () => {
