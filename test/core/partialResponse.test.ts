@@ -3,8 +3,8 @@ import { classify } from "../../lib/core/classify.ts";
 import { decodeEvent } from "../../lib/core/events.ts";
 import { readLog } from "../../lib/core/log.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
-import { restingStatus } from "../../lib/core/status.ts";
 import { PARTIAL_RESPONSE_NOTE } from "../../lib/core/messages.ts";
+import { restingStatus } from "../../lib/core/status.ts";
 import { type LogBuilder, log } from "./logBuilder.ts";
 import { referenceMessages } from "./messagesOracle.ts";
 
