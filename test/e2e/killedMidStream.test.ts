@@ -94,4 +94,26 @@ describe("a process killed mid-stream", () => {
     const [response] = (await events(dir, "story")).filter((event) => event.type === "model_response");
     expect(response).toMatchObject({ stop: "stop", text: `${saved}The end.` });
   }, 60_000);
+
+  it("a response that completes supersedes what was saved of it: the answer is its text once", async () => {
+    const words = WORDS.slice(0, 30);
+    fake.enqueue({
+      kind: "stream",
+      deltas: words.map((content, i) => (i === 0 ? { role: "assistant", content } : { content })),
+      ending: { finishReason: "stop" },
+      gapMs: GAP_MS,
+    });
+    const args = ["run", "--run-id", "whole", "--model", "openai:gpt-test", "Tell me a story"];
+    const run = await runlogJson(dir, args, env());
+    expect(run.json, run.stderr).toMatchObject({ status: "completed", output: words.join("") });
+    const log = await events(dir, "whole");
+    const types = log.map((event) => event.type);
+    expect(types.at(-1)).toBe("model_response");
+    expect(types).toContain("response_progress");
+    expect(log.at(-1)).toMatchObject({ text: words.join("") });
+    expect((await runlogJson(dir, ["resume-point", "whole"], env())).json).toMatchObject({
+      resumable: false,
+      reason: "completed",
+    });
+  }, 60_000);
 });
