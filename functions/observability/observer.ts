@@ -68,6 +68,7 @@ function emitFor(metrics: Metrics, event: RunEvent): void {
     case "budget_exhausted":
     case "paused":
     case "given_up":
+    case "response_progress":
       return;
     default: {
       const never: never = event;

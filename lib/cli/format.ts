@@ -45,6 +45,8 @@ export function describeEvent(event: RunEvent): string {
       return `paused: waiting for a decision on ${event.calls.map((call) => `${call.name} (${call.id})`).join(", ")}`;
     case "given_up":
       return `given up: automatic resumes stopped after ${event.resumes}; resume it by hand`;
+    case "response_progress":
+      return `model streaming: ${event.text.length} more characters saved: "${clip(event.text, 70)}"`;
     default:
       return assertNever(event);
   }

@@ -91,6 +91,12 @@ function classifyTail(facts: LogFacts): Classification {
       facts.exhausted.seq,
     );
   }
+  if (facts.partial) {
+    return point(
+      "continue_partial",
+      `a response was cut off while streaming, ${facts.partial.text.length} characters saved: ask the model to continue from them`,
+    );
+  }
   const last = facts.last!;
   switch (last.type) {
     case "run_started":
@@ -145,6 +151,7 @@ function classifyTail(facts: LogFacts): Classification {
     case "execution_stopped":
     case "paused":
     case "given_up":
+    case "response_progress":
       throw new Error(`unreachable: ${last.type} is a marker, never the last event that moves the run`);
     default:
       return assertNever(last);

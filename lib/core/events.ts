@@ -53,6 +53,7 @@ export const ResumeKindSchema = z.enum([
   "recover_tools",
   "retry_response",
   "continue_response",
+  "continue_partial",
 ]);
 export type ResumeKind = z.infer<typeof ResumeKindSchema>;
 
@@ -291,6 +292,17 @@ export const GivenUpSchema = z.object({
   resumes: z.number().int().min(0),
 });
 
+/**
+ * Text of a model response still streaming, saved as it arrives (lib/steps/checkpoint.ts): `text`
+ * is what came since the previous one. The fold joins those since the last anchor; the response
+ * that follows supersedes them, and a log that ends in them is continued from their text.
+ */
+export const ResponseProgressSchema = z.object({
+  ...base,
+  type: z.literal("response_progress"),
+  text: z.string().min(1),
+});
+
 export const EventSchema = z.discriminatedUnion("type", [
   RunStartedSchema,
   UserMessageSchema,
@@ -305,6 +317,7 @@ export const EventSchema = z.discriminatedUnion("type", [
   BudgetExhaustedSchema,
   PausedSchema,
   GivenUpSchema,
+  ResponseProgressSchema,
 ]);
 
 export type RunEvent = z.infer<typeof EventSchema>;

@@ -43,6 +43,7 @@ const ANNOUNCES: Record<RunEvent["type"], boolean> = {
   tool_started: false,
   tool_result: false,
   tool_decided: false,
+  response_progress: false,
 };
 
 /** Stops the execution goes on from by itself (tools to run, a response to continue or start again). */
@@ -176,6 +177,7 @@ export function lifecycleOf(
     case "tool_started":
     case "tool_result":
     case "tool_decided":
+    case "response_progress":
       return [];
     default:
       return assertNever(event);

@@ -64,6 +64,11 @@ export interface LogFacts {
   used: BudgetUsed;
   /** The run reached a limit of its budget and no `resumed` has come since. */
   exhausted?: BudgetExhausted;
+  /**
+   * The text of a response still streaming when the log was read: the `response_progress` events
+   * since the last anchor, joined (`seq`: the latest). A response or any new input supersedes it.
+   */
+  partial?: { text: string; seq: number };
 }
 
 /** The calls of a batch that have no result yet. */
@@ -192,6 +197,7 @@ export class LogReader {
         break;
       case "user_message":
         if (this.isOpen()) return fail(event.seq, "a user message arrived while tool calls were unanswered");
+        delete facts.partial;
         facts.last = event;
         break;
       case "model_response": {
@@ -200,6 +206,8 @@ export class LogReader {
         if (event.model) facts.model = event.model;
         facts.modelTurns++;
         facts.generationSteps++;
+        // The response holds the whole text: the progress saved while it streamed is superseded.
+        delete facts.partial;
         facts.last = event;
         countUsage(facts.used, this.byModel, event, facts.model);
         if (event.stop !== "tool_calls") break;
@@ -231,6 +239,7 @@ export class LogReader {
         // A turn says which model answered (or failed): a tail that starts at it knows the model.
         if (event.model) facts.model = event.model;
         facts.modelTurns++;
+        delete facts.partial;
         facts.last = event;
         break;
       case "tool_decided": {
@@ -278,6 +287,7 @@ export class LogReader {
         if (event.input !== undefined) {
           // A new message closes the batch: its open calls count as interrupted.
           if (facts.batch) facts.batch = { ...facts.batch, open: false };
+          delete facts.partial;
           facts.last = event;
         }
         break;
@@ -295,6 +305,10 @@ export class LogReader {
         break;
       case "budget_exhausted":
         facts.exhausted = event;
+        break;
+      case "response_progress":
+        if (this.isOpen()) return fail(event.seq, "response text arrived while tool calls were unanswered");
+        facts.partial = { text: (facts.partial?.text ?? "") + event.text, seq: event.seq };
         break;
       case "paused":
       case "given_up":

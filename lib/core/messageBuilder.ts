@@ -3,6 +3,7 @@ import {
   type ChatMessage,
   CONTINUE_RESPONSE_NOTE,
   INTERRUPTED_TOOL_RESULT,
+  PARTIAL_RESPONSE_NOTE,
   RETRY_RESPONSE_NOTE,
   UNDECIDED_TOOL_RESULT,
 } from "./messages.ts";
@@ -25,6 +26,8 @@ export class MessageBuilder {
   private open = new Map<string, ToolCall>();
   /** Calls of the latest batch still waiting for a person's decision. */
   private awaiting = new Set<string>();
+  /** Text saved of a response still streaming: open like the calls, until a response or input supersedes it. */
+  private partial = "";
   /** How many events were added. */
   count = 0;
 
@@ -32,12 +35,18 @@ export class MessageBuilder {
   messages(): ChatMessage[] {
     const messages = this.settled.slice();
     for (const call of this.open.values()) messages.push(this.unanswered(call));
+    if (this.partial !== "") {
+      messages.push({ role: "assistant", content: this.partial, toolCalls: [] });
+      messages.push({ role: "user", content: PARTIAL_RESPONSE_NOTE });
+    }
     return messages;
   }
 
   /** Fold the next event of the log in. */
   add(event: RunEvent): void {
     this.count++;
+    // What moves the conversation supersedes saved progress (as readLog's `partial`).
+    if (event.type !== "response_progress" && movesConversation(event)) this.partial = "";
     switch (event.type) {
       case "run_started":
         this.settle({ role: "user", content: event.input });
@@ -72,6 +81,9 @@ export class MessageBuilder {
       case "tool_decided":
         this.awaiting.delete(event.callId);
         break;
+      case "response_progress":
+        this.partial += event.text;
+        break;
       case "resumed":
         if (event.input !== undefined) this.settle({ role: "user", content: event.input });
         break;
@@ -105,6 +117,20 @@ export class MessageBuilder {
   private unanswered(call: ToolCall): ChatMessage {
     const content = this.awaiting.has(call.id) ? UNDECIDED_TOOL_RESULT : INTERRUPTED_TOOL_RESULT;
     return { role: "tool", toolCallId: call.id, name: call.name, content, isError: true };
+  }
+}
+
+/** Events after which saved progress of a response is no longer the conversation's open end. */
+function movesConversation(event: RunEvent): boolean {
+  switch (event.type) {
+    case "user_message":
+    case "model_response":
+    case "model_failed":
+      return true;
+    case "resumed":
+      return event.input !== undefined;
+    default:
+      return false;
   }
 }
 

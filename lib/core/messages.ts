@@ -58,6 +58,11 @@ export const CONTINUE_RESPONSE_NOTE =
   "[runlog] Your previous response reached the output limit. " +
   "Continue exactly where it stopped, without repeating anything.";
 
+/** Told after the saved text of a response its process died streaming. */
+export const PARTIAL_RESPONSE_NOTE =
+  "[runlog] Your previous response was cut off while it streamed; the text above is what was saved of it. " +
+  "Continue exactly where it stopped, without repeating anything.";
+
 /** The run's final answer, if its last response is one. */
 export function finalOutput(events: readonly RunEvent[]): string | null {
   for (let i = events.length - 1; i >= 0; i--) {

@@ -53,7 +53,8 @@ export function restingStatusOf(facts: LogFacts, classification: Classification)
     return "interrupted";
   }
   if (!classification.resumable) return stoppedStatus(classification);
-  return facts.last?.type === "model_failed" ? "failed" : "interrupted";
+  // Text saved after a failure is a later attempt the process died in: interrupted, not failed.
+  return facts.last?.type === "model_failed" && !facts.partial ? "failed" : "interrupted";
 }
 
 const stoppedStatus = (classification: NotResumable): RunStatus =>

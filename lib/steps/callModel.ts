@@ -2,7 +2,6 @@ import { type Exhaustion, exhausted, limitsInForce } from "../core/budget.ts";
 import { classify, classifyFacts } from "../core/classify.ts";
 import {
   errorMessage,
-  InvalidInputError,
   ModelRejectedError,
   ModelUnavailableError,
   RetryableError,
@@ -15,9 +14,10 @@ import type { Model, ModelReply, ModelRequest } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
 import type { Agent } from "../ports/tool.ts";
 import { assertCurrent } from "./appendNext.ts";
+import { stepCheckpoints } from "./checkpoint.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
-import { findTool, parseArguments } from "./executeTool.ts";
 import { currentRun } from "./logReads.ts";
+import { callsNeedingApproval, expiringApprovals, normalize } from "./modelReply.ts";
 import { nextAction } from "./nextAction.ts";
 import {
   deadlineSignal,
@@ -65,8 +65,10 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   // A reply this process got for this very input and could not store is the answer: not a second call.
   const got =
     replies.get(input.runId, input.generation, turn) ??
-    (await ask(deps, model, request, modelDeadline(startedAt, deps.stepTimeoutSeconds)));
-  const reply = normalize(got.value);
+    (await askSaving(deps, input, facts, model, request, startedAt));
+  // Text saved of this response before a crash, then the rest: one response (continue_partial).
+  const saved = facts.partial?.text ?? "";
+  const reply = normalize({ ...got.value, text: saved + got.value.text });
   const approvals = callsNeedingApproval(agent, reply);
   const approvalTimeouts = expiringApprovals(agent, reply, approvals);
   deps.faults.reached("model:after-call");
@@ -166,6 +168,27 @@ function modelRequest(
   };
 }
 
+/** ask, saving the text as it streams (checkpoint.ts); the saves end before the response is written. */
+async function askSaving(
+  deps: StepDeps,
+  input: StepInput,
+  facts: LogFacts,
+  model: Model,
+  request: ModelRequest,
+  startedAt: Date,
+): Promise<Kept<ModelReply>> {
+  const checkpoints = stepCheckpoints(deps, input, facts);
+  const onText = (delta: string) => {
+    checkpoints.add(delta);
+    request.onText?.(delta);
+  };
+  try {
+    return await ask(deps, model, { ...request, onText }, modelDeadline(startedAt, deps.stepTimeoutSeconds));
+  } finally {
+    await checkpoints.settle();
+  }
+}
+
 /** The model a spec names; what resolving it throws is the model's failure (an unknown spec, no key). */
 function resolveModel(deps: StepDeps, spec: string): Model {
   try {
@@ -233,49 +256,4 @@ function asModelError(spec: string, error: unknown): unknown {
   const detail = `${spec}: ${error instanceof Error ? `${error.name}: ` : ""}${errorMessage(error)}`;
   if (error instanceof RetryableError) return new ModelUnavailableError(detail, { cause: error });
   return new ModelRejectedError(detail, { cause: error });
-}
-
-/** The calls of a reply whose tool asks a person first. A call with bad arguments asks nobody: it will fail. */
-function callsNeedingApproval(agent: Agent, reply: ModelReply): string[] {
-  return reply.toolCalls
-    .filter((call) => {
-      const tool = findTool(agent, call.name);
-      if (!tool) return false;
-      const parsed = parseArguments(tool, call);
-      return "args" in parsed && needsApproval(tool, parsed.args);
-    })
-    .map((call) => call.id);
-}
-
-/** Of the calls that ask a person, those whose tool lets the approval expire: how long each waits (ms). */
-function expiringApprovals(
-  agent: Agent,
-  reply: ModelReply,
-  approvals: readonly string[],
-): Record<string, number> | undefined {
-  const timeouts: [string, number][] = [];
-  for (const call of reply.toolCalls) {
-    const ms = approvals.includes(call.id) ? findTool(agent, call.name)?.approvalTimeoutMs : undefined;
-    if (ms !== undefined) timeouts.push([call.id, ms]);
-  }
-  return timeouts.length > 0 ? Object.fromEntries(timeouts) : undefined;
-}
-
-/** A tool's own approval rule; what it throws is the tool's fault, named as such, not the model's. */
-function needsApproval(tool: Agent["tools"][number], args: unknown): boolean {
-  try {
-    return tool.needsApproval(args);
-  } catch (error) {
-    throw new InvalidInputError(`tool ${tool.name}: needsApproval threw: ${errorMessage(error)}`, {
-      cause: error,
-    });
-  }
-}
-
-/** Make a reply's stop agree with its tool calls, whatever the provider said. */
-function normalize(reply: ModelReply): ModelReply {
-  if (reply.toolCalls.length > 0 && reply.stop === "stop") return { ...reply, stop: "tool_calls" };
-  if (reply.toolCalls.length === 0 && reply.stop === "tool_calls") return { ...reply, stop: "stop" };
-  if (reply.stop !== "tool_calls" && reply.toolCalls.length > 0) return { ...reply, toolCalls: [] };
-  return reply;
 }

@@ -16,6 +16,8 @@ export interface StepObserver extends Observer {
   lostRace?(runId: string, seq: number): void;
   /** The sweep stopped resuming a run automatically after `resumes` resumes: it waits for a person. */
   gaveUp?(runId: string, resumes: number): void;
+  /** Saving the text of a streaming response failed (lib/steps/checkpoint.ts): kept for the next save. */
+  checkpointFailed?(runId: string, error: unknown): void;
 }
 
 /** Everything a step needs, passed in: steps create no clients and read no globals. */

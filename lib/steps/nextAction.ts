@@ -14,6 +14,8 @@ export function nextAction(classification: Classification, atStart: boolean): Ne
     case "recover_tools":
       return { action: "tools", callIds: classification.unansweredToolCalls.map((call) => call.id) };
     case "call_model":
+    // Saved text of a response the process died streaming: continuing it is the call that was cut.
+    case "continue_partial":
       return { action: "model" };
     case "retry_response":
     case "continue_response":

@@ -53,6 +53,12 @@ describe("schema v1 fixtures", () => {
     expect(c.resumable && c.interruptedToolCalls.map((call) => call.id)).toEqual(["call_1_1"]);
   });
 
+  it("a run killed mid-stream continues from the text it saved", () => {
+    const events = decodeLog("killed-mid-stream.json");
+    expect(classify(events)).toMatchObject({ resumable: true, kind: "continue_partial" });
+    expect(toMessages(events)[1]).toEqual({ role: "assistant", content: "Once upon a time", toolCalls: [] });
+  });
+
   it("a recovered run that hit the output limit continues its response", () => {
     const events = decodeLog("recovered-and-continued.json");
     expect(classify(events)).toMatchObject({ resumable: true, kind: "continue_response" });

@@ -3,6 +3,7 @@ import {
   type ChatMessage,
   CONTINUE_RESPONSE_NOTE,
   INTERRUPTED_TOOL_RESULT,
+  PARTIAL_RESPONSE_NOTE,
   RETRY_RESPONSE_NOTE,
   UNDECIDED_TOOL_RESULT,
 } from "../../lib/core/messages.ts";
@@ -21,6 +22,8 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
   let open = new Map<string, ToolCall>();
   let awaiting = new Set<string>();
+  // Text saved while a response streamed: it ends the conversation unless something supersedes it.
+  let partial = "";
 
   const closeOpenCalls = () => {
     for (const call of open.values()) {
@@ -37,6 +40,8 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
   };
 
   for (const event of events) {
+    if (["user_message", "model_response", "model_failed"].includes(event.type)) partial = "";
+    if (event.type === "resumed" && event.input !== undefined) partial = "";
     switch (event.type) {
       case "run_started":
         closeOpenCalls();
@@ -87,6 +92,9 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
       case "paused":
       case "given_up":
         break;
+      case "response_progress":
+        partial += event.text;
+        break;
       default: {
         const unknown: never = event;
         throw new Error(`unhandled event ${JSON.stringify(unknown)}`);
@@ -94,5 +102,9 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
     }
   }
   closeOpenCalls();
+  if (partial !== "") {
+    messages.push({ role: "assistant", content: partial, toolCalls: [] });
+    messages.push({ role: "user", content: PARTIAL_RESPONSE_NOTE });
+  }
   return messages;
 }

@@ -43,6 +43,10 @@ export type FakeReply =
         | { error: { message: string; code: string | number | null; type?: string } };
       /** Called once the deltas are written (for a test that acts mid-stream). */
       written?: () => void;
+      /** A pause before each delta after the first, as a slow model streams (ms). */
+      gapMs?: number;
+      /** Called after each delta is written, with how many are written so far. */
+      sent?: (count: number) => void;
     }
   | { kind: "error"; status: number; body: unknown; headers?: Record<string, string> }
   /** Destroy the connection before sending a response. */
@@ -86,7 +90,7 @@ export function createFakeOpenAI({ apiKey }: { apiKey?: string } = {}): FakeOpen
       const message = `fake OpenAI: no scripted reply left for request ${requests.length}`;
       return sendJSON(res, 400, errorBody(message, null), { "x-should-retry": "false" });
     }
-    serve(reply, res, body, requests.length);
+    await serve(reply, res, body, requests.length);
   });
 
   return {
@@ -113,7 +117,12 @@ export function createFakeOpenAI({ apiKey }: { apiKey?: string } = {}): FakeOpen
   };
 }
 
-function serve(reply: FakeReply, res: ServerResponse, request: Record<string, unknown>, n: number): void {
+async function serve(
+  reply: FakeReply,
+  res: ServerResponse,
+  request: Record<string, unknown>,
+  n: number,
+): Promise<void> {
   switch (reply.kind) {
     case "hangup":
       res.socket?.destroy();
@@ -134,7 +143,13 @@ function serve(reply: FakeReply, res: ServerResponse, request: Record<string, un
         logprobs: null,
         finish_reason: finishReason,
       });
-      for (const delta of reply.deltas) res.write(chunk([choice(delta, null)]));
+      for (const [i, delta] of reply.deltas.entries()) {
+        if (i > 0 && reply.gapMs) await sleep(reply.gapMs);
+        // The client went away (it was killed): nothing more reaches anyone.
+        if (res.destroyed) return;
+        res.write(chunk([choice(delta, null)]));
+        reply.sent?.(i + 1);
+      }
       const { ending } = reply;
       if ("drop" in ending) {
         // Let what was written reach the client, then cut the connection mid-stream.

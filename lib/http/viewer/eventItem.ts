@@ -67,6 +67,8 @@ export function title(event: RunEvent): string {
       return "Paused for approval";
     case "given_up":
       return "Automatic resumes given up";
+    case "response_progress":
+      return "Model text saved while streaming";
     default:
       return assertNever(event);
   }
@@ -108,6 +110,8 @@ ${event.cause ? payload(runId, event, "cause", event.cause) : null}`;
       return html`<p class="facts">${event.calls.map((call) => html`<span>${call.name} ${callLink(call.id)}</span>`)}</p>`;
     case "given_up":
       return html`<p class="facts"><span>after ${event.resumes} automatic resumes: resume it by hand</span></p>`;
+    case "response_progress":
+      return payload(runId, event, "model text saved while streaming", event.text);
     default:
       return assertNever(event);
   }

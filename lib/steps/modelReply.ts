@@ -1,0 +1,49 @@
+import { errorMessage, InvalidInputError } from "../core/errors.ts";
+import type { ModelReply } from "../ports/model.ts";
+import type { Agent } from "../ports/tool.ts";
+import { findTool, parseArguments } from "./executeTool.ts";
+
+/** The calls of a reply whose tool asks a person first. A call with bad arguments asks nobody: it will fail. */
+export function callsNeedingApproval(agent: Agent, reply: ModelReply): string[] {
+  return reply.toolCalls
+    .filter((call) => {
+      const tool = findTool(agent, call.name);
+      if (!tool) return false;
+      const parsed = parseArguments(tool, call);
+      return "args" in parsed && needsApproval(tool, parsed.args);
+    })
+    .map((call) => call.id);
+}
+
+/** Of the calls that ask a person, those whose tool lets the approval expire: how long each waits (ms). */
+export function expiringApprovals(
+  agent: Agent,
+  reply: ModelReply,
+  approvals: readonly string[],
+): Record<string, number> | undefined {
+  const timeouts: [string, number][] = [];
+  for (const call of reply.toolCalls) {
+    const ms = approvals.includes(call.id) ? findTool(agent, call.name)?.approvalTimeoutMs : undefined;
+    if (ms !== undefined) timeouts.push([call.id, ms]);
+  }
+  return timeouts.length > 0 ? Object.fromEntries(timeouts) : undefined;
+}
+
+/** A tool's own approval rule; what it throws is the tool's fault, named as such, not the model's. */
+function needsApproval(tool: Agent["tools"][number], args: unknown): boolean {
+  try {
+    return tool.needsApproval(args);
+  } catch (error) {
+    throw new InvalidInputError(`tool ${tool.name}: needsApproval threw: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Make a reply's stop agree with its tool calls, whatever the provider said. */
+export function normalize(reply: ModelReply): ModelReply {
+  if (reply.toolCalls.length > 0 && reply.stop === "stop") return { ...reply, stop: "tool_calls" };
+  if (reply.toolCalls.length === 0 && reply.stop === "tool_calls") return { ...reply, stop: "stop" };
+  if (reply.stop !== "tool_calls" && reply.toolCalls.length > 0) return { ...reply, toolCalls: [] };
+  return reply;
+}
