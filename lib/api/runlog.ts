@@ -117,6 +117,7 @@ export class Runlog extends RunReads {
     check.optionalNumber(given.atSeq, "atSeq");
     check.optionalString(given.input, "input");
     check.optionalRunId(given.forkId, "forkId", "fork id");
+    check.optionalString(given.model, "model");
     const key = check.optionalIdempotencyKey(given.idempotencyKey, "idempotencyKey");
     await this.access.check(request.runId);
     // A key with no id chosen names the fork: the same key on the same run is the same fork.

@@ -109,6 +109,8 @@ export interface ForkRequest {
   input?: string;
   /** The new run's id, which makes the fork idempotent. @default a generated id */
   forkId?: string;
+  /** A model spec the fork goes on with, another provider's included (`bedrock:…`). @default the run's */
+  model?: string;
   /**
    * A key that makes the fork idempotent without choosing its id: the fork's id is derived from
    * the run and the key, and the key is recorded on its `run_started`; the same key with another

@@ -194,7 +194,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     },
   },
   fork: {
-    options: { at: { type: "string" }, id: { type: "string" }, ...INPUT_FILE, ...KEY },
+    options: { at: { type: "string" }, id: { type: "string" }, ...MODEL, ...INPUT_FILE, ...KEY },
     positionals: { min: 1, max: 2, names: '<runId> ["input"]' },
     run: async (context, values, [runId, argument]) => {
       const atSeq = parseSeq(str(values, "at"));
@@ -204,6 +204,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
         ...(atSeq === undefined ? {} : { atSeq }),
         ...optional("input", text),
         ...optional("forkId", str(values, "id")),
+        ...optional("model", str(values, "model")),
         ...keyed(values),
       });
       return reportOutcome(

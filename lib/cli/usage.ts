@@ -63,7 +63,7 @@ Usage:
   runlog show <runId> [--json]
   runlog ls [--status STATUS] [--forks-of RUNID] [--json]
   runlog send <runId> "message" | - | --input-file PATH [--idempotency-key KEY] [--json]
-  runlog fork <runId> [--at SEQ] [--id ID] [--idempotency-key KEY] ["input" | - | --input-file PATH] [--json]
+  runlog fork <runId> [--at SEQ] [--id ID] [--model SPEC] [--idempotency-key KEY] ["input" | - | --input-file PATH] [--json]
   runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]
   runlog reject <runId> <callId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]
   runlog cancel <runId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]

@@ -45,6 +45,7 @@ export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): Ro
           ...optional("atSeq", body.atSeq),
           ...optional("input", body.input),
           ...optional("forkId", body.forkId),
+          ...optional("model", body.model),
           ...controlKey(c),
         });
         return c.json(outcomeView(outcome), 202);

@@ -64,6 +64,7 @@ export const ForkBody = z.strictObject({
   atSeq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   input: text.optional(),
   forkId: runId("fork id").optional(),
+  model: short(1024).optional(),
 });
 
 /** POST /runs/{id}/messages. */

@@ -19,6 +19,8 @@ export interface ForkRequest {
   atSeq?: number;
   /** Continue the fork with this user message. */
   input?: string;
+  /** A model spec the fork goes on with instead of the run's (another provider's included). @default the run's */
+  model?: string;
   /** The new run's id. @default a generated one */
   forkId?: string;
   /**
@@ -106,8 +108,15 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   const facts = readLog(events);
   const point = plan(facts, request.input);
   // The fork goes on from its first step when it can: check its model before anything is written.
-  if (point.resumable && facts.model !== undefined) deps.models(facts.model);
+  const model = request.model ?? facts.model;
+  if (point.resumable && model !== undefined) deps.models(model);
   if (!point.resumable) {
+    // A copy that rests opens no generation, so nothing would record the model asked for.
+    if (request.model !== undefined) {
+      throw new InvalidInputError(
+        `model: run ${request.runId} at seq ${atSeq} rests (${point.reason}), so its fork would not go on with ${request.model}; give input, or fork at an earlier seq`,
+      );
+    }
     // An identical copy of a run that rests (completed, paused …): it rests the same way.
     await copyEvents(deps.store, first, copied.slice(1));
     deps.faults.reached("fork:after-copy");
@@ -131,7 +140,7 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   // The same fork made before (anything else was refused by the copy) completes what it began.
   const generation = facts.generation + 1;
   const opening = stamp(
-    resumedEvent(point, { generation, by: RESUMED_BY.fork, input: request.input, model: facts.model }),
+    resumedEvent(point, { generation, by: RESUMED_BY.fork, input: request.input, model }),
     events.length + 1,
     deps.clock.now(),
     generation,

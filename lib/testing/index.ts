@@ -96,3 +96,13 @@ function withModel(
     ]),
   );
 }
+
+export {
+  type ContractFixture,
+  type ContractReply,
+  type ContractTest,
+  type ContractToolCall,
+  describeModelContract,
+  type ModelContractSubject,
+  SETTLE_MS,
+} from "./modelContract/index.ts";

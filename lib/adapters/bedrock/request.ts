@@ -8,6 +8,7 @@ import type {
 import type { ToolCall } from "../../core/events.ts";
 import type { ChatMessage } from "../../core/messages.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
+import { BEDROCK_CALL_IDS, callIdForProvider } from "../callIds.ts";
 
 /** The key a call's arguments are sent back under when they were not a JSON object (see toolInput). */
 export const UNPARSED_ARGUMENTS = "unparsed_arguments";
@@ -52,7 +53,7 @@ function toBlocks(message: ChatMessage): [ConversationRole, ContentBlock[]] {
         [
           {
             toolResult: {
-              toolUseId: message.toolCallId,
+              toolUseId: callIdForProvider(message.toolCallId, BEDROCK_CALL_IDS),
               content: [{ text: message.content.length > 0 ? message.content : "(no output)" }],
               status: message.isError ? "error" : "success",
             },
@@ -71,7 +72,7 @@ const textBlocks = (text: string): ContentBlock[] => (text.length > 0 ? [{ text 
 function toolUseBlock(call: ToolCall): ContentBlock {
   return {
     toolUse: {
-      toolUseId: call.id,
+      toolUseId: callIdForProvider(call.id, BEDROCK_CALL_IDS),
       name: call.name,
       input: toolInput(call.arguments) as Record<string, never>,
     },

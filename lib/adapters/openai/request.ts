@@ -5,6 +5,7 @@ import type {
 } from "openai/resources/chat/completions";
 import type { ChatMessage } from "../../core/messages.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
+import { callIdForProvider, OPENAI_CALL_IDS } from "../callIds.ts";
 
 /** The streamed Chat Completions request for one runlog model call. */
 export function toChatRequest(model: string, request: ModelRequest): ChatCompletionCreateParamsStreaming {
@@ -34,14 +35,18 @@ export function toProviderMessage(message: ChatMessage): ChatCompletionMessagePa
         // OpenAI documents null content for a turn that only calls tools; some servers reject "".
         content: message.content.length > 0 ? message.content : null,
         tool_calls: message.toolCalls.map((call) => ({
-          id: call.id,
+          id: callIdForProvider(call.id, OPENAI_CALL_IDS),
           type: "function",
           function: { name: call.name, arguments: call.arguments },
         })),
       };
     case "tool":
       // Chat Completions has no error flag on a tool result: the content itself says what went wrong.
-      return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+      return {
+        role: "tool",
+        tool_call_id: callIdForProvider(message.toolCallId, OPENAI_CALL_IDS),
+        content: message.content,
+      };
     default: {
       const unknown: never = message;
       throw new Error(`unhandled message ${JSON.stringify(unknown)}`);

@@ -20,7 +20,10 @@ export class ScriptedModel implements Model {
     private readonly script: Script,
   ) {}
 
-  /** Play turn `request.turn` (0-based), after its `delayMs` unless the signal or the deadline comes first. */
+  /**
+   * Play turn `request.turn` (0-based), after its `delayMs` unless the signal (which rethrows its
+   * reason) or the deadline (ModelUnavailableError) comes first.
+   */
   async call(request: ModelRequest): Promise<ModelReply> {
     const { turns } = this.script;
     const index = request.turn;
@@ -33,9 +36,15 @@ export class ScriptedModel implements Model {
         `${this.spec}: the script has ${turns.length} turns and turn ${index + 1} was requested`,
       );
     }
-    // A stop and the step's deadline both end the wait; no text has streamed, so it is unavailable.
+    // A stop and the step's deadline both end the wait. A stop rethrows its reason, as fetch and the
+    // other models do; at the deadline no text has streamed, so the model is unavailable.
     const signal = stopOrDeadline(request.signal, request.deadline);
-    await wait(turn.delayMs ?? 0, signal, `${this.spec}: turn ${index + 1}`);
+    try {
+      await wait(turn.delayMs ?? 0, signal, `${this.spec}: turn ${index + 1}`);
+    } catch (error) {
+      request.signal?.throwIfAborted();
+      throw error;
+    }
     const reply = play(turn, index, `${this.spec}: turn ${index + 1}`);
     // Streamed as a provider would, so a live view of an offline run shows text arriving.
     for (const piece of textPieces(reply.text)) request.onText?.(piece);
