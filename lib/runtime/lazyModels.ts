@@ -2,17 +2,25 @@ import type { BedrockModelOptions } from "../adapters/bedrock/model.ts";
 import { BEDROCK_SPEC_PREFIX } from "../adapters/bedrock/spec.ts";
 import type { OpenAIModelOptions } from "../adapters/openai/model.ts";
 import { OPENAI_SPEC_PREFIX } from "../adapters/openai/spec.ts";
+import { BEDROCK_SETTINGS } from "../adapters/bedrock/settings.ts";
+import { OPENAI_SETTINGS } from "../adapters/openai/settings.ts";
 import { ModelRejectedError } from "../core/errors.ts";
+import type { ModelSettingName } from "../core/modelSettings.ts";
 import type { Model } from "../ports/model.ts";
 
 /**
  * A model whose adapter (and its SDK) loads on the first call, so commands that never call a
  * model (`ls`, `show`, a scripted run) do not pay for it.
  */
-export function lazyModel(spec: string, load: () => Promise<Model>): Model {
+export function lazyModel(
+  spec: string,
+  load: () => Promise<Model>,
+  supportedSettings: readonly ModelSettingName[] = [],
+): Model {
   let loaded: Promise<Model> | undefined;
   return {
     spec,
+    supportedSettings,
     call: async (request) => {
       loaded ??= load().catch((error: unknown) => {
         loaded = undefined;
@@ -36,6 +44,7 @@ export function lazyOpenAIModel(options: OpenAIModelOptions): Model {
   }
   return lazyModel(spec, () =>
     import("../adapters/openai/model.ts").then(({ createOpenAIModel }) => createOpenAIModel(options)),
+    OPENAI_SETTINGS,
   );
 }
 
@@ -47,5 +56,6 @@ export function lazyOpenAIModel(options: OpenAIModelOptions): Model {
 export function lazyBedrockModel(options: BedrockModelOptions): Model {
   return lazyModel(`${BEDROCK_SPEC_PREFIX}${options.modelId}`, () =>
     import("../adapters/bedrock/model.ts").then(({ createBedrockModel }) => createBedrockModel(options)),
+    BEDROCK_SETTINGS,
   );
 }
