@@ -1,5 +1,4 @@
 import type { BudgetUsed, Limits } from "./budget.ts";
-import type { ModelSettings } from "./modelSettings.ts";
 import type {
   BudgetExhausted,
   CancelledEvent,
@@ -10,6 +9,7 @@ import type {
   ToolDecided,
   ToolResult,
 } from "./events.ts";
+import type { ModelSettings } from "./modelSettings.ts";
 
 /** The tool calls of the latest response that asked for tools, and what became of each. */
 export interface ToolBatch {

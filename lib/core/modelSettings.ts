@@ -98,10 +98,9 @@ export function settingsForRun(
   const cap = agent?.maxOutputTokens;
   const wanted = asked?.maxOutputTokens;
   if (cap !== undefined && wanted !== undefined && wanted > cap) {
-    throw new InvalidInputError(
-      `${field}.maxOutputTokens is ${wanted}, above the ${cap} the agent allows`,
-      { field: `${field}.maxOutputTokens` },
-    );
+    throw new InvalidInputError(`${field}.maxOutputTokens is ${wanted}, above the ${cap} the agent allows`, {
+      field: `${field}.maxOutputTokens`,
+    });
   }
   return { ...base, ...asked };
 }

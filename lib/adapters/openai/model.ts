@@ -54,10 +54,13 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     const abort = stopOrDeadline(signal, deadline);
     let stream: Stream<ChatCompletionChunk>;
     try {
-      const created = client.chat.completions.create(toChatRequest(options.model, request, options.maxTokensField), {
-        ...perRequest,
-        ...(abort && { signal: abort }),
-      });
+      const created = client.chat.completions.create(
+        toChatRequest(options.model, request, options.maxTokensField),
+        {
+          ...perRequest,
+          ...(abort && { signal: abort }),
+        },
+      );
       stream = await beforeAbort(created, abort);
     } catch (error) {
       signal?.throwIfAborted();

@@ -1,8 +1,8 @@
 import type { Limits } from "../../core/budget.ts";
-import type { ModelSettings } from "../../core/modelSettings.ts";
 import type { NotResumable, ResumePoint } from "../../core/classify.ts";
 import { RESUMED_BY, type ResumeKind, type RunEvent, type RunStarted } from "../../core/events.ts";
 import { assertNever } from "../../core/log.ts";
+import type { ModelSettings } from "../../core/modelSettings.ts";
 
 /** The authenticated caller behind a person's opening, and whom it said it acted for: both go on the `resumed`. */
 export interface Who {
