@@ -67,11 +67,15 @@ export const handler = controlHandler(
   Schema,
   async (deps, event): Promise<ResumeAnswer> => {
     if (event["detail-type"] === "runlog.ResumeRun") {
-      const { runId, model, input, limits } = event.detail;
+      const { runId, model, input, limits, modelSettings } = event.detail;
       checkEventModel(model);
       await assertEventMayResume(deps, event, runId);
       return resumeResultView(
-        await resumeRun(deps, { runId, by: RESUMED_BY.event, ...defined({ model, input, limits }) }),
+        await resumeRun(deps, {
+          runId,
+          by: RESUMED_BY.event,
+          ...defined({ model, input, limits, modelSettings }),
+        }),
       );
     }
     const { detail } = event;

@@ -20,7 +20,7 @@ export const handler = controlHandler(
   "startRun",
   eventBridge("runlog.StartRun", StartRunDetail),
   async (deps, event) => {
-    const { agent, input, model, metadata, limits } = event.detail;
+    const { agent, input, model, metadata, limits, modelSettings } = event.detail;
     checkEventModel(model);
     const owner = eventOwner(event, (await awsDeps()).trustedEventSources);
     return startRun(deps, {
@@ -28,7 +28,7 @@ export const handler = controlHandler(
       input,
       runId: runIdOf(event),
       owner,
-      ...defined({ model, metadata, limits }),
+      ...defined({ model, metadata, limits, modelSettings }),
     });
   },
   {

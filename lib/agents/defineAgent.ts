@@ -1,5 +1,6 @@
 import { agentLimits, checkLimits, type Limits } from "../core/budget.ts";
 import { errorMessage, InvalidInputError } from "../core/errors.ts";
+import { checkModelSettings, type ModelSettings } from "../core/modelSettings.ts";
 import { toolSpec } from "../core/toolSpecs.ts";
 import type { Agent, AgentContext, Tool } from "../ports/tool.ts";
 import type { AgentFactory } from "./registry.ts";
@@ -21,6 +22,13 @@ export interface AgentDefinition {
    * @default { maxTurns: 100 } (DEFAULT_MAX_TURNS)
    */
   limits?: Limits;
+  /**
+   * How its runs call the model: temperature, maxOutputTokens, topP, stopSequences,
+   * providerOptions (lib/core/modelSettings.ts). A run may change them at start, resume or fork,
+   * but never ask for more output tokens than this; a model that cannot honour one refuses the run
+   * at start. @default none: the provider's defaults
+   */
+  modelSettings?: ModelSettings;
 }
 
 /**
@@ -38,7 +46,11 @@ export function defineAgent(definition: AgentDefinition): AgentFactory {
   if (typeof definition.model !== "string" || definition.model.trim() === "") {
     throw new InvalidInputError(`${where}: model must name a model, e.g. "openai:gpt-4.1-mini"`);
   }
-  const limits = agentLimits(checkAgentLimits(where, definition.limits));
+  const given = definition.limits;
+  const limits = agentLimits(given === undefined ? undefined : within(where, () => checkLimits(given)));
+  const settings = definition.modelSettings;
+  const modelSettings =
+    settings === undefined ? undefined : within(where, () => checkModelSettings(settings));
   const { tools } = definition;
   if (typeof tools !== "function") checkTools(where, tools ?? []);
   return (context) => {
@@ -50,15 +62,16 @@ export function defineAgent(definition: AgentDefinition): AgentFactory {
       tools: made,
       defaultModel: definition.model,
       limits,
+      ...(modelSettings === undefined ? {} : { modelSettings }),
     };
     return agent;
   };
 }
 
-function checkAgentLimits(where: string, limits: unknown): Limits | undefined {
-  if (limits === undefined) return undefined;
+/** What `check` returns; its InvalidInputError is told again with the agent named first. */
+function within<T>(where: string, check: () => T): T {
   try {
-    return checkLimits(limits);
+    return check();
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     throw new InvalidInputError(`${where}: ${error.message}`, {

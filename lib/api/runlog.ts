@@ -56,6 +56,7 @@ export class Runlog extends RunReads {
     check.optionalRunId(given.runId, "runId");
     check.optionalMetadata(given.metadata, "metadata");
     check.optionalLimits(given.limits);
+    check.optionalModelSettings(given.modelSettings);
     const owner = this.access.ownerFor(check.optionalOwner(given.owner, "owner"));
     const { owner: _, ...rest } = request;
     const { runId, created } = await startRun(this.deps, { ...rest, ...(owner ? { owner } : {}) });
@@ -72,6 +73,7 @@ export class Runlog extends RunReads {
     check.optionalText(given.actor, "actor");
     check.optionalText(given.onBehalfOf, "onBehalfOf");
     check.optionalLimits(given.limits);
+    check.optionalModelSettings(given.modelSettings);
     await this.access.check(runId);
     const { actor: _, onBehalfOf: __, ...rest } = request;
     const who = this.access.actorOf(request);
@@ -119,6 +121,7 @@ export class Runlog extends RunReads {
     check.optionalRunId(given.forkId, "forkId", "fork id");
     check.optionalString(given.model, "model");
     const key = check.optionalIdempotencyKey(given.idempotencyKey, "idempotencyKey");
+    check.optionalModelSettings(given.modelSettings);
     await this.access.check(request.runId);
     // A key with no id chosen names the fork: the same key on the same run is the same fork.
     const forkId = request.forkId ?? (key === undefined ? undefined : keyedForkId(request.runId, key));

@@ -7,6 +7,7 @@ import type { Limits } from "../core/budget.ts";
 import type { NotResumable } from "../core/classify.ts";
 import type { ResumeKind } from "../core/events.ts";
 import type { Metadata } from "../core/metadata.ts";
+import type { ModelSettings } from "../core/modelSettings.ts";
 import type { Owner } from "../core/principal.ts";
 import type { RunStatus } from "../core/status.ts";
 
@@ -32,6 +33,12 @@ export interface StartRequest {
    * field). Recorded in `run_started`. @default the agent's limits
    */
   limits?: Limits;
+  /**
+   * How this run calls the model, replacing the agent's settings named: maxOutputTokens never
+   * above the agent's; a setting the model cannot honour is an InvalidInputError naming it.
+   * Recorded in `run_started`, so resumes and forks call the model the same way. @default the agent's
+   */
+  modelSettings?: ModelSettings;
 }
 
 /** Where a run stands: its status and, once it completed, its final output. */
@@ -70,6 +77,11 @@ export interface ResumeRequest {
    * @default the run's limits
    */
   limits?: Limits;
+  /**
+   * Model settings to go on with, replacing those named, recorded on the `resumed` event; within
+   * what the agent allows. @default the run's recorded settings
+   */
+  modelSettings?: ModelSettings;
 }
 
 /** What a resume did: opened (or found opened) a new generation, or why there was nothing to resume. */
@@ -117,6 +129,11 @@ export interface ForkRequest {
    * atSeq or input is an IdempotencyKeyReusedError. @default none
    */
   idempotencyKey?: string;
+  /**
+   * Model settings the fork goes on with, replacing the parent's named (a fork that does not go on
+   * takes none). @default the parent's recorded settings
+   */
+  modelSettings?: ModelSettings;
 }
 
 /** What makes a send, a decision or a cancel safe to retry. */

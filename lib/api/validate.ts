@@ -9,6 +9,7 @@ import { InvalidInputError } from "../core/errors.ts";
 import { IdempotencyKeySchema } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import { checkMetadata } from "../core/metadata.ts";
+import { checkModelSettings, type ModelSettings } from "../core/modelSettings.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 
 /** The value as a message shows it: short, and never the whole of a long string. */
@@ -152,4 +153,9 @@ export function optionalIdempotencyKey(value: unknown, field: string): string | 
 /** A run's limits (lib/core/budget.ts), or absent; the error names the limit that is wrong. */
 export function optionalLimits(value: unknown, field = "limits"): Limits | undefined {
   return value === undefined ? undefined : checkLimits(value, field);
+}
+
+/** A run's model settings (lib/core/modelSettings.ts), or absent; the error names the setting that is wrong. */
+export function optionalModelSettings(value: unknown, field = "modelSettings"): ModelSettings | undefined {
+  return value === undefined ? undefined : checkModelSettings(value, field);
 }

@@ -13,13 +13,12 @@ import {
   showCommand,
 } from "./commands.ts";
 import { INPUT_FILE, readInput } from "./input.ts";
+import { parseSettings, SETTINGS, type Values } from "./settingsFlags.ts";
 import { UsageError } from "./usage.ts";
-
-type Values = Record<string, string | boolean | undefined>;
 
 /** One CLI command: its own flags, how many arguments it takes, and what it does. */
 export interface Command {
-  options: Record<string, { type: "string" | "boolean"; default?: string | boolean }>;
+  options: Record<string, { type: "string" | "boolean"; default?: string | boolean; multiple?: boolean }>;
   positionals: { min: number; max: number; names: string };
   /** It starts runs, so it creates a data dir that does not exist yet; other commands find no runs there. */
   creates?: boolean;
@@ -141,6 +140,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       metadata: { type: "string" },
       ...MODEL,
       ...LIMITS,
+      ...SETTINGS,
       ...INPUT_FILE,
     },
     positionals: { min: 0, max: 1, names: 'one "prompt"' },
@@ -153,16 +153,18 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
         ...optional("runId", str(values, "run-id")),
         ...parseMetadata(str(values, "metadata")),
         ...parseLimits("run", values),
+        ...parseSettings("run", values),
       }),
   },
   resume: {
-    options: { ...MODEL, ...LIMITS },
+    options: { ...MODEL, ...LIMITS, ...SETTINGS },
     positionals: one("<runId>"),
     run: (context, values, [runId]) =>
       resumeCommand(context, {
         runId: runId!,
         ...optional("model", str(values, "model")),
         ...parseLimits("resume", values),
+        ...parseSettings("resume", values),
       }),
   },
   "resume-point": {
@@ -194,7 +196,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     },
   },
   fork: {
-    options: { at: { type: "string" }, id: { type: "string" }, ...MODEL, ...INPUT_FILE, ...KEY },
+    options: { at: { type: "string" }, id: { type: "string" }, ...MODEL, ...SETTINGS, ...INPUT_FILE, ...KEY },
     positionals: { min: 1, max: 2, names: '<runId> ["input"]' },
     run: async (context, values, [runId, argument]) => {
       const atSeq = parseSeq(str(values, "at"));
@@ -205,6 +207,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
         ...optional("input", text),
         ...optional("forkId", str(values, "id")),
         ...optional("model", str(values, "model")),
+        ...parseSettings("fork", values),
         ...keyed(values),
       });
       return reportOutcome(

@@ -1,5 +1,6 @@
 import type { RunEvent } from "../core/events.ts";
 import { assertNever } from "../core/log.ts";
+import { describeSettings, type ModelSettings } from "../core/modelSettings.ts";
 import { clip } from "./terminal.ts";
 
 const took = (ms: number | undefined) => (ms === undefined ? "" : ` (${Math.round(ms)} ms)`);
@@ -10,7 +11,7 @@ export function describeEvent(event: RunEvent): string {
     case "run_started":
       return `run started: agent ${event.agent}, model ${event.model}, input "${clip(event.input, 60)}"${
         event.metadata === undefined ? "" : `, metadata ${clip(JSON.stringify(event.metadata), 120)}`
-      }`;
+      }${settingsText(event.modelSettings)}`;
     case "user_message":
       return `user: "${clip(event.text, 80)}"`;
     case "model_response": {
@@ -31,7 +32,7 @@ export function describeEvent(event: RunEvent): string {
     }
     case "resumed":
       return event.input === undefined
-        ? `resumed as generation ${event.generation}: ${event.kind}${event.model ? `, model ${event.model}` : ""}`
+        ? `resumed as generation ${event.generation}: ${event.kind}${event.model ? `, model ${event.model}` : ""}${settingsText(event.modelSettings)}`
         : `user (generation ${event.generation}): "${clip(event.input, 70)}"`;
     case "tool_decided":
       return `${event.approved ? "approved" : "rejected"} ${event.callId} by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
@@ -56,6 +57,12 @@ export function describeEvent(event: RunEvent): string {
 export function progressLine(runId: string, event: RunEvent): string {
   const time = event.at.slice(11, 23);
   return `${time}  ${runId}  #${String(event.seq).padStart(3)}  ${describeEvent(event)}`;
+}
+
+/** A run's model settings as `show` prints them: `, settings temperature 0.2, maxOutputTokens 500`. */
+function settingsText(settings: ModelSettings | undefined): string {
+  const text = describeSettings(settings);
+  return text === "" ? "" : `, settings ${clip(text, 160)}`;
 }
 
 /** A budget's figures in words: "12 turns, 4,210 tokens, $0.0123". */

@@ -57,13 +57,13 @@ export function parseCommand<T extends ParseArgsConfig>(
 export const HELP = `runlog — durable, resumable AI-agent runs
 
 Usage:
-  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--metadata JSON] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--json] "prompt" | - | --input-file PATH
-  runlog resume <runId> [--model SPEC] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--json]
+  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--metadata JSON] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--json] "prompt" | - | --input-file PATH
+  runlog resume <runId> [--model SPEC] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--json]
   runlog resume-point <runId> [--json]
   runlog show <runId> [--json]
   runlog ls [--status STATUS] [--forks-of RUNID] [--json]
   runlog send <runId> "message" | - | --input-file PATH [--idempotency-key KEY] [--json]
-  runlog fork <runId> [--at SEQ] [--id ID] [--model SPEC] [--idempotency-key KEY] ["input" | - | --input-file PATH] [--json]
+  runlog fork <runId> [--at SEQ] [--id ID] [--model SPEC] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--idempotency-key KEY] ["input" | - | --input-file PATH] [--json]
   runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]
   runlog reject <runId> <callId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]
   runlog cancel <runId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { LIMIT_NAMES, LimitsSchema } from "./budget.ts";
 import { MetadataSchema } from "./metadata.ts";
+import { ModelSettingsSchema } from "./modelSettings.ts";
 
 /**
  * The persisted event log of a run. Every event carries the schema version `v`,
@@ -93,6 +94,8 @@ export const RunStartedSchema = z.object({
    * runs started before budgets were recorded: those go by their agent's limits.
    */
   limits: LimitsSchema.optional(),
+  /** How every model call of the run is made (lib/core/modelSettings.ts): its agent's, changed by the start's. */
+  modelSettings: ModelSettingsSchema.optional(),
 });
 
 export const UserMessageSchema = z.object({
@@ -178,6 +181,8 @@ export const ResumedSchema = z.object({
   idempotencyKey: IdempotencyKeySchema.optional(),
   /** Limits a person raised on resume: they replace the ones named, from here on. */
   limits: LimitsSchema.optional(),
+  /** Model settings a resume or fork changed: they replace the ones named, from here on. */
+  modelSettings: ModelSettingsSchema.optional(),
 });
 
 /** The documented values of a `resumed` event's `by`. */

@@ -9,6 +9,7 @@ import type {
   ToolDecided,
   ToolResult,
 } from "./events.ts";
+import type { ModelSettings } from "./modelSettings.ts";
 
 /** The tool calls of the latest response that asked for tools, and what became of each. */
 export interface ToolBatch {
@@ -60,6 +61,8 @@ export interface LogFacts {
    * put over them. Absent when the run recorded none (started before budgets): its agent's apply.
    */
   limits?: Limits;
+  /** The model settings recorded: `run_started`'s, with those a later `resumed` changed put over them. */
+  modelSettings?: ModelSettings;
   /** What the run used, counted from its responses (of the events read: a tail counts only itself). */
   used: BudgetUsed;
   /** The run reached a limit of its budget and no `resumed` has come since. */
@@ -193,6 +196,7 @@ export class LogReader {
         facts.agent = event.agent;
         facts.model = event.model;
         if (event.limits) facts.limits = { ...event.limits };
+        if (event.modelSettings) facts.modelSettings = { ...event.modelSettings };
         facts.last = event;
         break;
       case "user_message":
@@ -284,6 +288,7 @@ export class LogReader {
         // A new generation is a person's (or a sweep's) go-ahead: a reached limit is checked afresh.
         delete facts.exhausted;
         if (event.limits) facts.limits = { ...facts.limits, ...event.limits };
+        if (event.modelSettings) facts.modelSettings = { ...facts.modelSettings, ...event.modelSettings };
         if (event.input !== undefined) {
           // A new message closes the batch: its open calls count as interrupted.
           if (facts.batch) facts.batch = { ...facts.batch, open: false };

@@ -11,12 +11,14 @@ const ownerKey = (event: RunStarted) => (event.owner ? ownerScope(event.owner) :
 const metadataOf = (event: RunStarted) =>
   event.metadata === undefined ? "" : canonicalValue(event.metadata);
 const limitsOf = (event: RunStarted) => (event.limits === undefined ? "" : canonicalValue(event.limits));
+const settingsOf = (event: RunStarted) =>
+  event.modelSettings === undefined ? "" : canonicalValue(event.modelSettings);
 const origin = (event: RunStarted) =>
   event.parent ? `forked from ${event.parent.runId} at seq ${event.parent.seq}` : "started fresh";
 
 /**
  * What sets the run stored under an id apart from the start a caller asked for
- * (owner, agent, model, input, metadata, limits, parent), in words; another owner's run only as that; empty when they are the same start
+ * (owner, agent, model, input, metadata, limits, model settings, parent), in words; another owner's run only as that; empty when they are the same start
  * (a retried create), which stores then answer as `created: false`.
  */
 export function startDifferences(wanted: RunStarted, stored: RunEvent | undefined): string[] {
@@ -31,6 +33,7 @@ export function startDifferences(wanted: RunStarted, stored: RunEvent | undefine
     differences.push(`input ${quoted(stored.input)}, not ${quoted(wanted.input)}`);
   if (metadataOf(stored) !== metadataOf(wanted)) differences.push("other metadata");
   if (limitsOf(stored) !== limitsOf(wanted)) differences.push("other limits");
+  if (settingsOf(stored) !== settingsOf(wanted)) differences.push("other model settings");
   if (origin(stored) !== origin(wanted)) differences.push(`${origin(stored)}, not ${origin(wanted)}`);
   return differences;
 }

@@ -52,6 +52,11 @@ export function invalidInput(field: string, message: string): HttpError {
   return new HttpError(400, "invalid_input", message, { field });
 }
 
+/** Whether the library refused one of the body's own nested fields (`limits.maxTurns`, `modelSettings.topP` …): it names that field. */
+export const namesBodyField = (error: unknown): boolean =>
+  error instanceof InvalidInputError &&
+  (error.field?.startsWith("limits") === true || error.field?.startsWith("modelSettings") === true);
+
 /** The response an error becomes. */
 export interface ErrorAnswer {
   status: ContentfulStatusCode;

@@ -1,6 +1,6 @@
 import { outcomeView, resumeView } from "../api/views.ts";
 import { InvalidInputError } from "../core/errors.ts";
-import { HttpError, invalidInput } from "./errors.ts";
+import { HttpError, invalidInput, namesBodyField } from "./errors.ts";
 import { controlKey } from "./idempotency.ts";
 import { callIdParam, readBody, runIdParam } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
@@ -19,13 +19,16 @@ export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): Ro
         const body = await readBody(c, ResumeBody);
         checkModel(body.model);
         const outcome = await runlogFor(c)
-          .resume({ runId, ...optional("model", body.model), ...optional("limits", body.limits) })
+          .resume({
+            runId,
+            ...optional("model", body.model),
+            ...optional("limits", body.limits),
+            ...optional("modelSettings", body.modelSettings),
+          })
           .catch((error: unknown) => {
             // The run id is valid by now; what the library still refuses is the model the body names,
-            // or a limit (named in the error's own field).
-            throw error instanceof InvalidInputError &&
-              body.model !== undefined &&
-              error.field?.startsWith("limits") !== true
+            // or a limit or setting (named in the error's own field).
+            throw error instanceof InvalidInputError && body.model !== undefined && !namesBodyField(error)
               ? invalidInput("model", error.message)
               : error;
           });
@@ -46,6 +49,7 @@ export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): Ro
           ...optional("input", body.input),
           ...optional("forkId", body.forkId),
           ...optional("model", body.model),
+          ...optional("modelSettings", body.modelSettings),
           ...controlKey(c),
         });
         return c.json(outcomeView(outcome), 202);

@@ -2,7 +2,7 @@ import type { Runlog } from "../api/runlog.ts";
 import { headView, outcomeView, resumePointView } from "../api/views.ts";
 import { ConflictError, InvalidInputError, LeaseHeldError, NotFoundError } from "../core/errors.ts";
 import type { RunPage } from "../ports/eventStore.ts";
-import { HttpError, invalidInput } from "./errors.ts";
+import { HttpError, invalidInput, namesBodyField } from "./errors.ts";
 import { requestedRunId } from "./idempotency.ts";
 import { readBody, readQuery, runIdParam } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
@@ -25,13 +25,14 @@ export function runRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
             ...optional("runId", runId),
             ...optional("metadata", body.metadata),
             ...optional("limits", body.limits),
+            ...optional("modelSettings", body.modelSettings),
           });
         } catch (error) {
           // The registry's NotFoundError is about the body's agent, not about this URL.
           if (error instanceof NotFoundError) throw invalidInput("agent", error.message);
           // The body is valid by now; what the library still refuses is the model it names.
-          // A limit above the agent's names its own field (limits.maxTurns …).
-          if (error instanceof InvalidInputError && error.field?.startsWith("limits") === true) throw error;
+          // A limit or setting above the agent's names its own field (limits.maxTurns …).
+          if (namesBodyField(error)) throw error;
           if (error instanceof InvalidInputError && body.model !== undefined)
             throw invalidInput("model", error.message);
           if (fromKey && error instanceof ConflictError && !(error instanceof LeaseHeldError)) {

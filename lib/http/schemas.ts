@@ -5,6 +5,7 @@ import { LimitsSchema } from "../core/budget.ts";
 import { errorMessage } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
 import { MetadataSchema, metadataProblem } from "../core/metadata.ts";
+import { ModelSettingsSchema } from "../core/modelSettings.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 
 /** Largest request body read at all; larger ones get a 413 before any parsing. */
@@ -41,6 +42,9 @@ const short = (max: number) => z.string().min(1).max(max);
 /** A run's budget (lib/core/budget.ts): only the limits runlog knows. */
 const limits = LimitsSchema.strict();
 
+/** How the run calls the model (lib/core/modelSettings.ts): only the settings runlog knows. */
+const modelSettings = ModelSettingsSchema.strict();
+
 /** POST /runs. */
 export const StartBody = z.strictObject({
   agent: short(128),
@@ -50,6 +54,8 @@ export const StartBody = z.strictObject({
   metadata: metadata.optional(),
   /** Lower than the agent's limits, never above. */
   limits: limits.optional(),
+  /** Replace the agent's settings named; maxOutputTokens never above the agent's. */
+  modelSettings: modelSettings.optional(),
 });
 
 /** POST /runs/{id}/resume. */
@@ -57,6 +63,8 @@ export const ResumeBody = z.strictObject({
   model: short(1024).optional(),
   /** Limits to go on with (a `budget_exhausted` run's reached limit raised), recorded on the `resumed` event. */
   limits: limits.optional(),
+  /** Model settings to go on with, replacing the run's named, recorded on the `resumed` event. */
+  modelSettings: modelSettings.optional(),
 });
 
 /** POST /runs/{id}/fork. */
@@ -65,6 +73,8 @@ export const ForkBody = z.strictObject({
   input: text.optional(),
   forkId: runId("fork id").optional(),
   model: short(1024).optional(),
+  /** Model settings the fork goes on with, replacing the parent's named. */
+  modelSettings: modelSettings.optional(),
 });
 
 /** POST /runs/{id}/messages. */

@@ -1,5 +1,6 @@
 import type { ToolCall, Usage } from "../core/events.ts";
 import type { ChatMessage } from "../core/messages.ts";
+import type { ModelSettingName, ModelSettings } from "../core/modelSettings.ts";
 import type { ToolSpec } from "../core/toolSpecs.ts";
 
 /** A tool as the model sees it (made by toolSpec, core/toolSpecs.ts, as the messages are by core). */
@@ -12,6 +13,11 @@ export interface ModelRequest {
   instructions: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
+  /**
+   * How to call the model (lib/core/modelSettings.ts), as the run recorded them: only settings the
+   * model names in `supportedSettings` (the others were refused at start). @default none: the provider's defaults
+   */
+  settings?: ModelSettings;
   /** Aborted when the execution is stopped (a cancel): the call throws the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -43,6 +49,11 @@ export interface ModelReply {
  */
 export interface Model {
   readonly spec: string;
+  /**
+   * The model settings this model honours (ModelRequest.settings): a run that asks for any other is
+   * refused at start, naming it. @default none: such a model is called with no settings
+   */
+  readonly supportedSettings?: readonly ModelSettingName[];
   call(request: ModelRequest): Promise<ModelReply>;
 }
 

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Limits } from "../core/budget.ts";
+import type { ModelSettings } from "../core/modelSettings.ts";
 
 export interface ToolContext {
   runId: string;
@@ -34,6 +35,8 @@ export interface Agent {
   defaultModel: string;
   /** The most a run of it may spend (lib/core/budget.ts). @default { maxTurns: DEFAULT_MAX_TURNS } */
   limits?: Limits;
+  /** How its runs call the model (lib/core/modelSettings.ts). @default none: the provider's defaults */
+  modelSettings?: ModelSettings;
 }
 
 export interface AgentContext {

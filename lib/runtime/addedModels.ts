@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { errorMessage, ModelRejectedError, RunlogError } from "../core/errors.ts";
 import { ToolCallSchema, UsageSchema } from "../core/events.ts";
+import { MODEL_SETTING_NAMES, type ModelSettingName } from "../core/modelSettings.ts";
 import type { Model, ModelFactory, ModelReply } from "../ports/model.ts";
 
 /** What a provider's reply must be for runlog to record it (ModelReply). */
@@ -41,8 +42,21 @@ export function addedModel(spec: string, prefix: string, factory: ModelFactory):
   const call = model.call.bind(model);
   return {
     spec,
+    supportedSettings: checkSupported(spec, prefix, model.supportedSettings),
     call: async (request) => checkReply(spec, await call(request)),
   };
+}
+
+/** What a caller's model says it honours: setting names runlog knows, or none when it says nothing. */
+function checkSupported(spec: string, prefix: string, declared: unknown): readonly ModelSettingName[] {
+  if (declared === undefined) return [];
+  const known = (name: unknown) => MODEL_SETTING_NAMES.includes(name as ModelSettingName);
+  if (!Array.isArray(declared) || !declared.every(known)) {
+    throw new ModelRejectedError(
+      `${spec}: provider ${prefix} returned a model whose supportedSettings is not a list of ${MODEL_SETTING_NAMES.join(", ")}`,
+    );
+  }
+  return declared as ModelSettingName[];
 }
 
 function checkReply(spec: string, reply: unknown): ModelReply {

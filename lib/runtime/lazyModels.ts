@@ -1,18 +1,26 @@
 import type { BedrockModelOptions } from "../adapters/bedrock/model.ts";
+import { BEDROCK_SETTINGS } from "../adapters/bedrock/settings.ts";
 import { BEDROCK_SPEC_PREFIX } from "../adapters/bedrock/spec.ts";
 import type { OpenAIModelOptions } from "../adapters/openai/model.ts";
+import { OPENAI_SETTINGS } from "../adapters/openai/settings.ts";
 import { OPENAI_SPEC_PREFIX } from "../adapters/openai/spec.ts";
 import { ModelRejectedError } from "../core/errors.ts";
+import type { ModelSettingName } from "../core/modelSettings.ts";
 import type { Model } from "../ports/model.ts";
 
 /**
  * A model whose adapter (and its SDK) loads on the first call, so commands that never call a
  * model (`ls`, `show`, a scripted run) do not pay for it.
  */
-export function lazyModel(spec: string, load: () => Promise<Model>): Model {
+export function lazyModel(
+  spec: string,
+  load: () => Promise<Model>,
+  supportedSettings: readonly ModelSettingName[] = [],
+): Model {
   let loaded: Promise<Model> | undefined;
   return {
     spec,
+    supportedSettings,
     call: async (request) => {
       loaded ??= load().catch((error: unknown) => {
         loaded = undefined;
@@ -34,8 +42,10 @@ export function lazyOpenAIModel(options: OpenAIModelOptions): Model {
       `${spec}: cannot create the client: set OPENAI_API_KEY (servers that need no key accept any value)`,
     );
   }
-  return lazyModel(spec, () =>
-    import("../adapters/openai/model.ts").then(({ createOpenAIModel }) => createOpenAIModel(options)),
+  return lazyModel(
+    spec,
+    () => import("../adapters/openai/model.ts").then(({ createOpenAIModel }) => createOpenAIModel(options)),
+    OPENAI_SETTINGS,
   );
 }
 
@@ -45,7 +55,10 @@ export function lazyOpenAIModel(options: OpenAIModelOptions): Model {
  * default chain), on the first call.
  */
 export function lazyBedrockModel(options: BedrockModelOptions): Model {
-  return lazyModel(`${BEDROCK_SPEC_PREFIX}${options.modelId}`, () =>
-    import("../adapters/bedrock/model.ts").then(({ createBedrockModel }) => createBedrockModel(options)),
+  return lazyModel(
+    `${BEDROCK_SPEC_PREFIX}${options.modelId}`,
+    () =>
+      import("../adapters/bedrock/model.ts").then(({ createBedrockModel }) => createBedrockModel(options)),
+    BEDROCK_SETTINGS,
   );
 }

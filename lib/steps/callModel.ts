@@ -163,6 +163,8 @@ function modelRequest(
     instructions: agent.instructions,
     messages: deps.logs.messagesOf(input.runId, events),
     tools: toolSpecs(agent),
+    // As the log records them (run_started, changed on resume): every turn calls the model the same way.
+    ...(facts.modelSettings === undefined ? {} : { settings: facts.modelSettings }),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(streamed ? { onText: (delta: string) => streamed(input.runId, input.generation, delta) } : {}),
   };

@@ -2,6 +2,7 @@ import { ConflictError, IdempotencyKeyReusedError, IdTakenError, InvalidInputErr
 import { RESUMED_BY, type RunStarted, stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import { readLog } from "../core/log.ts";
+import type { ModelSettings } from "../core/modelSettings.ts";
 import { restingStatus } from "../core/status.ts";
 import { MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
@@ -11,6 +12,7 @@ import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
 import { plan, resumedEvent } from "./generation/plan.ts";
 import { loadRun } from "./logReads.ts";
+import { settingsAsked } from "./modelSettingsAsked.ts";
 import { expireRun } from "./retention.ts";
 
 export interface ForkRequest {
@@ -28,6 +30,11 @@ export interface ForkRequest {
    * id from it when none is given, so the same key again is the same fork. @default none
    */
   idempotencyKey?: string;
+  /**
+   * Model settings the fork goes on with, replacing the parent's named (recorded on the `resumed`
+   * that opens the fork), as a resume may. @default the parent's recorded settings
+   */
+  modelSettings?: ModelSettings;
 }
 
 export interface ForkResult {
@@ -110,6 +117,13 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   // The fork goes on from its first step when it can: check its model before anything is written.
   const model = request.model ?? facts.model;
   if (point.resumable && model !== undefined) deps.models(model);
+  const modelSettings = settingsAsked(deps, facts, request.modelSettings, request.model);
+  if (modelSettings !== undefined && !point.resumable) {
+    throw new InvalidInputError(
+      `modelSettings: the fork of run ${request.runId} at seq ${atSeq} does not go on (${point.reason}), so no model is called; give input to continue it`,
+      { field: "modelSettings" },
+    );
+  }
   if (!point.resumable) {
     // A copy that rests opens no generation, so nothing would record the model asked for.
     if (request.model !== undefined) {
@@ -140,7 +154,13 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   // The same fork made before (anything else was refused by the copy) completes what it began.
   const generation = facts.generation + 1;
   const opening = stamp(
-    resumedEvent(point, { generation, by: RESUMED_BY.fork, input: request.input, model }),
+    resumedEvent(point, {
+      generation,
+      by: RESUMED_BY.fork,
+      input: request.input,
+      model,
+      modelSettings,
+    }),
     events.length + 1,
     deps.clock.now(),
     generation,

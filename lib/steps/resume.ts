@@ -9,10 +9,13 @@ import {
 import { ConflictError, InvalidInputError, StaleError } from "../core/errors.ts";
 import { RESUMED_BY } from "../core/events.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
+import type { LogFacts } from "../core/log.ts";
+import type { ModelSettings } from "../core/modelSettings.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
 import { loadRun } from "./logReads.ts";
+import { settingsAsked } from "./modelSettingsAsked.ts";
 
 export type { ResumeResult } from "./generation/outcome.ts";
 
@@ -40,6 +43,11 @@ export interface ResumeRequest {
    * @default the run's
    */
   limits?: Limits;
+  /**
+   * Model settings to go on with, replacing those named (recorded on the `resumed` event): within
+   * what the agent allows, and what the model in force honours. @default the run's recorded settings
+   */
+  modelSettings?: ModelSettings;
 }
 
 /**
@@ -53,7 +61,12 @@ export interface ResumeRequest {
 export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Promise<ResumeResult> {
   const { runId, input, model } = request;
   const limits = request.limits === undefined ? undefined : checkLimits(request.limits);
-  if (limits !== undefined || model !== undefined) await checkBudgetAsked(deps, runId, limits, model);
+  let modelSettings: ModelSettings | undefined;
+  if (limits !== undefined || model !== undefined || request.modelSettings !== undefined) {
+    const facts = deps.logs.factsOf(runId, await loadRun(deps, runId));
+    checkBudgetAsked(deps, runId, facts, limits, model);
+    modelSettings = settingsAsked(deps, facts, request.modelSettings, model);
+  }
   const by = request.by ?? RESUMED_BY.person;
   const key = input === undefined ? undefined : request.idempotencyKey;
   if (key !== undefined) {
@@ -65,6 +78,7 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
     ...(request.actor === undefined ? {} : { actor: request.actor }),
     ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
     ...(limits === undefined ? {} : { limits }),
+    ...(modelSettings === undefined ? {} : { modelSettings }),
   };
   try {
     const outcome = await openGeneration(
@@ -86,15 +100,15 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
 /**
  * Refuse, before anything is written, limits a resume cannot go on with: a reached limit not raised
  * above what the run used (it would stop again at once), or a cost limit on a model the price table
- * does not price. Reads the whole log: the run's usage is counted from all of it.
+ * does not price. `facts` are the whole log's: the run's usage is counted from all of it.
  */
-async function checkBudgetAsked(
+function checkBudgetAsked(
   deps: ControlDeps,
   runId: string,
+  facts: LogFacts,
   asked: Limits | undefined,
   model: string | undefined,
-): Promise<void> {
-  const facts = deps.logs.factsOf(runId, await loadRun(deps, runId));
+): void {
   if (facts.agent === undefined) return;
   const limits = { ...limitsInForce(facts.limits, deps.agents(facts.agent).limits), ...asked };
   const spec = model ?? facts.model;

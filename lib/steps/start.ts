@@ -3,10 +3,12 @@ import { InvalidInputError, TooManyRunsError } from "../core/errors.ts";
 import { stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import { checkMetadata, type Metadata } from "../core/metadata.ts";
+import type { ModelSettings } from "../core/modelSettings.ts";
 import { type Owner, ownerScope } from "../core/principal.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
+import { startSettings } from "./modelSettingsAsked.ts";
 
 export interface StartRequest {
   agent: string;
@@ -21,6 +23,12 @@ export interface StartRequest {
   metadata?: Metadata;
   /** Lower limits than the agent's for this run; above the agent's is an InvalidInputError. @default the agent's */
   limits?: Limits;
+  /**
+   * Model settings for this run, replacing the agent's named (lib/core/modelSettings.ts): never
+   * more output tokens than the agent allows; one the model cannot honour is an InvalidInputError
+   * naming it. Recorded in `run_started`. @default the agent's
+   */
+  modelSettings?: ModelSettings;
 }
 
 export interface StartResult {
@@ -46,7 +54,7 @@ export async function startRun(
   const metadata = request.metadata === undefined ? undefined : checkMetadata(request.metadata);
   const agent = deps.agents(request.agent);
   const modelSpec = request.model ?? agent.defaultModel;
-  deps.models(modelSpec);
+  const modelSettings = startSettings(agent, deps.models(modelSpec), request.modelSettings);
   const asked = request.limits === undefined ? undefined : checkLimits(request.limits);
   const limits = startLimits(agentLimits(agent.limits), asked);
   assertPriced(limits, deps.prices, modelSpec);
@@ -63,6 +71,7 @@ export async function startRun(
       ...(request.owner ? { owner: request.owner } : {}),
       ...(metadata === undefined ? {} : { metadata }),
       limits,
+      ...(modelSettings === undefined ? {} : { modelSettings }),
     },
     1,
     deps.clock.now(),

@@ -11,6 +11,7 @@ import { beforeAbort, noTextBeforeDeadline } from "../deadline.ts";
 import { ConverseAssembler } from "./assemble.ts";
 import { isContextFullError, toBedrockError } from "./errors.ts";
 import { toConverseRequest } from "./request.ts";
+import { BEDROCK_SETTINGS } from "./settings.ts";
 import { BEDROCK_SPEC_PREFIX } from "./spec.ts";
 
 export interface BedrockModelOptions {
@@ -95,7 +96,7 @@ export function createBedrockModel(options: BedrockModelOptions): Model {
     );
   }
 
-  return { spec, call };
+  return { spec, supportedSettings: BEDROCK_SETTINGS, call };
 }
 
 async function* noEvents(): AsyncGenerator<ConverseStreamOutput> {}

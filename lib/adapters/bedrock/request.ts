@@ -9,13 +9,18 @@ import type { ToolCall } from "../../core/events.ts";
 import type { ChatMessage } from "../../core/messages.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
 import { BEDROCK_CALL_IDS, callIdForProvider } from "../callIds.ts";
+import { converseSettings } from "./settings.ts";
 
 /** The key a call's arguments are sent back under when they were not a JSON object (see toolInput). */
 export const UNPARSED_ARGUMENTS = "unparsed_arguments";
 
-/** The ConverseStream request for one runlog model call. */
+/** The ConverseStream request for one runlog model call, with the run's model settings. */
 export function toConverseRequest(modelId: string, request: ModelRequest): ConverseStreamCommandInput {
-  const input: ConverseStreamCommandInput = { modelId, messages: toConverseMessages(request.messages) };
+  const input: ConverseStreamCommandInput = {
+    ...converseSettings(request.settings),
+    modelId,
+    messages: toConverseMessages(request.messages),
+  };
   // Converse refuses a blank system block, so an agent without instructions sends none.
   if (request.instructions.length > 0) input.system = [{ text: request.instructions }];
   // Converse refuses an empty tools list, so an agent without tools sends no toolConfig.

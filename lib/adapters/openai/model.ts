@@ -10,6 +10,7 @@ import { ReplyAssembler } from "./assemble.ts";
 import { isContextLengthError, toModelError } from "./errors.ts";
 import { contextFull, readReply } from "./read.ts";
 import { toChatRequest } from "./request.ts";
+import { type MaxTokensField, OPENAI_SETTINGS } from "./settings.ts";
 import { OPENAI_SPEC_PREFIX } from "./spec.ts";
 
 export interface OpenAIModelOptions {
@@ -25,6 +26,11 @@ export interface OpenAIModelOptions {
   timeoutMs?: number;
   /** A client built elsewhere (Azure, a proxy, custom fetch); `apiKey` and `baseURL` are then not used. */
   client?: OpenAI;
+  /**
+   * The body field that carries a run's maxOutputTokens: `max_tokens` for servers that do not take
+   * `max_completion_tokens` yet. @default "max_completion_tokens"
+   */
+  maxTokensField?: MaxTokensField;
 }
 
 /**
@@ -48,10 +54,13 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     const abort = stopOrDeadline(signal, deadline);
     let stream: Stream<ChatCompletionChunk>;
     try {
-      const created = client.chat.completions.create(toChatRequest(options.model, request), {
-        ...perRequest,
-        ...(abort && { signal: abort }),
-      });
+      const created = client.chat.completions.create(
+        toChatRequest(options.model, request, options.maxTokensField),
+        {
+          ...perRequest,
+          ...(abort && { signal: abort }),
+        },
+      );
       stream = await beforeAbort(created, abort);
     } catch (error) {
       signal?.throwIfAborted();
@@ -63,7 +72,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     return readReply(stream, assembler, { spec, idleMs, signal, deadline, onText: request.onText });
   }
 
-  return { spec, call };
+  return { spec, supportedSettings: OPENAI_SETTINGS, call };
 }
 
 function buildClient(spec: string, options: OpenAIModelOptions): OpenAI {

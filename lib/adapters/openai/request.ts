@@ -6,13 +6,19 @@ import type {
 import type { ChatMessage } from "../../core/messages.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
 import { callIdForProvider, OPENAI_CALL_IDS } from "../callIds.ts";
+import { chatSettings, type MaxTokensField } from "./settings.ts";
 
-/** The streamed Chat Completions request for one runlog model call. */
-export function toChatRequest(model: string, request: ModelRequest): ChatCompletionCreateParamsStreaming {
+/** The streamed Chat Completions request for one runlog model call, with the run's model settings. */
+export function toChatRequest(
+  model: string,
+  request: ModelRequest,
+  maxTokensField?: MaxTokensField,
+): ChatCompletionCreateParamsStreaming {
   const messages: ChatCompletionMessageParam[] = [];
   if (request.instructions.length > 0) messages.push({ role: "system", content: request.instructions });
   for (const message of request.messages) messages.push(toProviderMessage(message));
   const body: ChatCompletionCreateParamsStreaming = {
+    ...chatSettings(request.settings, maxTokensField),
     model,
     messages,
     stream: true,

@@ -1,5 +1,6 @@
 import { InvalidInputError, ModelRejectedError, ModelUnavailableError } from "../../core/errors.ts";
 import type { ToolCall } from "../../core/events.ts";
+import { MODEL_SETTING_NAMES } from "../../core/modelSettings.ts";
 import type { Model, ModelReply, ModelRequest } from "../../ports/model.ts";
 import { stopOrDeadline } from "../abort.ts";
 import { DEMO_SCRIPT } from "./demo.ts";
@@ -15,6 +16,9 @@ export const SCRIPTED_SPEC_PREFIX = "scripted:";
  * same turn again and gets the same answer, with the same call ids.
  */
 export class ScriptedModel implements Model {
+  /** A script plays the same turns whatever the settings: it accepts every one, and the run records them. */
+  readonly supportedSettings = MODEL_SETTING_NAMES;
+
   constructor(
     readonly spec: string,
     private readonly script: Script,

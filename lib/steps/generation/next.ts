@@ -11,7 +11,7 @@ import { keepRun } from "../retention.ts";
 import { writeNext } from "../writeNext.ts";
 import { claimGenerationLease, handBack } from "./lease.ts";
 import { lastWriteAt, modelInForce } from "./opened.ts";
-import { byOf, inputOf, keyOf, limitsAsked, type Move, modelAsked, whoOf } from "./opening.ts";
+import { byOf, inputOf, keyOf, limitsAsked, type Move, modelAsked, settingsAsked, whoOf } from "./opening.ts";
 import { plan, resumedEvent } from "./plan.ts";
 import type { Attempt } from "./replan.ts";
 
@@ -62,6 +62,7 @@ export async function openNext(
         model,
         idempotencyKey: keyOf(opening),
         limits,
+        modelSettings: settingsAsked(opening),
       }),
       async (fresh) =>
         // Decided on the tail already read; a lost seq race reads the tail again.

@@ -5,7 +5,7 @@ import { type LogFacts, type LogView, readLog } from "../../core/log.ts";
 import type { NextAction } from "../../ports/runtime.ts";
 import type { StepDeps } from "../deps.ts";
 import { nextAction } from "../nextAction.ts";
-import { inputOf, limitsAsked, type Move, modelAsked } from "./opening.ts";
+import { inputOf, limitsAsked, type Move, modelAsked, settingsAsked } from "./opening.ts";
 
 /*
  * An opened generation: the log ends at the event that opened the generation in force (a
@@ -36,15 +36,21 @@ export function sameRequest(opener: Opener, opening: Move): boolean {
   const input = inputOf(opening);
   const model = modelAsked(opening);
   const limits = limitsAsked(opening);
+  const settings = settingsAsked(opening);
   // A plain resume asks for nothing new: whatever the opened generation carries is what it resumes.
-  if (input === undefined && model === undefined && limits === undefined) return true;
+  if (input === undefined && model === undefined && limits === undefined && settings === undefined)
+    return true;
   const carried = opener.type === "resumed" ? opener.input : undefined;
   const carriedModel = opener.type === "resumed" ? opener.model : undefined;
   const carriedLimits = opener.type === "resumed" ? opener.limits : undefined;
+  const carriedSettings = opener.type === "resumed" ? opener.modelSettings : undefined;
+  const same = (asked: unknown, had: unknown) =>
+    asked === undefined || canonicalValue(asked) === canonicalValue(had ?? null);
   return (
     input === carried &&
     (model === undefined || model === carriedModel) &&
-    (limits === undefined || canonicalValue(limits) === canonicalValue(carriedLimits ?? null))
+    same(limits, carriedLimits) &&
+    same(settings, carriedSettings)
   );
 }
 

@@ -2,6 +2,7 @@ import type { Limits } from "../../core/budget.ts";
 import type { NotResumable, ResumePoint } from "../../core/classify.ts";
 import { RESUMED_BY, type ResumeKind, type RunEvent, type RunStarted } from "../../core/events.ts";
 import { assertNever } from "../../core/log.ts";
+import type { ModelSettings } from "../../core/modelSettings.ts";
 
 /** The authenticated caller behind a person's opening, and whom it said it acted for: both go on the `resumed`. */
 export interface Who {
@@ -28,7 +29,14 @@ export type Opening =
       point: ResumePoint;
     }
   /** Go on from where the log stands; `by` is recorded (RESUMED_BY, or a caller's own name). */
-  | ({ kind: "resume"; runId: string; by: string; model?: string; limits?: Limits } & Who)
+  | ({
+      kind: "resume";
+      runId: string;
+      by: string;
+      model?: string;
+      limits?: Limits;
+      modelSettings?: ModelSettings;
+    } & Who)
   /** Go on with a new user message; `idempotencyKey` goes on the `resumed` it writes. */
   | ({
       kind: "send";
@@ -38,6 +46,7 @@ export type Opening =
       model?: string;
       idempotencyKey?: string;
       limits?: Limits;
+      modelSettings?: ModelSettings;
     } & Who)
   /** The last decision on a paused run: a person's resume. */
   | ({ kind: "decide"; runId: string } & Who)
@@ -121,13 +130,17 @@ export const modelAsked = (opening: Move): string | undefined =>
 export const limitsAsked = (opening: Move): Limits | undefined =>
   opening.kind === "send" || opening.kind === "resume" ? opening.limits : undefined;
 
+/** The model settings the opening changes, if any (a person's resume or message). */
+export const settingsAsked = (opening: Move): ModelSettings | undefined =>
+  opening.kind === "send" || opening.kind === "resume" ? opening.modelSettings : undefined;
+
 /**
  * The same request without its message: what is left to do once the generation that carried the
  * message has run (the message is in the log already and must not be repeated).
  */
 export function withoutInput(opening: Move): Move {
   if (opening.kind !== "send") return opening;
-  const { runId, by, model, limits } = opening;
+  const { runId, by, model, limits, modelSettings } = opening;
   return {
     kind: "resume",
     runId,
@@ -135,6 +148,7 @@ export function withoutInput(opening: Move): Move {
     ...whoOf(opening),
     ...(model === undefined ? {} : { model }),
     ...(limits === undefined ? {} : { limits }),
+    ...(modelSettings === undefined ? {} : { modelSettings }),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Limits } from "../../core/budget.ts";
 import { type Classification, classifyFacts } from "../../core/classify.ts";
 import type { NewEvent } from "../../core/events.ts";
 import type { LogFacts } from "../../core/log.ts";
+import type { ModelSettings } from "../../core/modelSettings.ts";
 
 /** Where a run can take a new message: everything but a run that must not be written to. */
 const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
@@ -43,6 +44,8 @@ export interface ResumedFields {
   idempotencyKey?: string | undefined;
   /** Limits a person raised: in force from this generation on. */
   limits?: Limits | undefined;
+  /** Model settings a person changed: in force from this generation on. */
+  modelSettings?: ModelSettings | undefined;
 }
 
 /** The `resumed` event that opens a generation at `point`. */
@@ -62,5 +65,6 @@ export function resumedEvent(
     ...(fields.onBehalfOf === undefined ? {} : { onBehalfOf: fields.onBehalfOf }),
     ...(fields.idempotencyKey === undefined ? {} : { idempotencyKey: fields.idempotencyKey }),
     ...(fields.limits === undefined ? {} : { limits: fields.limits }),
+    ...(fields.modelSettings === undefined ? {} : { modelSettings: fields.modelSettings }),
   };
 }
