@@ -1,7 +1,7 @@
 import type { LocalRunlog } from "../api/local.ts";
 import { errorMessage, NotFoundError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
-import { readConfig } from "../runtime/config.ts";
+import { NAMES, readConfig } from "../runtime/config.ts";
 import type { Command } from "./commandTable.ts";
 import { dataDir } from "./dataDir.ts";
 import { type Io, processIo } from "./io.ts";
@@ -61,9 +61,10 @@ export async function main(
     const { COMMANDS } = await import("./commandTable.ts");
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; run "runlog help"`);
+    const { stepsOptions, stepsPlace } = await import("./stepsPlace.ts");
     const parsing = {
       args,
-      options: { ...COMMON, ...command.options },
+      options: { ...COMMON, ...command.options, ...stepsOptions(name) },
       allowPositionals: true,
       strict: true,
     } as const;
@@ -71,14 +72,30 @@ export async function main(
     if (values.help) return help(io);
     const json = values.json === true;
     const progress = json ? io.err : io.out;
+    const place = stepsPlace(name, config, (values as Record<string, unknown>)["run-here"] === true);
     const dir = await dataDir(typeof values.dir === "string" ? values.dir : undefined, config.dataDir, {
-      create: command.creates === true,
+      // A run started on a deployment is stored there: nothing here to create.
+      create: command.creates === true && place.kind === "here",
     });
     const { agentsOption } = await import("./agentsModule.ts");
     const module = await agentsOption(
       typeof values.agents === "string" ? values.agents : undefined,
       config.agents,
     );
+    if (place.kind === "deployment") {
+      const { openServeDeployment } = await import("./serveTarget.ts");
+      const target = await openServeDeployment(place.deployment, module, {
+        command: name,
+        table: NAMES.table,
+        stateMachine: NAMES.stateMachine,
+      });
+      try {
+        const context = { local: target, io, json, dataDir: dir.path, deployment: target.where };
+        return await command.run(context, values, positionals);
+      } finally {
+        await target.close();
+      }
+    }
     const { dynamoTarget } = await import("../runtime/store.ts");
     if (!dir.exists && dynamoTarget(config) === undefined)
       return await withoutRuns(command, { io, json, dataDir: dir.path }, positionals);
