@@ -79,6 +79,9 @@ Usage:
 Every command takes --dir DIR (default $RUNLOG_DIR or ./.runlog); only run, demo and serve
 create it. --agents MODULE (default $RUNLOG_AGENTS) serves your own agents: a module exporting
 \`agents\`, e.g. src/agents.ts; without it, the built-in demo agent.
+With a deployed table ($RUNLOG_TABLE on AWS), run, resume, send, fork, approve, reject, sweep
+and redrive start its state machine ($RUNLOG_STATE_MACHINE_ARN) instead of running steps here;
+--run-here runs them in this process.
 A prompt, message or input given as - is read from stdin.
 Models: scripted:demo, scripted:FILE (a JSON script), openai:MODEL.
 Exit codes: 0 completed, 1 not completed or failed, 2 bad usage or input (nothing written:
