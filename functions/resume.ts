@@ -9,7 +9,7 @@ import { recordOutsideStop } from "../lib/steps/outsideStop.ts";
 import { resumeRun } from "../lib/steps/resume.ts";
 import { recoverRun, type SweepOutcome } from "../lib/steps/sweep.ts";
 import { awsDeps } from "./deps.ts";
-import { eventOwner } from "./eventOwner.ts";
+import { eventPrincipal } from "./eventOwner.ts";
 import { controlHandler } from "./handler.ts";
 import { defined, ExecutionEndedDetail, eventBridge, ResumeRunDetail } from "./schemas.ts";
 
@@ -41,7 +41,7 @@ const benignAnswer = (event: ResumeEvent, reason: BenignReason): ResumeAnswer =>
 
 /**
  * Who a ResumeRun event acts as, and that it may: the owner its sender's StartRun events give
- * their runs (eventOwner: the sender account's, or the `detail.owner` a trusted source names), as
+ * their runs (eventPrincipal: the sender account's, or the `detail.owner` a trusted source names), as
  * a steering event acts. Another owner's run is answered as one that does not exist, as the HTTP
  * API answers it.
  */
@@ -49,9 +49,7 @@ async function eventResumer(
   deps: { store: { getHead(runId: string): Promise<{ owner?: Owner } | undefined> } },
   event: z.output<typeof ResumeRunEvent>,
 ): Promise<Principal> {
-  const owner = eventOwner(event, (await awsDeps()).trustedEventSources);
-  const principal: Principal =
-    owner.tenant === undefined ? { id: owner.id } : { id: owner.id, tenant: owner.tenant };
+  const principal = eventPrincipal(event, (await awsDeps()).trustedEventSources);
   const { runId } = event.detail;
   const head = await deps.store.getHead(runId);
   if (!head || !mayAccess(principal, head.owner)) {
