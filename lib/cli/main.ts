@@ -38,12 +38,17 @@ export async function main(
     }
     const config = readConfig(env, { warn: (message) => io.err(`runlog: ${message}`) });
     if (name === "demo") {
+      const { RUN_HERE, isDeployedTable } = await import("./stepsPlace.ts");
       const { values } = parseCommand(
         name,
-        { args, options: COMMON, strict: true, allowPositionals: true },
+        { args, options: { ...COMMON, ...RUN_HERE }, strict: true, allowPositionals: true },
         { min: 0, max: 0, names: "no arguments" },
       );
       if (values.help) return help(io);
+      if (isDeployedTable(config) && !values["run-here"])
+        throw new UsageError(
+          `demo runs its steps on this machine, and ${NAMES.table} names a deployed table: unset it, or pass --run-here to run the demo against that table`,
+        );
       if (values.agents !== undefined)
         throw new UsageError("demo runs the built-in demo agent; --agents is for the other commands");
       const dir = await dataDir(values.dir, config.dataDir, { create: true });

@@ -8,7 +8,17 @@ import { UsageError } from "./usage.ts";
  * The commands that execute model and tool steps (or start executions that do): with a deployed
  * table they start its state machine instead, as the deployed API and Resume functions do.
  */
-const EXECUTING = new Set(["run", "resume", "send", "fork", "approve", "reject", "sweep", "redrive"]);
+const EXECUTING = new Set([
+  "run",
+  "resume",
+  "send",
+  "fork",
+  "approve",
+  "reject",
+  "sweep",
+  "redrive",
+  "serve",
+]);
 
 /** The flag that executes a deployed run's steps in this process anyway. */
 export const RUN_HERE = { "run-here": { type: "boolean", default: false } } as const;
@@ -29,10 +39,9 @@ export type StepsPlace = { kind: "here" } | { kind: "deployment"; deployment: Se
  * run a production run's tools, with its own credentials and network, by default.
  */
 export function stepsPlace(command: string, config: RunlogConfig, runHere: boolean): StepsPlace {
-  const { table, stateMachine, dynamodbEndpoint } = config;
-  // A table on an endpoint is a DynamoDB-compatible server on request, a store like SQLite.
-  const deployedTable = table !== undefined && dynamodbEndpoint === undefined;
-  if (!EXECUTING.has(command) || !deployedTable || runHere) return { kind: "here" };
+  const { table, stateMachine } = config;
+  if (!EXECUTING.has(command) || table === undefined || !isDeployedTable(config) || runHere)
+    return { kind: "here" };
   if (stateMachine === undefined) {
     throw new UsageError(
       `${command}: ${NAMES.table}=${table} is a deployed table, whose runs execute in its stack: set ${NAMES.stateMachine} ` +
@@ -48,3 +57,7 @@ export function stepsPlace(command: string, config: RunlogConfig, runHere: boole
   }
   return { kind: "deployment", deployment: { tableName: table, stateMachineArn: stateMachine, region } };
 }
+
+/** Whether the configuration names a deployed table on AWS (a table on an endpoint is a DynamoDB-compatible server on request, a store like SQLite). */
+export const isDeployedTable = (config: Pick<RunlogConfig, "table" | "dynamodbEndpoint">): boolean =>
+  config.table !== undefined && config.dynamodbEndpoint === undefined;

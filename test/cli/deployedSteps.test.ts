@@ -207,6 +207,16 @@ describe("a deployed table without its state machine", () => {
     expect(started()).toEqual([]);
   });
 
+  it.each([["serve"], ["demo"]])(
+    "%s, which runs steps here, refuses too, naming --run-here",
+    async (command) => {
+      const result = await runlog([command], { RUNLOG_STATE_MACHINE_ARN: "" });
+      expect(result.code).toBe(2);
+      expect(result.err).toContain("--run-here");
+      expect(result.out).toBe("");
+    },
+  );
+
   it("reads still work: show needs no state machine", async () => {
     const runId = await runOnTable(doneScript);
     const result = await runlog(["show", runId], { RUNLOG_STATE_MACHINE_ARN: "" });
