@@ -29,7 +29,7 @@ export const stepsOptions = (command: string) => (EXECUTING.has(command) ? RUN_H
 /**
  * Where a command's steps execute: in this process (the local store, a DynamoDB-compatible
  * server at an endpoint, or a deployed table with --run-here), or on the deployment
- * (RUNLOG_TABLE on AWS with RUNLOG_STATE_MACHINE_ARN), whose functions run them.
+ * (the table variable naming a table on AWS, with the state machine variable), whose functions run them.
  */
 export type StepsPlace = { kind: "here" } | { kind: "deployment"; deployment: ServeDeployment };
 
