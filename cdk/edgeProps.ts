@@ -166,7 +166,7 @@ export function startRunEnvironment(props: RunlogEdgeProps): Record<string, stri
   return { ...modelsEnvironment(props), ...trustedSourcesEnvironment(props) };
 }
 
-/** The sources whose `detail.owner` an event function believes (startRun, steerRun). */
+/** The sources whose `detail.owner` an event function believes (startRun, steerRun, resume). */
 export function trustedSourcesEnvironment(props: RunlogEdgeProps): Record<string, string> {
   return props.trustedEventSources === undefined
     ? {}

@@ -200,7 +200,11 @@ export class Runlog extends Construct {
       startRun: make("startRun", { ...control, ...startRunEnvironment(props) }),
       // Sends, decisions and cancels from events: a send or the last decision resumes the run.
       steerRun: make("steerRun", { ...control, ...trustedSourcesEnvironment(props) }),
-      resume: make("resume", { ...control, ...modelsEnvironment(props) }),
+      resume: make("resume", {
+        ...control,
+        ...modelsEnvironment(props),
+        ...trustedSourcesEnvironment(props),
+      }),
       sweeper: make("sweeper", {
         ...control,
         ...(props.redrive ? { [NAMES.redriveAfterMs]: String(props.redrive.after.toMilliseconds()) } : {}),

@@ -31,7 +31,7 @@ export interface TriggersProps {
   eventBus: IEventBus;
   /** Events that could not be delivered to a function land here. */
   deadLetters: IQueue;
-  /** Further sources whose StartRun and steering events are acted on (their `detail.owner` believed). @default none */
+  /** Further sources whose StartRun, ResumeRun and steering events are acted on (their `detail.owner` believed). @default none */
   trustedEventSources?: readonly string[];
 }
 
@@ -80,11 +80,11 @@ export class Triggers extends Construct {
       eventPattern: { source: [EVENT_SOURCE, ...trusted], detailType: STEER_RUN },
       targets: [target(props.steerRun)],
     });
-    // { source: "runlog", detail-type: "runlog.ResumeRun", detail: { runId, model?, input? } }
+    // { source: "runlog", detail-type: "runlog.ResumeRun", detail: { runId, model?, input?, owner? } }
     new Rule(this, "ResumeRun", {
       description: "runlog: resume a run from an event",
       eventBus: props.eventBus,
-      eventPattern: { source: [EVENT_SOURCE], detailType: [RESUME_RUN] },
+      eventPattern: { source: [EVENT_SOURCE, ...trusted], detailType: [RESUME_RUN] },
       targets: [target(props.resume)],
     });
   }

@@ -1,4 +1,4 @@
-import type { Owner } from "../lib/core/principal.ts";
+import type { Owner, Principal } from "../lib/core/principal.ts";
 
 /** The owner the sender account's runs get: EventBridge sets `account`, the sender cannot. */
 export const accountOwner = (account: string): Owner => ({ id: `account:${account}` });
@@ -18,4 +18,17 @@ export function eventOwner(
   const claimed = event.detail.owner;
   if (claimed === undefined || !trusted.includes(event.source)) return accountOwner(event.account);
   return claimed.tenant === undefined ? { id: claimed.id } : { id: claimed.id, tenant: claimed.tenant };
+}
+
+/**
+ * Who an event acts as (a ResumeRun, a steering event): the owner its sender's StartRun events
+ * give their runs (eventOwner), so it reaches exactly those runs, and its actions are recorded
+ * as that principal's.
+ */
+export function eventPrincipal(
+  event: Parameters<typeof eventOwner>[0],
+  trusted: readonly string[],
+): Principal {
+  const owner = eventOwner(event, trusted);
+  return owner.tenant === undefined ? { id: owner.id } : { id: owner.id, tenant: owner.tenant };
 }

@@ -2,20 +2,21 @@ import * as z from "zod";
 import { resumeResultView } from "../lib/api/views.ts";
 import { type BenignReason, NotFoundError } from "../lib/core/errors.ts";
 import { RESUMED_BY } from "../lib/core/events.ts";
-import { mayAccess, type Owner } from "../lib/core/principal.ts";
+import { mayAccess, type Owner, type Principal } from "../lib/core/principal.ts";
 import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
 import { checkEventModel } from "../lib/runtime/modelAllow.ts";
 import { recordOutsideStop } from "../lib/steps/outsideStop.ts";
 import { resumeRun } from "../lib/steps/resume.ts";
 import { recoverRun, type SweepOutcome } from "../lib/steps/sweep.ts";
 import { awsDeps } from "./deps.ts";
-import { accountOwner } from "./eventOwner.ts";
+import { eventPrincipal } from "./eventOwner.ts";
 import { controlHandler } from "./handler.ts";
 import { defined, ExecutionEndedDetail, eventBridge, ResumeRunDetail } from "./schemas.ts";
 
+const ResumeRunEvent = eventBridge("runlog.ResumeRun", ResumeRunDetail);
 const Schema = z.union([
   eventBridge("Step Functions Execution Status Change", ExecutionEndedDetail),
-  eventBridge("runlog.ResumeRun", ResumeRunDetail),
+  ResumeRunEvent,
 ]);
 type ResumeEvent = z.output<typeof Schema>;
 
@@ -39,20 +40,22 @@ const benignAnswer = (event: ResumeEvent, reason: BenignReason): ResumeAnswer =>
 });
 
 /**
- * A ResumeRun event acts on the runs its sender account owns (the account's runs, as StartRun
- * records them), unless its source is a trusted one (the configuration's trustedEventSources): another run
- * is answered as one that does not exist, as the HTTP API answers it.
+ * Who a ResumeRun event acts as, and that it may: the owner its sender's StartRun events give
+ * their runs (eventPrincipal: the sender account's, or the `detail.owner` a trusted source names), as
+ * a steering event acts. Another owner's run is answered as one that does not exist, as the HTTP
+ * API answers it.
  */
-async function assertEventMayResume(
+async function eventResumer(
   deps: { store: { getHead(runId: string): Promise<{ owner?: Owner } | undefined> } },
-  event: { source: string; account: string },
-  runId: string,
-): Promise<void> {
-  if ((await awsDeps()).trustedEventSources.includes(event.source)) return;
+  event: z.output<typeof ResumeRunEvent>,
+): Promise<Principal> {
+  const principal = eventPrincipal(event, (await awsDeps()).trustedEventSources);
+  const { runId } = event.detail;
   const head = await deps.store.getHead(runId);
-  if (!head || !mayAccess({ id: accountOwner(event.account).id }, head.owner)) {
+  if (!head || !mayAccess(principal, head.owner)) {
     throw new NotFoundError(`run ${runId} not found`, { runId });
   }
+  return principal;
 }
 
 /**
@@ -69,11 +72,12 @@ export const handler = controlHandler(
     if (event["detail-type"] === "runlog.ResumeRun") {
       const { runId, model, input, limits, modelSettings } = event.detail;
       checkEventModel(model);
-      await assertEventMayResume(deps, event, runId);
+      const resumer = await eventResumer(deps, event);
       return resumeResultView(
         await resumeRun(deps, {
           runId,
           by: RESUMED_BY.event,
+          actor: resumer.id,
           ...defined({ model, input, limits, modelSettings }),
         }),
       );

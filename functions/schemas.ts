@@ -43,11 +43,13 @@ export const StartRunDetail = StartBody.extend({ owner: OwnerDetail.optional() }
 
 /**
  * `runlog.ResumeRun` (source `runlog`): resume a run, optionally with another model (as POST
- * /runs/{id}/resume's body) or a new message (as POST /runs/{id}/messages's).
+ * /runs/{id}/resume's body) or a new message (as POST /runs/{id}/messages's), plus the `owner` a
+ * trusted source acts for.
  */
 export const ResumeRunDetail = ResumeBody.extend({
   runId: runId("run id"),
   input: MessageBody.shape.message.optional(),
+  owner: OwnerDetail.optional(),
 });
 
 /**

@@ -5,7 +5,7 @@ import { outcomeView } from "../lib/api/views.ts";
 import type { BenignReason } from "../lib/core/errors.ts";
 import type { Principal } from "../lib/core/principal.ts";
 import { awsDeps } from "./deps.ts";
-import { eventOwner } from "./eventOwner.ts";
+import { eventPrincipal } from "./eventOwner.ts";
 import { controlHandler } from "./handler.ts";
 import { CancelRunDetail, DecideDetail, SendMessageDetail, steeringEvent } from "./schemas.ts";
 
@@ -21,16 +21,6 @@ type SteerEvent = z.output<typeof Schema>;
 export type SteerAnswer =
   | (RunOutcome & { acted: true })
   | { runId: string; acted: false; reason: BenignReason };
-
-/**
- * Who an event acts as: the owner its runs have (eventOwner: the sender account's, or the
- * `detail.owner` a trusted source names), so it reaches exactly the runs that sender's StartRun
- * events started, and its actions are recorded as that principal's.
- */
-function senderOf(event: SteerEvent, trusted: readonly string[]): Principal {
-  const owner = eventOwner(event, trusted);
-  return owner.tenant === undefined ? { id: owner.id } : { id: owner.id, tenant: owner.tenant };
-}
 
 /** Who decides or cancels, as the HTTP API says it: the sender, and a detail's `by` as whom it acts for. */
 function actorOf(
@@ -81,14 +71,14 @@ function benignAnswer(event: SteerEvent, reason: BenignReason): SteerAnswer | un
  * Steers runs from events on the deployment's bus: `runlog.SendMessage` (continue a run with a
  * message), `runlog.Decide` (approve or reject a waiting call) and `runlog.CancelRun`, each
  * validated with the HTTP API's schemas and done through the same library calls as its route,
- * for the sender (see senderOf): another owner's run is not found. The event's id is the
+ * for the sender (see eventPrincipal): another owner's run is not found. The event's id is the
  * operation's idempotency key, so the same event delivered again acts once.
  */
 export const handler = controlHandler(
   "steerRun",
   Schema,
   async (deps, event): Promise<SteerAnswer> => {
-    const principal = senderOf(event, (await awsDeps()).trustedEventSources);
+    const principal = eventPrincipal(event, (await awsDeps()).trustedEventSources);
     const outcome = await steer(new Runlog(deps).as(principal), principal, event);
     return { ...outcomeView(outcome), acted: true };
   },

@@ -12,17 +12,26 @@ export interface CommandContext {
   json: boolean;
   /** Where the runs are, as messages name it: the data dir (absolute), or the API's URL. */
   where: string;
+  /** Where the deployment is, when its state machine executes the steps (lib/cli/stepsPlace.ts). */
+  deployment?: string;
 }
 
 /** Print a run's outcome (as `view` has it for --json) and return the exit code it implies. */
 export function reportOutcome(
-  { io, json }: CommandContext,
+  context: CommandContext,
   outcome: RunOutcome,
   note?: string,
   view: object = outcomeView(outcome),
 ): number {
+  const { io, json } = context;
+  // Started on the deployment: its functions execute the run, which this command does not wait for.
+  const started = context.deployment !== undefined && outcome.status === "running";
   if (json) io.json(view);
-  else {
+  else if (started) {
+    if (note) io.out(note);
+    io.out(`run ${outcome.runId}: running on ${context.deployment}`);
+    io.out(`follow it: runlog show ${outcome.runId} (or runlog resume-point ${outcome.runId})`);
+  } else {
     if (note) io.out(note);
     io.out(`run ${outcome.runId}: ${outcome.status}`);
     if (outcome.output !== null) io.out(outcome.output);
@@ -38,7 +47,7 @@ export function reportOutcome(
       io.out(`see where it stopped: runlog resume-point ${outcome.runId}`);
   }
   if (outcome.status === "paused") return EXIT.paused;
-  return outcome.status === "completed" ? EXIT.completed : EXIT.failed;
+  return outcome.status === "completed" || started ? EXIT.completed : EXIT.failed;
 }
 
 export async function runCommand(

@@ -38,12 +38,17 @@ export async function main(
     }
     const config = readConfig(env, { warn: (message) => io.err(`runlog: ${message}`) });
     if (name === "demo") {
+      const { RUN_HERE, isDeployedTable } = await import("./stepsPlace.ts");
       const { values } = parseCommand(
         name,
-        { args, options: COMMON, strict: true, allowPositionals: true },
+        { args, options: { ...COMMON, ...RUN_HERE }, strict: true, allowPositionals: true },
         { min: 0, max: 0, names: "no arguments" },
       );
       if (values.help) return help(io);
+      if (isDeployedTable(config) && !values["run-here"])
+        throw new UsageError(
+          `demo runs its steps on this machine, and ${NAMES.table} names a deployed table: unset it, or pass --run-here to run the demo against that table`,
+        );
       if (values.agents !== undefined)
         throw new UsageError("demo runs the built-in demo agent; --agents is for the other commands");
       const dir = await dataDir(values.dir, config.dataDir, { create: true });
@@ -61,9 +66,10 @@ export async function main(
     const { COMMANDS } = await import("./commandTable.ts");
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; run "runlog help"`);
+    const { stepsOptions, stepsPlace } = await import("./stepsPlace.ts");
     const parsing = {
       args,
-      options: { ...COMMON, ...REMOTE, ...command.options },
+      options: { ...COMMON, ...REMOTE, ...command.options, ...stepsOptions(name) },
       allowPositionals: true,
       strict: true,
     } as const;
@@ -79,14 +85,32 @@ export async function main(
     }
     if (values.token !== undefined)
       throw new UsageError(`${name}: --token is for an API named by --url (or ${NAMES.url})`);
+    const place = stepsPlace(name, config, (values as Record<string, unknown>)["run-here"] === true);
     const dir = await dataDir(typeof values.dir === "string" ? values.dir : undefined, config.dataDir, {
-      create: command.creates === true,
+      // A run started on a deployment is stored there: nothing here to create.
+      create: command.creates === true && place.kind === "here",
     });
     const { agentsOption } = await import("./agentsModule.ts");
     const module = await agentsOption(
       typeof values.agents === "string" ? values.agents : undefined,
       config.agents,
     );
+    if (place.kind === "deployment") {
+      const { openServeDeployment } = await import("./serveTarget.ts");
+      const target = await openServeDeployment(place.deployment, module, {
+        command: name,
+        table: NAMES.table,
+        stateMachine: NAMES.stateMachine,
+      });
+      try {
+        const { localRuns } = await import("./runs.ts");
+        const runs = localRuns(target.runlog);
+        const context = { runs, io, json, where: dir.path, deployment: target.where };
+        return await command.run(context, values, positionals);
+      } finally {
+        await target.close();
+      }
+    }
     const { dynamoTarget } = await import("../runtime/store.ts");
     if (!dir.exists && dynamoTarget(config) === undefined)
       return await withoutRuns(command, { io, json, where: dir.path }, positionals);

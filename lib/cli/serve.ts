@@ -19,6 +19,7 @@ import {
   withConfiguredDeployment,
 } from "./serveTarget.ts";
 import { serveToken } from "./serveToken.ts";
+import { RUN_HERE, stepsPlace } from "./stepsPlace.ts";
 import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
 
 const DEFAULT_PORT = 8787;
@@ -98,6 +99,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
     "token-file": { type: "string" },
     "allow-scripted": { type: "boolean" },
     ...DEPLOYMENT_OPTIONS,
+    ...RUN_HERE,
   } as const;
   const { values } = parseCommand(
     "serve",
@@ -110,6 +112,8 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
   }
   const port = parsePort(values.port);
   const deployment = deploymentOf(withConfiguredDeployment(values, config));
+  // Serving this machine's runs executes their steps here: a deployed table needs --run-here.
+  if (deployment === undefined) stepsPlace("serve", config, values["run-here"] === true);
   if (deployment !== undefined && values["allow-scripted"])
     throw new UsageError(
       "serve: --allow-scripted is for this machine's runs; with --table the deployment's functions would read the files",

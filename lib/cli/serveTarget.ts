@@ -100,7 +100,18 @@ function namedModels(providers: ModelProviders | undefined): ModelResolver {
   };
 }
 
-const OPTION_OF = { table: "--table", stateMachine: "--state-machine", credentials: "credentials" } as const;
+/** How errors name the command and the deployment's parts: serve's options, or a command's variables. */
+export interface DeploymentNaming {
+  command: string;
+  table: string;
+  stateMachine: string;
+}
+
+const SERVE_NAMING: DeploymentNaming = {
+  command: "serve",
+  table: "--table",
+  stateMachine: "--state-machine",
+};
 
 /**
  * The library API over a deployed stack: actions start, resume and stop its Step Functions
@@ -111,6 +122,7 @@ const OPTION_OF = { table: "--table", stateMachine: "--state-machine", credentia
 export async function openServeDeployment(
   deployment: ServeDeployment,
   module: AgentsModule | undefined,
+  naming: DeploymentNaming = SERVE_NAMING,
 ): Promise<ServeTarget> {
   // The AWS SDK loads only here: serving this machine's runs does not pay for it.
   const { DeploymentError, openDeployment } = await import("../runtime/aws/deployment.ts");
@@ -125,11 +137,12 @@ export async function openServeDeployment(
     return { runlog: new Runlog(deps), where, close };
   } catch (error) {
     if (!(error instanceof DeploymentError)) throw error;
-    const option = OPTION_OF[error.part];
     const prefix =
       error.part === "credentials"
-        ? "serve"
-        : `serve: ${option} ${JSON.stringify(option === "--table" ? deployment.tableName : deployment.stateMachineArn)}`;
+        ? naming.command
+        : error.part === "table"
+          ? `${naming.command}: ${naming.table} ${JSON.stringify(deployment.tableName)}`
+          : `${naming.command}: ${naming.stateMachine} ${JSON.stringify(deployment.stateMachineArn)}`;
     throw new UsageError(`${prefix}: ${error.message}`, { cause: error });
   }
 }

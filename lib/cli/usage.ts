@@ -88,6 +88,9 @@ create it. --agents MODULE (default $RUNLOG_AGENTS) serves your own agents: a mo
 --url URL (default $RUNLOG_URL) calls runlog's HTTP API instead of a store (the same output and
 exit codes; a deployed stack's HttpApiUrl is signed with your AWS credentials, SigV4),
 --token TOKEN (default $RUNLOG_TOKEN) sends a bearer token instead (runlog serve's, a JWT).
+With a deployed table ($RUNLOG_TABLE on AWS), run, resume, send, fork, approve, reject, sweep
+and redrive start its state machine ($RUNLOG_STATE_MACHINE_ARN) instead of running steps here;
+--run-here runs them in this process.
 A prompt, message or input given as - is read from stdin.
 Models: scripted:demo, scripted:FILE (a JSON script), openai:MODEL.
 Exit codes: 0 completed, 1 not completed or failed, 2 bad usage or input (nothing written:

@@ -88,7 +88,7 @@ describe("the HTTP API's edge", () => {
     expect(functionProps(none, "api").ReservedConcurrentExecutions).toBeUndefined();
   });
 
-  it("tells the Api how callers are known, the cap and the models; startRun and resume the models; startRun and steerRun the trusted sources", () => {
+  it("tells the Api how callers are known, the cap and the models; startRun and resume the models; startRun, steerRun and resume the trusted sources", () => {
     expect(variables(jwt, "api")).toMatchObject({
       [NAMES.auth]: "jwt",
       [NAMES.tenantClaim]: "org",
@@ -101,8 +101,13 @@ describe("the HTTP API's edge", () => {
       [NAMES.trustedEventSources]: "acme.gateway",
     });
     expect(variables(jwt, "resume")[NAMES.modelsAllow]).toBe("openai:gpt-4.1*,scripted:demo");
-    // A steering event acts as the owner a trusted source names, as a StartRun does; it names no model.
+    // A steering event and a ResumeRun act as the owner a trusted source names, as a StartRun does.
     expect(variables(jwt, "steerRun")[NAMES.trustedEventSources]).toBe("acme.gateway");
+    expect(variables(jwt, "resume")[NAMES.trustedEventSources]).toBe("acme.gateway");
+    // The functions that take no event from the bus believe no source.
+    for (const handler of HANDLERS.filter((h) => !["startRun", "steerRun", "resume"].includes(h))) {
+      expect(variables(jwt, handler)[NAMES.trustedEventSources], handler).toBeUndefined();
+    }
     // The steps are never refused a model mid-run: a run started before the list changed goes on.
     for (const handler of HANDLERS.filter((h) => !["api", "startRun", "resume"].includes(h))) {
       expect(variables(jwt, handler)[NAMES.modelsAllow], handler).toBeUndefined();
@@ -138,12 +143,17 @@ describe("the HTTP API's edge", () => {
     }
   });
 
-  it("acts on StartRun and steering events from the trusted sources too, and ResumeRun only from runlog", () => {
+  it("acts on StartRun, ResumeRun and steering events from runlog and the trusted sources only", () => {
     const rules = Object.values(jwt.template.findResources("AWS::Events::Rule")).map(
       (rule) => rule.Properties.EventPattern as { source?: string[]; "detail-type"?: string[] } | undefined,
     );
     expect(rules).toContainEqual({ source: ["runlog", "acme.gateway"], "detail-type": ["runlog.StartRun"] });
-    expect(rules).toContainEqual({ source: ["runlog"], "detail-type": ["runlog.ResumeRun"] });
+    expect(rules).toContainEqual({ source: ["runlog", "acme.gateway"], "detail-type": ["runlog.ResumeRun"] });
+    // Without trusted sources, each rule takes the source runlog alone.
+    const plain = Object.values(iam.template.findResources("AWS::Events::Rule"))
+      .map((rule) => rule.Properties.EventPattern as { source?: string[] } | undefined)
+      .filter((pattern) => pattern?.source !== undefined && !pattern.source.includes("aws.states"));
+    expect(plain.map((pattern) => pattern?.source)).toEqual([["runlog"], ["runlog"], ["runlog"]]);
     expect(rules).toContainEqual({
       source: ["runlog", "acme.gateway"],
       "detail-type": ["runlog.SendMessage", "runlog.Decide", "runlog.CancelRun"],

@@ -143,7 +143,7 @@ describe("runlog.ResumeRun events", () => {
     expect(await env.store().read("res")).toEqual(before);
   });
 
-  it("resume only the sender account's runs, unless the source is trusted", async () => {
+  it("resume only the sender's runs: the account's, or the owner a trusted source names", async () => {
     await startRun(busEvent("runlog.StartRun", { agent: "demo", input: "go", runId: "theirs" }, "id-theirs"));
     const before = await env.store().read("theirs");
     const other = {
@@ -151,13 +151,22 @@ describe("runlog.ResumeRun events", () => {
       account: "999999999999",
     };
     expect((await refusal(resume(other))).cause).toMatchObject({ code: "not_found", runId: "theirs" });
+    // A trusted source acts for the owner it names, not for every run: naming none, it is its account.
+    const trustedAsItself = { ...other, source: "acme.gateway" };
+    expect((await refusal(resume(trustedAsItself))).cause).toMatchObject({ code: "not_found" });
+    // An untrusted source's detail.owner is ignored, as a StartRun's is.
+    const spoofed = {
+      ...busEvent("runlog.ResumeRun", { runId: "theirs", owner: { id: "account:123456789012" } }),
+      account: "999999999999",
+    };
+    expect((await refusal(resume(spoofed))).cause).toMatchObject({ code: "not_found" });
     expect(await env.store().read("theirs")).toEqual(before);
-    // The owner's own account, and a trusted source, may: the run is still executing, so each is answered so.
+    // The owner's own account, and a trusted source naming that owner, may: the run is still executing, so each is answered so.
     sfn.on(DescribeExecutionCommand).resolves({ status: "RUNNING" } as never);
     const own = busEvent("runlog.ResumeRun", { runId: "theirs", input: "more" }, "id-own");
     await expect(resume(own)).resolves.toMatchObject({ runId: "theirs" });
     const trusted = {
-      ...busEvent("runlog.ResumeRun", { runId: "theirs" }, "id-t"),
+      ...busEvent("runlog.ResumeRun", { runId: "theirs", owner: { id: "account:123456789012" } }, "id-t"),
       source: "acme.gateway",
       account: "999999999999",
     };

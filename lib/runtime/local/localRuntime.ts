@@ -5,6 +5,7 @@ import { crashFaults } from "../../adapters/local/envFaults.ts";
 import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../../agents/registry.ts";
 import { checkPrices, type PriceTable } from "../../core/budget.ts";
 import { errorMessage } from "../../core/errors.ts";
+import type { RunEvent } from "../../core/events.ts";
 import type { ModelProviders } from "../../ports/model.ts";
 import type { Ids } from "../../ports/runtime.ts";
 import type { ControlDeps, StepDeps, StepObserver } from "../../steps/deps.ts";
@@ -15,6 +16,7 @@ import { type RunlogConfig, readConfig } from "../config.ts";
 import { type LifecycleListener, tellingLifecycle } from "../lifecycleDelivery.ts";
 import { modelResolver } from "../models.ts";
 import { connectStore, storeOptions } from "../store.ts";
+import { ApprovalTimer } from "./approvalTimer.ts";
 import { LocalOrchestrator } from "./orchestrator.ts";
 
 export interface LocalRuntimeOptions {
@@ -37,7 +39,10 @@ export interface LocalRuntimeOptions {
   prices?: PriceTable;
   /** How long a lease holds without renewal. @default 30000 */
   leaseMs?: number;
-  /** Return from start/resume/… as soon as the execution is under way (a server's mode). @default false */
+  /**
+   * Return from start/resume/… as soon as the execution is under way (a server's mode). A
+   * background runtime also expires approvals on time itself (approvalTimer.ts). @default false
+   */
   background?: boolean;
   /** Days a run that finished is kept (then it reads as not found). @default the retention variable's, else forever */
   retentionDays?: number;
@@ -90,6 +95,11 @@ export async function openLocalRuntime(
   const retry = config.retryIntervalMs;
   const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
   const steps = options.stepsPerExecution ?? config.stepsPerExecution;
+  // Set once the deps exist; the observer tells it each append (a response that asks with a timeout).
+  let approvals: ApprovalTimer | undefined;
+  const observer = options.background
+    ? tellingTimer(options.observer, (event) => approvals?.appended(event))
+    : options.observer;
   const deps: StepDeps = {
     store,
     // This process executes its runs itself: its cached log is the tail (a lost seq race re-reads).
@@ -102,7 +112,7 @@ export async function openLocalRuntime(
     }),
     clock: { now: () => new Date() },
     faults,
-    ...(options.observer === undefined ? {} : { observer: options.observer }),
+    ...(observer === undefined ? {} : { observer }),
     ...(steps === undefined ? {} : { stepsPerExecution: steps }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
     ...(prices === undefined ? {} : { prices }),
@@ -117,19 +127,37 @@ export async function openLocalRuntime(
     ? new BackgroundOrchestrator(local, (input, e) => onError(input.runId, e))
     : undefined;
   const orchestrator = background ?? local;
+  const control = {
+    ...deps,
+    orchestrator,
+    leaseMs,
+    ids: { runId: newRunId },
+    ...(config.maxRunningPerOwner === undefined ? {} : { maxRunningPerOwner: config.maxRunningPerOwner }),
+  };
+  if (background) {
+    approvals = new ApprovalTimer(control, (error) =>
+      process.stderr.write(`runlog: expiring approvals: ${errorMessage(error)}\n`),
+    );
+    approvals.start();
+  }
   return {
-    deps: {
-      ...deps,
-      orchestrator,
-      leaseMs,
-      ids: { runId: newRunId },
-      ...(config.maxRunningPerOwner === undefined ? {} : { maxRunningPerOwner: config.maxRunningPerOwner }),
-    },
+    deps: control,
     dataDir,
     where,
     close: async () => {
+      await approvals?.close();
       await background?.drain();
       await close();
     },
   };
+}
+
+/** The caller's observer (its other hooks as they are), and each append told to `appended` too. */
+function tellingTimer(observer: StepObserver | undefined, appended: (event: RunEvent) => void): StepObserver {
+  const both: StepObserver = Object.create(observer ?? null);
+  both.appended = (runId, event) => {
+    observer?.appended(runId, event);
+    appended(event);
+  };
+  return both;
 }
