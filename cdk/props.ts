@@ -10,6 +10,7 @@ import type { ITopic } from "aws-cdk-lib/aws-sns";
 import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
 import { type RunlogBedrockProps, validateBedrockProps } from "./bedrock.ts";
 import { type RunlogEdgeProps, validateEdgeProps } from "./edgeProps.ts";
+import type { RunlogEncryptionKey } from "./encryption.ts";
 import { type RunlogFunctionsSizing, validateFunctionsSizing } from "./functionProps.ts";
 import { type RunlogNetworkProps, validateNetworkProps } from "./network.ts";
 import { RunlogPropsError } from "./propsError.ts";
@@ -89,6 +90,8 @@ export interface RunlogProps extends RunlogEdgeProps, RunlogNetworkProps {
   stateMachineLogs?: StateMachineLogs;
   /** Per function (`callModel`, `runTool`, … `api`): memorySize, timeout, architecture, reservedConcurrency, environment; a Task state waits a minute longer than its function. @default runlog's own sizes (docs/reference/construct-props.md) */
   functions?: RunlogFunctionsSizing;
+  /** Customer-managed KMS keys: one for the table, log groups, queues, bus and model key secret, or one per kind (`{ table, logs, queues, bus, secret }`); docs/guides/encryption.md. @default AWS-managed encryption */
+  encryptionKey?: RunlogEncryptionKey;
 }
 
 /** The lockfiles of the package managers NodejsFunction knows, any of which marks a project's root. */
