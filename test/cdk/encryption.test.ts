@@ -2,7 +2,6 @@ import { join } from "node:path";
 import { Duration, type Stack } from "aws-cdk-lib";
 import { Annotations, Match } from "aws-cdk-lib/assertions";
 import { Table } from "aws-cdk-lib/aws-dynamodb";
-import { type IVpc, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
 import { EventBus } from "aws-cdk-lib/aws-events";
 import { Alias, type IKey, Key } from "aws-cdk-lib/aws-kms";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
@@ -13,7 +12,7 @@ import type { RunlogProps } from "../../cdk/props.ts";
 import { RunlogPropsError } from "../../cdk/propsError.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
 import { CFN_LINT_TIMEOUT, cfnLinter } from "./cfnLint.ts";
-import { HANDLERS, type Synthesized, synthesizeConstruct } from "./synth.ts";
+import { HANDLERS, isolatedVpc, type Synthesized, synthesizeConstruct } from "./synth.ts";
 
 /** Issue 35 (3): customer-managed keys on everything runlog makes, each role granted what it uses. */
 const AGENTS = join(import.meta.dirname, "fixtures", "agents.ts");
@@ -281,11 +280,7 @@ describe("encryptionKey: bad props are a synth-time error naming the prop", () =
 /** Issue 35's "Done means", but for tool groups: a VPC without NAT, sizes per function, a customer key. */
 describe("a platform team's stack", () => {
   const { s } = withKey((stack) => ({
-    vpc: new Vpc(stack, "Vpc", {
-      maxAzs: 2,
-      natGateways: 0,
-      subnetConfiguration: [{ name: "isolated", subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
-    }) as IVpc,
+    vpc: isolatedVpc(stack),
     vpcEndpoints: "create",
     functions: {
       callModel: { memorySize: 1024, timeout: Duration.minutes(14) },

@@ -10,7 +10,7 @@ import { RunlogPropsError } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { AGENTS_IMPORT, functionFile, VPC_ACCESS_POLICY } from "../../cdk/runlogFunction.ts";
 import { cfnLinter } from "./cfnLint.ts";
-import { HANDLERS, synthesizeConstruct } from "./synth.ts";
+import { HANDLERS, isolatedVpc, synthesizeConstruct } from "./synth.ts";
 
 const AGENTS = join(import.meta.dirname, "fixtures", "agents.ts");
 /** cfn-lint over the whole template and esbuild over every handler: minutes on a loaded machine, as bundling.test.ts allows. */
@@ -53,11 +53,7 @@ async function scanBundles(): Promise<string[]> {
 const s = synthesizeConstruct((stack) => ({
   agentsModule: AGENTS,
   modelKeySecret: "arn:aws:secretsmanager:us-east-1:123456789012:secret:model-key-AbCdEf",
-  vpc: new Vpc(stack, "Vpc", {
-    maxAzs: 2,
-    natGateways: 0,
-    subnetConfiguration: [{ name: "isolated", subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
-  }) as IVpc,
+  vpc: isolatedVpc(stack),
   vpcEndpoints: "create",
 }));
 const template = s.template.toJSON() as {
