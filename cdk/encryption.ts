@@ -9,9 +9,9 @@ import type { Construct } from "constructs";
 import { grantThrough, type KeyUse, kmsActionsFor, queueNeeds, tableNeeds } from "./encryptionGrants.ts";
 import { RunlogPropsError } from "./propsError.ts";
 
-/** The kinds of resource a customer-managed key can encrypt. */
-export const KEY_KINDS = ["table", "logs", "queues", "bus", "secret"] as const;
-export type KeyKind = (typeof KEY_KINDS)[number];
+/** A kind of resource a customer-managed key can encrypt (the model key secret: decrypt). */
+export type KeyKind = "table" | "logs" | "queues" | "bus" | "secret";
+export const KEY_KINDS: readonly KeyKind[] = ["table", "logs", "queues", "bus", "secret"];
 
 /** The customer-managed keys by kind of resource; a kind left out keeps AWS-managed encryption. */
 export type RunlogEncryptionKeys = { readonly [kind in KeyKind]?: IKey };
