@@ -16,6 +16,8 @@ export interface Statement {
   Action: string | string[];
   Resource: string | string[];
   Condition?: unknown;
+  /** Only in a resource policy (a key's). */
+  Principal?: unknown;
 }
 
 /** One policy attached to a function's role: where it came from, and its document. */
