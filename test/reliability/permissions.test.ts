@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Stack } from "aws-cdk-lib";
+import { Duration, Stack } from "aws-cdk-lib";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ACTIONS, STORE_ACTIONS } from "../../cdk/grants.ts";
-import type { HandlerName } from "../../cdk/runlogFunction.ts";
+import { type HandlerName, VPC_ACCESS_POLICY } from "../../cdk/runlogFunction.ts";
 import { DEFAULT_TABLE_NAME } from "../../lib/runtime/store.ts";
-import { HANDLERS, type Synthesized, synthesize } from "../cdk/synth.ts";
+import { HANDLERS, isolatedVpc, type Synthesized, synthesize, synthesizeConstruct } from "../cdk/synth.ts";
 import type { AwsCall } from "../support/iam/awsCalls.ts";
 import { deniedCalls, unusedGrants } from "../support/iam/evaluate.ts";
 import { recordHandlerTests } from "../support/iam/handlerCalls.ts";
@@ -95,15 +95,25 @@ let calls: AwsCall[];
 beforeAll(async () => {
   s = synthesize({ modelKeySecret: SECRET_NAME });
   policies = functionPolicies(s.template.toJSON() as TemplateJson, s.functionIds, namesOf(s));
-  // The table, the queues and the secret under one customer-managed key: another stack's, by ARN.
-  const keyed = synthesize({
+  // A platform team's stack: in a VPC without NAT, sized per function, the table, the queues and
+  // the secret under one customer-managed key (another stack's, by ARN).
+  const keyed = synthesizeConstruct((stack) => ({
+    agentsModule: join(import.meta.dirname, "..", "cdk", "fixtures", "agents.ts"),
     modelKeySecret: SECRET_NAME,
     encryptionKey: Key.fromKeyArn(new Stack(), "Key", KEY_ARN),
-  });
+    vpc: isolatedVpc(stack),
+    vpcEndpoints: "create",
+    functions: {
+      callModel: { memorySize: 1024 },
+      runTool: { memorySize: 3008, timeout: Duration.minutes(5) },
+    },
+  }));
+  // The VPC access policy is Lambda's, to attach the function: the code calls no EC2 action.
   keyedPolicies = functionPolicies(
     keyed.template.toJSON() as TemplateJson,
     keyed.functionIds,
     namesOf(keyed),
+    [VPC_ACCESS_POLICY],
   );
   logGroups = Object.fromEntries(
     HANDLERS.map((fn) => [fn, s.logicalId(s.runlog.functions[fn].logGroup)]),
@@ -199,7 +209,7 @@ describe("the evaluator", () => {
   });
 });
 
-describe("the functions' IAM roles with a customer-managed key (encryptionKey)", () => {
+describe("the functions' IAM roles in a VPC without NAT, sized, with a customer-managed key (encryptionKey)", () => {
   const call = (fn: HandlerName, action: string, resource: string): AwsCall => ({ fn, action, resource });
   const via = (fn: HandlerName, action: string, service: string, resource = KEY_ARN): AwsCall => ({
     ...call(fn, action, resource),
