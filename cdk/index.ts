@@ -6,6 +6,7 @@ import "../lib/requireNode.ts";
 
 export type { RunlogBedrockProps } from "./bedrock.ts";
 export type { RunlogAuth, RunlogEdgeProps, RunlogJwtAuth, RunlogThrottle } from "./edgeProps.ts";
+export type { KeyKind, RunlogEncryptionKey, RunlogEncryptionKeys } from "./encryption.ts";
 export type { RunlogFunctionSizing, RunlogFunctionsSizing } from "./functionProps.ts";
 export { type FunctionNetwork, RunlogNetwork, type RunlogNetworkProps } from "./network.ts";
 export type { RunlogOutputsOptions } from "./outputs.ts";

@@ -1,5 +1,3 @@
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { Duration, type RemovalPolicy, Token } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
@@ -10,12 +8,13 @@ import type { ITopic } from "aws-cdk-lib/aws-sns";
 import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
 import { type RunlogBedrockProps, validateBedrockProps } from "./bedrock.ts";
 import { type RunlogEdgeProps, validateEdgeProps } from "./edgeProps.ts";
+import type { RunlogEncryptionKey } from "./encryption.ts";
 import { type RunlogFunctionsSizing, validateFunctionsSizing } from "./functionProps.ts";
 import { type RunlogNetworkProps, validateNetworkProps } from "./network.ts";
 import { RunlogPropsError } from "./propsError.ts";
-import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
 import type { StateMachineLogs } from "./runStateMachine.ts";
 
+export { agentsModulePath, bundlingRoot, LOCKFILES } from "./bundlingRoot.ts";
 export { RunlogPropsError } from "./propsError.ts";
 
 /** Where the alarms go. */
@@ -89,77 +88,8 @@ export interface RunlogProps extends RunlogEdgeProps, RunlogNetworkProps {
   stateMachineLogs?: StateMachineLogs;
   /** Per function (`callModel`, `runTool`, … `api`): memorySize, timeout, architecture, reservedConcurrency, environment; a Task state waits a minute longer than its function. @default runlog's own sizes (docs/reference/construct-props.md) */
   functions?: RunlogFunctionsSizing;
-}
-
-/** The lockfiles of the package managers NodejsFunction knows, any of which marks a project's root. */
-export const LOCKFILES = ["package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
-
-function lockfileAtOrAbove(start: string): string | undefined {
-  for (let dir = start; ; dir = dirname(dir)) {
-    const found = LOCKFILES.map((name) => join(dir, name)).find((path) => existsSync(path));
-    if (found) return found;
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
-const isUnder = (path: string, root: string) => {
-  const rel = relative(root, path);
-  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
-};
-
-/** The agents module as an absolute real path, or a RunlogPropsError saying why not. */
-export function agentsModulePath(module: string | undefined): string {
-  if (typeof module !== "string" || module === "") {
-    throw new RunlogPropsError("agentsModule", "is required: the path of the module exporting `agents`");
-  }
-  const path = resolve(module);
-  if (!existsSync(path)) throw new RunlogPropsError("agentsModule", `${path} does not exist`);
-  if (!statSync(path).isFile()) throw new RunlogPropsError("agentsModule", `${path} is not a file`);
-  return realpathSync(path);
-}
-
-/**
- * Where esbuild runs: the user's project, whose lockfile pins what is bundled and
- * under which an installed runlog's functions lie. A runlog linked from elsewhere
- * (npm link, a file: dependency, this repository's own tests) is bundled from its
- * own checkout, because NodejsFunction only bundles entries under its projectRoot.
- */
-export function bundlingRoot(agentsModule: string, projectRoot: string | undefined): BundlingRoot {
-  let root: string;
-  let lockfile: string | undefined;
-  if (projectRoot === undefined) {
-    lockfile = lockfileAtOrAbove(dirname(agentsModule));
-    if (!lockfile) {
-      throw new RunlogPropsError(
-        "projectRoot",
-        `was not given and no directory at or above ${dirname(agentsModule)} holds a lockfile (${LOCKFILES.join(", ")})`,
-      );
-    }
-    root = dirname(lockfile);
-  } else {
-    const given = resolve(projectRoot);
-    if (!existsSync(given) || !statSync(given).isDirectory()) {
-      throw new RunlogPropsError("projectRoot", `${given} is not a directory`);
-    }
-    root = realpathSync(given);
-    lockfile = lockfileAtOrAbove(root);
-    if (!lockfile) {
-      throw new RunlogPropsError(
-        "projectRoot",
-        `${root}: no lockfile (${LOCKFILES.join(", ")}) in it or above it`,
-      );
-    }
-  }
-  const functions = realpathSync(FUNCTIONS_DIR);
-  if (isUnder(functions, root)) return { projectRoot: root, depsLockFilePath: lockfile };
-  const own = lockfileAtOrAbove(functions);
-  if (!own) {
-    throw new RunlogPropsError(
-      "projectRoot",
-      `${root} does not hold runlog's functions (${functions}): install runlog into the project, or name a projectRoot that holds both`,
-    );
-  }
-  return { projectRoot: dirname(own), depsLockFilePath: own };
+  /** Customer-managed KMS keys: one for the table, log groups, queues, bus and model key secret, or one per kind (`{ table, logs, queues, bus, secret }`); docs/guides/encryption.md. @default AWS-managed encryption */
+  encryptionKey?: RunlogEncryptionKey;
 }
 
 const positiveInteger = (value: number) =>

@@ -22,6 +22,7 @@ import {
   startRunEnvironment,
   trustedSourcesEnvironment,
 } from "./edgeProps.ts";
+import { applyEncryption, type RunlogEncryptionKeys } from "./encryption.ts";
 import { DEFAULT_SIZING } from "./functionProps.ts";
 import {
   deadLetterDestination,
@@ -87,6 +88,8 @@ export class Runlog extends Construct {
    * metrics' `deployment` dimension, its bus's and state machine log group's names.
    */
   readonly deployment: string;
+  /** The customer-managed keys by kind of resource (none without `encryptionKey`). */
+  readonly encryptionKeys: RunlogEncryptionKeys;
 
   constructor(scope: Construct, id: string, props: RunlogProps) {
     super(scope, id);
@@ -300,6 +303,7 @@ export class Runlog extends Construct {
             deadLetters: this.deadLetters,
             deployment: this.deployment,
           }).dashboard;
+    this.encryptionKeys = applyEncryption(this, props, this.table);
     // The cdk-nag findings runlog's design accepts, each with its reason, so a stack checked by cdk-nag passes.
     acceptedFindings(this);
   }

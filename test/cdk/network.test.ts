@@ -1,7 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { App, Stack } from "aws-cdk-lib";
 import { type ISecurityGroup, type IVpc, SecurityGroup, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
 import { AwsSolutionsChecks } from "cdk-nag";
@@ -11,7 +9,8 @@ import { ENDPOINT_OF_CLIENT, FUNCTION_SDK_CLIENTS, validateNetworkProps } from "
 import { RunlogPropsError } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { AGENTS_IMPORT, functionFile, VPC_ACCESS_POLICY } from "../../cdk/runlogFunction.ts";
-import { HANDLERS, synthesizeConstruct } from "./synth.ts";
+import { cfnLinter } from "./cfnLint.ts";
+import { HANDLERS, isolatedVpc, synthesizeConstruct } from "./synth.ts";
 
 const AGENTS = join(import.meta.dirname, "fixtures", "agents.ts");
 /** cfn-lint over the whole template and esbuild over every handler: minutes on a loaded machine, as bundling.test.ts allows. */
@@ -54,11 +53,7 @@ async function scanBundles(): Promise<string[]> {
 const s = synthesizeConstruct((stack) => ({
   agentsModule: AGENTS,
   modelKeySecret: "arn:aws:secretsmanager:us-east-1:123456789012:secret:model-key-AbCdEf",
-  vpc: new Vpc(stack, "Vpc", {
-    maxAzs: 2,
-    natGateways: 0,
-    subnetConfiguration: [{ name: "isolated", subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
-  }) as IVpc,
+  vpc: isolatedVpc(stack),
   vpcEndpoints: "create",
 }));
 const template = s.template.toJSON() as {
@@ -160,21 +155,9 @@ describe("functions in a VPC with isolated subnets only", () => {
   });
 
   describe("cfn-lint", () => {
-    const dir = mkdtempSync(join(tmpdir(), "runlog-cfn-lint-"));
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
-    const lint = (body: object) => {
-      const file = join(dir, `template-${Math.random().toString(36).slice(2)}.json`);
-      writeFileSync(file, JSON.stringify(body));
-      // Errors only: cfn-lint's warnings are advice (W), not faults of the template.
-      const run = spawnSync("cfn-lint", ["--format", "parseable", "--ignore-checks", "W", "--", file], {
-        encoding: "utf8",
-      });
-      if (run.error) throw new Error(`cfn-lint could not run: ${run.error.message}`);
-      return {
-        status: run.status,
-        output: `${run.stdout}${run.stderr}`.replaceAll(file, relative(dir, file)),
-      };
-    };
+    const linter = cfnLinter();
+    afterAll(() => linter.dispose());
+    const lint = linter.lint;
 
     it(
       "finds no error in the template",

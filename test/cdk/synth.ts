@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { App, type CfnResource, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
+import { type IVpc, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
 import type { IConstruct } from "constructs";
 import type { RunlogProps } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
@@ -145,4 +146,13 @@ export function localOnlySources(sources: string[]): string[] {
       LOCAL_ONLY_PACKAGES.some((name) => source.includes(`node_modules/${name}/`)) ||
       LOCAL_ONLY_SOURCES.some((path) => source.includes(path)),
   );
+}
+
+/** A VPC with isolated subnets only: no NAT, no internet gateway route for the functions. */
+export function isolatedVpc(stack: Stack): IVpc {
+  return new Vpc(stack, "Vpc", {
+    maxAzs: 2,
+    natGateways: 0,
+    subnetConfiguration: [{ name: "isolated", subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
+  }) as IVpc;
 }

@@ -1,13 +1,16 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Duration, Stack } from "aws-cdk-lib";
+import { Key } from "aws-cdk-lib/aws-kms";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ACTIONS, STORE_ACTIONS } from "../../cdk/grants.ts";
-import type { HandlerName } from "../../cdk/runlogFunction.ts";
+import { type HandlerName, VPC_ACCESS_POLICY } from "../../cdk/runlogFunction.ts";
 import { DEFAULT_TABLE_NAME } from "../../lib/runtime/store.ts";
-import { HANDLERS, type Synthesized, synthesize } from "../cdk/synth.ts";
+import { HANDLERS, isolatedVpc, type Synthesized, synthesize, synthesizeConstruct } from "../cdk/synth.ts";
 import type { AwsCall } from "../support/iam/awsCalls.ts";
 import { deniedCalls, unusedGrants } from "../support/iam/evaluate.ts";
 import { recordHandlerTests } from "../support/iam/handlerCalls.ts";
+import { DEFAULT_KEY_POLICY, kmsCallsBehind } from "../support/iam/kmsCalls.ts";
 import { functionPolicies, type RolePolicy, type TemplateJson } from "../support/iam/template.ts";
 
 /** The names test/functions gives what the stack would create: its table, state machine and secret. */
@@ -69,25 +72,49 @@ function grantsNoTestUses(): string[] {
   ].sort();
 }
 
+/** The names the template's resources get, so the recorded calls' ARNs meet the policies' ARNs. */
+const namesOf = (s: Synthesized): Record<string, string> => ({
+  [s.logicalId(s.runlog.table)]: TABLE,
+  [s.logicalId(s.runlog.stateMachine)]: MACHINE,
+  // The queue and the functions test/functions/redriveDeadLetters.test.ts redrives to.
+  [s.logicalId(s.runlog.deadLetters)]: DEAD_LETTERS,
+  [s.functionIds.startRun]: "StartRun",
+  [s.functionIds.steerRun]: "SteerRun",
+  [s.functionIds.resume]: "Resume",
+  [s.functionIds.sweeper]: "Sweeper",
+  [s.logicalId(s.runlog.lifecycle!.deadLetters)]: LIFECYCLE_DEAD_LETTERS,
+  [s.logicalId(s.runlog.eventBus)]: BUS,
+});
+const KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+
 let s: Synthesized;
+let keyedPolicies: Record<HandlerName, RolePolicy[]>;
 let policies: Record<HandlerName, RolePolicy[]>;
 let calls: AwsCall[];
 
 beforeAll(async () => {
   s = synthesize({ modelKeySecret: SECRET_NAME });
-  const names = {
-    [s.logicalId(s.runlog.table)]: TABLE,
-    [s.logicalId(s.runlog.stateMachine)]: MACHINE,
-    // The queue and the functions test/functions/redriveDeadLetters.test.ts redrives to.
-    [s.logicalId(s.runlog.deadLetters)]: DEAD_LETTERS,
-    [s.functionIds.startRun]: "StartRun",
-    [s.functionIds.steerRun]: "SteerRun",
-    [s.functionIds.resume]: "Resume",
-    [s.functionIds.sweeper]: "Sweeper",
-    [s.logicalId(s.runlog.lifecycle!.deadLetters)]: LIFECYCLE_DEAD_LETTERS,
-    [s.logicalId(s.runlog.eventBus)]: BUS,
-  };
-  policies = functionPolicies(s.template.toJSON() as TemplateJson, s.functionIds, names);
+  policies = functionPolicies(s.template.toJSON() as TemplateJson, s.functionIds, namesOf(s));
+  // A platform team's stack: in a VPC without NAT, sized per function, the table, the queues and
+  // the secret under one customer-managed key (another stack's, by ARN).
+  const keyed = synthesizeConstruct((stack) => ({
+    agentsModule: join(import.meta.dirname, "..", "cdk", "fixtures", "agents.ts"),
+    modelKeySecret: SECRET_NAME,
+    encryptionKey: Key.fromKeyArn(new Stack(), "Key", KEY_ARN),
+    vpc: isolatedVpc(stack),
+    vpcEndpoints: "create",
+    functions: {
+      callModel: { memorySize: 1024 },
+      runTool: { memorySize: 3008, timeout: Duration.minutes(5) },
+    },
+  }));
+  // The VPC access policy is Lambda's, to attach the function: the code calls no EC2 action.
+  keyedPolicies = functionPolicies(
+    keyed.template.toJSON() as TemplateJson,
+    keyed.functionIds,
+    namesOf(keyed),
+    [VPC_ACCESS_POLICY],
+  );
   logGroups = Object.fromEntries(
     HANDLERS.map((fn) => [fn, s.logicalId(s.runlog.functions[fn].logGroup)]),
   ) as Record<HandlerName, string>;
@@ -179,6 +206,62 @@ describe("the evaluator", () => {
     const unused = unusedGrants([call("api", "dynamodb:Query", INDEX)], policies);
     expect(unused).not.toContain(`api dynamodb:Query ${INDEX}`);
     expect(unused).toContain(`sweeper dynamodb:Query ${INDEX}`);
+  });
+});
+
+describe("the functions' IAM roles in a VPC without NAT, sized, with a customer-managed key (encryptionKey)", () => {
+  const call = (fn: HandlerName, action: string, resource: string): AwsCall => ({ fn, action, resource });
+  const via = (fn: HandlerName, action: string, service: string, resource = KEY_ARN): AwsCall => ({
+    ...call(fn, action, resource),
+    context: { "kms:ViaService": `${service}.us-east-1.amazonaws.com` },
+  });
+  const keyPolicy = (resource: string) =>
+    resource.startsWith("arn:aws:kms:") ? DEFAULT_KEY_POLICY : undefined;
+  /** What Lambda does with a function's role that no handler test records: dead letters sent, the stream read. */
+  const lambdaCalls = () => [
+    ...(["startRun", "steerRun", "resume", "sweeper"] as const).map((fn) =>
+      call(fn, "sqs:SendMessage", deadLetters),
+    ),
+    call(
+      "publishLifecycle",
+      "sqs:SendMessage",
+      `arn:aws:sqs:us-east-1:123456789012:${LIFECYCLE_DEAD_LETTERS}`,
+    ),
+    call("publishLifecycle", "dynamodb:GetRecords", `${TABLE_ARN}/stream/2026-12-01T00:00:00.000`),
+  ];
+
+  it("still allow every call a function makes", async () => {
+    expect(await deniedCalls(calls, keyedPolicies)).toEqual([]);
+  });
+
+  it("allow the kms: calls DynamoDB, SQS and Secrets Manager make with each function's role", async () => {
+    const kms = kmsCallsBehind([...calls, ...lambdaCalls()], KEY_ARN);
+    // Every function uses something under the key.
+    expect([...new Set(kms.map((c) => c.fn))].sort()).toEqual([...HANDLERS].sort());
+    const denied = await deniedCalls(kms, keyedPolicies, keyPolicy);
+    expect(
+      denied.map((d) => `${d.fn} may not ${d.action} via ${d.context?.["kms:ViaService"]}: ${d.why}`),
+    ).toEqual([]);
+  });
+
+  it("deny the kms: calls a function has no use for, another key, and the key used directly", async () => {
+    const wrong = [
+      via("runTool", "kms:Decrypt", "sqs"),
+      via("api", "kms:Decrypt", "secretsmanager"),
+      via("redriveDeadLetters", "kms:Decrypt", "dynamodb"),
+      via("redriveDeadLetters", "kms:GenerateDataKey", "sqs"),
+      via("publishLifecycle", "kms:GenerateDataKey", "dynamodb"),
+      via("callModel", "kms:Decrypt", "dynamodb", KEY_ARN.replace("1234abcd", "9999abcd")),
+      call("callModel", "kms:Decrypt", KEY_ARN),
+      via("finish", "kms:CreateGrant", "dynamodb"),
+    ];
+    expect(
+      (await deniedCalls(wrong, keyedPolicies, keyPolicy)).map((d) => `${d.fn} ${d.action} ${d.why}`),
+    ).toEqual(wrong.map((c) => `${c.fn} ${c.action} ImplicitlyDenied`));
+    // Without the key, no role holds a kms: grant at all.
+    expect(
+      await deniedCalls([via("callModel", "kms:Decrypt", "dynamodb")], policies, keyPolicy),
+    ).toHaveLength(1);
   });
 });
 

@@ -8,6 +8,8 @@ export interface AwsCall<F extends string = HandlerName> {
   fn: F;
   action: string;
   resource: string;
+  /** The request's condition keys, as IAM sees them (e.g. `kms:ViaService` when a service calls KMS for the caller). @default none */
+  context?: Record<string, string>;
 }
 
 /** The account and region every ARN in these tests is built for (test/cdk/synth.ts synthesizes there). */

@@ -1,14 +1,15 @@
 import { runSimulation } from "@cloud-copilot/iam-simulate";
 import type { HandlerName } from "../../../cdk/runlogFunction.ts";
 import { ACCOUNT, type AwsCall, UNMAPPED } from "./awsCalls.ts";
-import type { RolePolicy } from "./template.ts";
+import type { PolicyDocument, RolePolicy } from "./template.ts";
 
 /** A call IAM would not allow: who made it, what, on what, and what the simulator said. */
 export interface Denial extends AwsCall {
   why: string;
 }
 
-const key = (call: AwsCall) => `${call.fn} ${call.action} ${call.resource}`;
+const key = (call: AwsCall) =>
+  `${call.fn} ${call.action} ${call.resource} ${JSON.stringify(call.context ?? {})}`;
 
 /** Each distinct call once (a test makes the same call many times; IAM decides it the same way). */
 export function distinct(calls: readonly AwsCall[]): AwsCall[] {
@@ -18,12 +19,14 @@ export function distinct(calls: readonly AwsCall[]): AwsCall[] {
 /**
  * Every recorded call that the calling function's role would not allow, as IAM's own evaluation
  * logic decides it (@cloud-copilot/iam-simulate): an identity-policy request of the function's
- * role in ACCOUNT, no resource policy, no SCP. A call naming a resource IAM does not accept for
+ * role in ACCOUNT, with the resource's policy where one is given, no SCP. A call naming a resource IAM does not accept for
  * the action is a denial too, with the simulator's reason.
  */
 export async function deniedCalls(
   calls: readonly AwsCall[],
   policies: Record<HandlerName, RolePolicy[]>,
+  /** The resource policy of a resource, where IAM needs one (a KMS key's policy). @default none */
+  resourcePolicyOf: (resource: string) => PolicyDocument | undefined = () => undefined,
 ): Promise<Denial[]> {
   const denials: Denial[] = [];
   for (const call of distinct(calls)) {
@@ -37,13 +40,14 @@ export async function deniedCalls(
     const result = await runSimulation(
       {
         identityPolicies: policies[call.fn].map((policy) => ({ name: policy.name, policy: policy.document })),
+        resourcePolicy: resourcePolicyOf(call.resource),
         serviceControlPolicies: [],
         resourceControlPolicies: [],
         request: {
           action: call.action,
           principal: `arn:aws:iam::${ACCOUNT}:role/${call.fn}`,
           resource: { accountId: ACCOUNT, resource: call.resource },
-          contextVariables: {},
+          contextVariables: call.context ?? {},
         },
       },
       {},

@@ -16,6 +16,8 @@ export interface Statement {
   Action: string | string[];
   Resource: string | string[];
   Condition?: unknown;
+  /** Only in a resource policy (a key's). */
+  Principal?: unknown;
 }
 
 /** One policy attached to a function's role: where it came from, and its document. */
@@ -133,6 +135,8 @@ export function functionPolicies(
   template: TemplateJson,
   functionIds: Record<HandlerName, string>,
   names: Record<string, string> = {},
+  /** AWS managed policies (by name after `policy/`) left out: ones for Lambda itself, not the code. @default none */
+  lambdaManagedPolicies: readonly string[] = [],
 ): Record<HandlerName, RolePolicy[]> {
   const resolve = resolver(template, names);
   const policiesOf = (fn: HandlerName): RolePolicy[] => {
@@ -142,7 +146,11 @@ export function functionPolicies(
     if (roleId === undefined || role?.Type !== "AWS::IAM::Role") {
       throw new Error(`function ${fn} has no role of this stack`);
     }
-    if (((role.Properties?.ManagedPolicyArns as unknown[]) ?? []).length > 0) {
+    const managed = ((role.Properties?.ManagedPolicyArns as unknown[]) ?? []).filter(
+      (arn) =>
+        !lambdaManagedPolicies.some((name) => String(resolve(arn)).endsWith(`:iam::aws:policy/${name}`)),
+    );
+    if (managed.length > 0) {
       throw new Error(`the role of ${fn} has managed policies, whose documents the template does not hold`);
     }
     const inline = (
