@@ -6,7 +6,8 @@ import type { RunEvent } from "../core/events.ts";
  */
 export type NextAction =
   | { action: "model" }
-  | { action: "tools"; callIds: string[] }
+  /** `tools`: each call's tool name, in `callIds`' order (absent from a `next` written before they were added). */
+  | { action: "tools"; callIds: string[]; tools?: string[] }
   | { action: "done" }
   | { action: "handoff" };
 
