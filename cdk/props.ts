@@ -15,6 +15,7 @@ import { type RunlogNetworkProps, validateNetworkProps } from "./network.ts";
 import { RunlogPropsError } from "./propsError.ts";
 import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
 import type { StateMachineLogs } from "./runStateMachine.ts";
+import { type RunlogToolGroups, validateToolGroups } from "./toolGroups.ts";
 
 export { RunlogPropsError } from "./propsError.ts";
 
@@ -89,6 +90,8 @@ export interface RunlogProps extends RunlogEdgeProps, RunlogNetworkProps {
   stateMachineLogs?: StateMachineLogs;
   /** Per function (`callModel`, `runTool`, … `api`): memorySize, timeout, architecture, reservedConcurrency, environment; a Task state waits a minute longer than its function. @default runlog's own sizes (docs/reference/construct-props.md) */
   functions?: RunlogFunctionsSizing;
+  /** Tool groups: `{ payments: { tools: ["issue_refund"], ...sizing } }` runs those tools in a RunTool function with a role of its own (`toolGroup("payments")`); other tools stay in `runTool`. @default none: every tool runs in `runTool` */
+  toolGroups?: RunlogToolGroups;
 }
 
 /** The lockfiles of the package managers NodejsFunction knows, any of which marks a project's root. */
@@ -273,6 +276,7 @@ export function validateProps(props: RunlogProps): void {
     );
   }
   validateFunctionsSizing(props.functions, sweepEvery);
+  validateToolGroups(props.toolGroups, maxToolCalls);
   const runToolReserved = props.functions?.runTool?.reservedConcurrency;
   if (
     runToolReserved !== undefined &&
