@@ -18,6 +18,7 @@ import {
   withConfiguredDeployment,
 } from "./serveTarget.ts";
 import { serveToken } from "./serveToken.ts";
+import { toolGroupsOption } from "./toolGroupOption.ts";
 import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
 
 const DEFAULT_PORT = 8787;
@@ -96,6 +97,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
     port: { type: "string" },
     "token-file": { type: "string" },
     "allow-scripted": { type: "boolean" },
+    "tool-group": { type: "string", multiple: true },
     ...DEPLOYMENT_OPTIONS,
   } as const;
   const { values } = parseCommand(
@@ -113,6 +115,11 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
     throw new UsageError(
       "serve: --allow-scripted is for this machine's runs; with --table the deployment's functions would read the files",
     );
+  const toolGroups = toolGroupsOption(values["tool-group"]);
+  if (deployment !== undefined && toolGroups !== undefined)
+    throw new UsageError(
+      "serve: --tool-group is for this machine's runs; with --table the stack's toolGroups route them",
+    );
   const token = await serveToken(values["token-file"]);
   const module = await agentsOption(values.agents, config.agents);
   const local: ServeTarget = deployment
@@ -122,6 +129,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
           ...(module === undefined ? {} : { agents: module.agents }),
           ...(module?.models === undefined ? {} : { models: module.models }),
           ...(module?.prices === undefined ? {} : { prices: module.prices }),
+          ...(toolGroups === undefined ? {} : { toolGroups }),
           background: true,
           dataDir: (await dataDir(values.dir, config.dataDir, { create: true })).path,
           observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },
