@@ -19,3 +19,4 @@ export {
 export { Runlog } from "./runlog.ts";
 export { RunlogStack, type RunlogStackProps } from "./runlogStack.ts";
 export type { StateMachineLogs } from "./runStateMachine.ts";
+export type { RunlogToolGroup, RunlogToolGroups, ToolGroup } from "./toolGroups.ts";

@@ -23,10 +23,11 @@ const ack = (scope: IConstruct, rule: string, reason: string) =>
 /**
  * The cdk-nag AwsSolutions findings runlog accepts, each on the one construct
  * it concerns and with its reason. The construct applies them itself, so any
- * stack that holds it and runs cdk-nag fails on anything else, and only on that.
+ * stack that holds it and runs cdk-nag fails on anything else, and only on that. `toolGroups`:
+ * the tool groups' RunTool functions, accepted as RunTool is.
  */
-export function acceptedFindings(runlog: NaggedRunlog): void {
-  for (const fn of Object.values(runlog.functions)) {
+export function acceptedFindings(runlog: NaggedRunlog, toolGroups: readonly NodejsFunction[] = []): void {
+  for (const fn of [...Object.values(runlog.functions), ...toolGroups]) {
     ack(
       fn,
       "L1",
@@ -58,7 +59,7 @@ export function acceptedFindings(runlog: NaggedRunlog): void {
   );
   // The task functions' versions: a running execution calls the ones it started with, a deploy adds new ones.
   const steps = [runlog.functions.callModel, runlog.functions.runTool, runlog.functions.recordModelFailure];
-  for (const fn of [...steps, runlog.functions.finish, runlog.functions.handoff]) {
+  for (const fn of [...steps, runlog.functions.finish, runlog.functions.handoff, ...toolGroups]) {
     const id = Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnResource);
     ack(
       machine.role,

@@ -13,6 +13,7 @@ import { type RunlogFunctionsSizing, validateFunctionsSizing } from "./functionP
 import { type RunlogNetworkProps, validateNetworkProps } from "./network.ts";
 import { RunlogPropsError } from "./propsError.ts";
 import type { StateMachineLogs } from "./runStateMachine.ts";
+import { type RunlogToolGroups, validateToolGroups } from "./toolGroups.ts";
 
 export { agentsModulePath, bundlingRoot, LOCKFILES } from "./bundlingRoot.ts";
 export { RunlogPropsError } from "./propsError.ts";
@@ -90,6 +91,8 @@ export interface RunlogProps extends RunlogEdgeProps, RunlogNetworkProps {
   functions?: RunlogFunctionsSizing;
   /** Customer-managed KMS keys: one for the table, log groups, queues, bus and model key secret, or one per kind (`{ table, logs, queues, bus, secret }`); docs/guides/encryption.md. @default AWS-managed encryption */
   encryptionKey?: RunlogEncryptionKey;
+  /** Tool groups: `{ payments: { tools: ["issue_refund"], ...sizing } }` runs those tools in a RunTool function with a role of its own (`toolGroup("payments")`); other tools stay in `runTool`. @default none: every tool runs in `runTool` */
+  toolGroups?: RunlogToolGroups;
 }
 
 const positiveInteger = (value: number) =>
@@ -203,6 +206,7 @@ export function validateProps(props: RunlogProps): void {
     );
   }
   validateFunctionsSizing(props.functions, sweepEvery);
+  validateToolGroups(props.toolGroups, maxToolCalls);
   const runToolReserved = props.functions?.runTool?.reservedConcurrency;
   if (
     runToolReserved !== undefined &&

@@ -6,6 +6,7 @@ import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cd
 import { Construct } from "constructs";
 import { configuredDefinition, TASKS, type TaskName } from "../lib/workflow/definition.ts";
 import { EXECUTION_TIMEOUT_SECONDS } from "../lib/workflow/timeouts.ts";
+import { groupPlaceholder } from "../lib/workflow/toolGroups.ts";
 
 /**
  * What the run state machine writes to its log group. Execution data (each state's input and
@@ -35,6 +36,10 @@ export interface RunStateMachineProps {
   taskTimeoutSeconds?: Partial<Record<TaskName, number>>;
   /** The RunTools Map's MaxConcurrency: how many tool calls of one response run at once. @default DEFAULT_MAX_TOOL_CALLS (10) */
   maxToolCalls?: number;
+  /** Each tool group's tools, its function's published version and timeout in seconds: the RunTools Map routes its calls there. @default none */
+  toolGroups?: Readonly<
+    Record<string, { tools: readonly string[]; version: Version; timeoutSeconds: number }>
+  >;
 }
 
 /**
@@ -59,14 +64,17 @@ export class RunStateMachine extends Construct {
       retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    const substitutions = Object.fromEntries(
-      (Object.keys(TASKS) as TaskName[]).map((task) => [TASKS[task], props.tasks[task].functionArn]),
-    );
+    const groups = Object.entries(props.toolGroups ?? {});
+    const substitutions = Object.fromEntries([
+      ...(Object.keys(TASKS) as TaskName[]).map((task) => [TASKS[task], props.tasks[task].functionArn]),
+      ...groups.map(([name, group]) => [groupPlaceholder(name), group.version.functionArn]),
+    ]);
     // Whole seconds (toSeconds throws on a fraction), as ASL's TimeoutSeconds is.
     const definition = configuredDefinition({
       timeoutSeconds: this.timeout.toSeconds(),
       maxToolCalls: props.maxToolCalls,
       taskTimeoutSeconds: props.taskTimeoutSeconds,
+      ...(groups.length === 0 ? {} : { toolGroups: props.toolGroups }),
     });
     this.stateMachine = new StateMachine(this, "StateMachine", {
       stateMachineType: StateMachineType.STANDARD,
@@ -86,7 +94,9 @@ export class RunStateMachine extends Construct {
     this.stateMachine.addToRolePolicy(
       new PolicyStatement({
         actions: ["lambda:InvokeFunction"],
-        resources: Object.values(props.tasks).map((version) => `${version.lambda.functionArn}:*`),
+        resources: [...Object.values(props.tasks), ...groups.map(([, group]) => group.version)].map(
+          (version) => `${version.lambda.functionArn}:*`,
+        ),
       }),
     );
   }

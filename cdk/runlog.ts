@@ -11,6 +11,7 @@ import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { NAMES } from "../lib/runtime/config.ts";
 import { EXECUTION_TIMEOUT_SECONDS, leaseMsFor } from "../lib/workflow/timeouts.ts";
+import { groupTaskName } from "../lib/workflow/toolGroups.ts";
 import { RunlogAlarms } from "./alarms.ts";
 import { grantBedrock } from "./bedrock.ts";
 import { RunlogDashboard } from "./dashboard.ts";
@@ -23,7 +24,7 @@ import {
   trustedSourcesEnvironment,
 } from "./edgeProps.ts";
 import { applyEncryption, type RunlogEncryptionKeys } from "./encryption.ts";
-import { DEFAULT_SIZING } from "./functionProps.ts";
+import { DEFAULT_SIZING, type RunlogFunctionSizing } from "./functionProps.ts";
 import {
   deadLetterDestination,
   grantExecutions,
@@ -41,10 +42,18 @@ import { acceptedFindings } from "./nag.ts";
 import { RunlogNetwork } from "./network.ts";
 import { addRunlogOutputs, type RunlogOutputsOptions } from "./outputs.ts";
 import { checkOwnTable } from "./ownTable.ts";
-import { agentsModulePath, bundlingRoot, propsWarnings, type RunlogProps, validateProps } from "./props.ts";
+import {
+  agentsModulePath,
+  bundlingRoot,
+  propsWarnings,
+  type RunlogProps,
+  RunlogPropsError,
+  validateProps,
+} from "./props.ts";
 import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
 import { RunStateMachine } from "./runStateMachine.ts";
 import { RunlogTable } from "./table.ts";
+import type { ToolGroup } from "./toolGroups.ts";
 import { Triggers } from "./triggers.ts";
 
 /** The functions behind the state machine's Task states (the ones `concurrency.reservedConcurrency` bounds). */
@@ -90,11 +99,14 @@ export class Runlog extends Construct {
   readonly deployment: string;
   /** The customer-managed keys by kind of resource (none without `encryptionKey`). */
   readonly encryptionKeys: RunlogEncryptionKeys;
+  /** Each tool group's RunTool function, by group name (`toolGroup(name)`). */
+  private readonly groups: Readonly<Record<string, NodejsFunction>>;
 
   constructor(scope: Construct, id: string, props: RunlogProps) {
     super(scope, id);
     validateProps(props);
-    for (const { prop, message } of propsWarnings(props, STEPS.length)) {
+    const groupCount = Object.keys(props.toolGroups ?? {}).length;
+    for (const { prop, message } of propsWarnings(props, STEPS.length + groupCount)) {
       Annotations.of(this).addWarningV2(`runlog:${prop}`, `${prop}: ${message}`);
     }
     this.deployment = deploymentName(this);
@@ -133,15 +145,20 @@ export class Runlog extends Construct {
       if (handler === "api") return apiReserved === false ? undefined : apiReserved;
       return (STEPS as readonly string[]).includes(handler) ? reserved : undefined;
     };
-    const make = (handler: HandlerName, environment: Record<string, string> = {}) => {
-      const reservedConcurrency = reservedFor(handler);
-      const sizing = props.functions?.[handler] ?? {};
+    // `own`: a function of its own made from the handler's code (a tool group's), with its own id and sizing.
+    const make = (
+      handler: HandlerName,
+      environment: Record<string, string> = {},
+      own?: { id: string; sizing: RunlogFunctionSizing },
+    ) => {
+      const reservedConcurrency = own ? (own.sizing.reservedConcurrency ?? reserved) : reservedFor(handler);
+      const sizing = own?.sizing ?? props.functions?.[handler] ?? {};
       // A step's deadline is its function's timeout: tell the steps that keep one a timeout of the team's.
       const stepTimeout =
         sizing.timeout !== undefined && (handler === "callModel" || handler === "runTool")
           ? { [NAMES.stepTimeoutSeconds]: String(sizing.timeout.toSeconds()) }
           : {};
-      return new RunlogFunction(this, handler[0]!.toUpperCase() + handler.slice(1), {
+      return new RunlogFunction(this, own?.id ?? handler[0]!.toUpperCase() + handler.slice(1), {
         handler,
         timeout: sizing.timeout ?? DEFAULT_SIZING[handler].timeout,
         memorySize: sizing.memorySize ?? DEFAULT_SIZING[handler].memorySize,
@@ -167,7 +184,14 @@ export class Runlog extends Construct {
     if (secret) grantSecretValue(callModel, secret);
     if (props.bedrock) grantBedrock(callModel, props.bedrock);
     // Every step appends: Finish too, the `paused` marker of a run it rests waiting for approval.
-    for (const fn of Object.values(steps)) grantStore(fn, this.table);
+    // Each tool group's calls run in a RunTool function of its own, with a role of its own.
+    this.groups = Object.fromEntries(
+      Object.entries(props.toolGroups ?? {}).map(([name, { tools: _, ...sizing }]) => [
+        name,
+        make("runTool", {}, { id: groupTaskName(name), sizing }),
+      ]),
+    );
+    for (const fn of [...Object.values(steps), ...Object.values(this.groups)]) grantStore(fn, this.table);
 
     const machine = new RunStateMachine(this, "Run", {
       deployment: this.deployment,
@@ -192,6 +216,16 @@ export class Runlog extends Construct {
       ...(props.concurrency?.maxToolCalls === undefined
         ? {}
         : { maxToolCalls: props.concurrency.maxToolCalls }),
+      toolGroups: Object.fromEntries(
+        Object.entries(this.groups).map(([name, fn]) => [
+          name,
+          {
+            tools: props.toolGroups![name]!.tools,
+            version: fn.currentVersion,
+            timeoutSeconds: fn.timeout!.toSeconds(),
+          },
+        ]),
+      ),
     });
     this.stateMachine = machine.stateMachine;
     // Handoff starts the next execution of the machine that invokes it: a policy of its own, apart
@@ -271,6 +305,13 @@ export class Runlog extends Construct {
       );
     }
     this.functions = { ...steps, ...starters, api, redriveDeadLetters, publishLifecycle };
+    // Alarmed and charted as the other functions are: runToolPayments beside runTool.
+    const watched = {
+      ...this.functions,
+      ...Object.fromEntries(
+        Object.entries(this.groups).map(([name, fn]) => [`run${groupTaskName(name).slice(3)}`, fn]),
+      ),
+    };
     new Triggers(this, "Triggers", {
       stateMachine: this.stateMachine,
       ...starters,
@@ -283,7 +324,7 @@ export class Runlog extends Construct {
       props.alarms === false
         ? []
         : new RunlogAlarms(this, "Alarms", {
-            functions: this.functions,
+            functions: watched,
             stateMachine: this.stateMachine,
             deadLetters: this.deadLetters,
             ...(this.lifecycle ? { lifecycleDeadLetters: this.lifecycle.deadLetters } : {}),
@@ -298,14 +339,14 @@ export class Runlog extends Construct {
       props.dashboard === false
         ? undefined
         : new RunlogDashboard(this, "Dashboard", {
-            functions: this.functions,
+            functions: watched,
             stateMachine: this.stateMachine,
             deadLetters: this.deadLetters,
             deployment: this.deployment,
           }).dashboard;
     this.encryptionKeys = applyEncryption(this, props, this.table);
     // The cdk-nag findings runlog's design accepts, each with its reason, so a stack checked by cdk-nag passes.
-    acceptedFindings(this);
+    acceptedFindings(this, Object.values(this.groups));
   }
 
   /**
@@ -314,6 +355,19 @@ export class Runlog extends Construct {
    */
   addOutputs(options: RunlogOutputsOptions = {}): Record<string, CfnOutput> {
     return addRunlogOutputs(this, this, options);
+  }
+
+  /** A tool group's function and role (`toolGroups`), so a team grants what that group's tools need to it alone. */
+  toolGroup(name: string): ToolGroup {
+    const fn = this.groups[name];
+    if (!fn) {
+      const known = Object.keys(this.groups);
+      throw new RunlogPropsError(
+        "toolGroups",
+        `has no group ${JSON.stringify(name)}: ${known.length === 0 ? "none were given" : `the groups are ${known.join(", ")}`}`,
+      );
+    }
+    return { function: fn, role: fn.role! };
   }
 
   /** This deployment's own bus, named after it, which only `eventPublishers` (this account) may put events on. */

@@ -20,6 +20,7 @@ import {
 } from "./serveTarget.ts";
 import { serveToken } from "./serveToken.ts";
 import { RUN_HERE, stepsPlace } from "./stepsPlace.ts";
+import { toolGroupsOption } from "./toolGroupOption.ts";
 import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
 
 const DEFAULT_PORT = 8787;
@@ -98,6 +99,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
     port: { type: "string" },
     "token-file": { type: "string" },
     "allow-scripted": { type: "boolean" },
+    "tool-group": { type: "string", multiple: true },
     ...DEPLOYMENT_OPTIONS,
     ...RUN_HERE,
   } as const;
@@ -118,6 +120,11 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
     throw new UsageError(
       "serve: --allow-scripted is for this machine's runs; with --table the deployment's functions would read the files",
     );
+  const toolGroups = toolGroupsOption(values["tool-group"]);
+  if (deployment !== undefined && toolGroups !== undefined)
+    throw new UsageError(
+      "serve: --tool-group is for this machine's runs; with --table the stack's toolGroups route them",
+    );
   const token = await serveToken(values["token-file"]);
   const module = await agentsOption(values.agents, config.agents);
   // This machine's runs' lifecycle events, for GET /lifecycle; a deployment's are on its bus.
@@ -129,6 +136,7 @@ export async function serveCommand(args: string[], io: Io, config: RunlogConfig)
           ...(module === undefined ? {} : { agents: module.agents }),
           ...(module?.models === undefined ? {} : { models: module.models }),
           ...(module?.prices === undefined ? {} : { prices: module.prices }),
+          ...(toolGroups === undefined ? {} : { toolGroups }),
           background: true,
           dataDir: (await dataDir(values.dir, config.dataDir, { create: true })).path,
           observer: { appended: (runId, event) => io.out(progressLine(runId, event)) },

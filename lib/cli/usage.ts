@@ -71,9 +71,10 @@ Usage:
   runlog redrive [--since DURATION] [--agent NAME] [--dry-run] [--json]
                                    resume runs that failed for a retryable reason (after an outage)
   runlog demo                      run the offline demo (what npm start does)
-  runlog serve [--port 8787] [--token-file PATH] [--allow-scripted]
+  runlog serve [--port 8787] [--token-file PATH] [--allow-scripted] [--tool-group NAME=TOOL,TOOL]…
                                    serve the HTTP API on 127.0.0.1 to you only: open the printed
-                                   URL (it carries the token); runs execute in this process
+                                   URL (it carries the token); runs execute in this process, each
+                                   tool group's calls routed as a stack's toolGroups route them
   runlog serve --table NAME --state-machine ARN [--region R]   the same over a deployed stack
                                    (its outputs), with your AWS credentials; runs execute there
   runlog config from-stack <StackName> [--region R | --outputs-file FILE] [--prefix P] [--out FILE]

@@ -6,7 +6,8 @@ import type { RunEvent } from "../core/events.ts";
  */
 export type NextAction =
   | { action: "model" }
-  | { action: "tools"; callIds: string[] }
+  /** `tools`: each call's tool name, in `callIds`' order (absent from a `next` written before they were added). */
+  | { action: "tools"; callIds: string[]; tools?: string[] }
   | { action: "done" }
   | { action: "handoff" };
 
@@ -113,6 +114,8 @@ export interface ExecutionReport {
   generation: number;
   /** The events Step Functions would have put in this execution's history (a limit of 25,000). */
   historyEvents: number;
+  /** How many times each Task state ran, by state name (`RunToolPayments` for a tool group's calls). */
+  tasks?: Readonly<Record<string, number>>;
   /** `handed_off`: it ended by starting the next generation's execution. */
   ended: "succeeded" | "failed" | "handed_off";
 }

@@ -12,7 +12,12 @@ export function nextAction(classification: Classification, atStart: boolean): Ne
   switch (classification.kind) {
     case "run_tools":
     case "recover_tools":
-      return { action: "tools", callIds: classification.unansweredToolCalls.map((call) => call.id) };
+      // The tool names too: a deployment with tool groups routes each call by its tool's name.
+      return {
+        action: "tools",
+        callIds: classification.unansweredToolCalls.map((call) => call.id),
+        tools: classification.unansweredToolCalls.map((call) => call.name),
+      };
     case "call_model":
     // Saved text of a response the process died streaming: continuing it is the call that was cut.
     case "continue_partial":

@@ -12,7 +12,8 @@ import { MODEL_CALL_MARGIN_MS, REPORT_MARGIN_MS, TASK_TIMEOUT_SECONDS } from "..
  *
  * A model step is CallModel (5, up to 9 retries: 2 of its own errors, 6 of Lambda's throttles
  * and service errors, 1 timeout: +27), Route (2) and the Map that follows it (4): at most 38. A
- * tool step is RunTool (5, up to 10 retries: +30) in one Map iteration (2): at most 37. An
+ * tool step is RunTool (5, up to 10 retries: +30) in one Map iteration (2): at most 37, or 39 with
+ * tool groups (lib/workflow/toolGroupStates.ts: a RouteTool Choice first), still under 20,000. An
  * execution's own start and end (ExecutionStarted/Succeeded, the first Route, Handoff or Finish
  * with their retries, the last Choice and Succeed) stay under 60. So 500 steps are at most
  * 38 × 500 + 60 = 19,060 events even if every step nearly spent every retry (three quarters of

@@ -1,5 +1,7 @@
 import { LAMBDA_TRANSIENT, MODEL_FAILED_ON, RETRY_ON, SUPERSEDED_ON, TASK_TIMED_OUT } from "./errors.ts";
 import { EXECUTION_TIMEOUT_SECONDS, taskStateTimeoutSeconds } from "./timeouts.ts";
+import { groupedToolStates, type ToolGroupsOption } from "./toolGroupStates.ts";
+import { groupPlaceholder } from "./toolGroups.ts";
 
 export { TASK_TIMEOUT_SECONDS } from "./timeouts.ts";
 
@@ -182,6 +184,8 @@ export interface DefinitionOptions {
   maxToolCalls?: number | undefined;
   /** Each task function's timeout where a deployment sized it otherwise: its Task state waits the margin longer. @default TASK_TIMEOUT_SECONDS */
   taskTimeoutSeconds?: Partial<Record<TaskName, number>> | undefined;
+  /** Tool groups, each run by a function of its own: the RunTools Map routes each call by its tool's name (toolGroupStates.ts). @default none: every call runs in RunTool */
+  toolGroups?: ToolGroupsOption | undefined;
 }
 
 /**
@@ -190,7 +194,7 @@ export interface DefinitionOptions {
  * (DefinitionBody.fromString) makes CDK drop StateMachine's own `timeout` prop.
  */
 export function configuredDefinition(options: DefinitionOptions = {}): Record<string, unknown> {
-  const { timeoutSeconds, maxToolCalls, taskTimeoutSeconds = {} } = options;
+  const { timeoutSeconds, maxToolCalls, taskTimeoutSeconds = {}, toolGroups } = options;
   // A copy: RUN_DEFINITION is shared and stays as written.
   const States = structuredClone(RUN_DEFINITION.States) as unknown as Record<string, Record<string, unknown>>;
   if (maxToolCalls !== undefined) States.RunTools!.MaxConcurrency = maxToolCalls;
@@ -203,6 +207,8 @@ export function configuredDefinition(options: DefinitionOptions = {}): Record<st
         : States[task]!;
     state.TimeoutSeconds = taskStateTimeoutSeconds(task, seconds);
   }
+  // After the timeouts: each group's Task is a copy of RunTool as configured.
+  if (toolGroups !== undefined && Object.keys(toolGroups).length > 0) groupedToolStates(States, toolGroups);
   return {
     ...RUN_DEFINITION,
     ...(timeoutSeconds === undefined ? {} : { TimeoutSeconds: timeoutSeconds }),
@@ -210,14 +216,23 @@ export function configuredDefinition(options: DefinitionOptions = {}): Record<st
   };
 }
 
-/** The configured definition with each task's Resource replaced, as Step Functions' DefinitionSubstitutions would. */
+/**
+ * The configured definition with each task's Resource replaced, as Step Functions' DefinitionSubstitutions
+ * would; `groupArns`: each tool group's function, by group name.
+ */
 export function renderDefinition(
   arns: Readonly<Record<TaskName, string>>,
   options: DefinitionOptions = {},
+  groupArns: Readonly<Record<string, string>> = {},
 ): Record<string, unknown> {
   let text = JSON.stringify(configuredDefinition(options));
   for (const [task, placeholder] of Object.entries(TASKS)) {
     text = text.replaceAll(`\${${placeholder}}`, arns[task as TaskName]);
+  }
+  for (const group of Object.keys(options.toolGroups ?? {})) {
+    const arn = groupArns[group];
+    if (arn === undefined) throw new Error(`renderDefinition: no function ARN for tool group ${group}`);
+    text = text.replaceAll(`\${${groupPlaceholder(group)}}`, arn);
   }
   return JSON.parse(text) as Record<string, unknown>;
 }

@@ -75,7 +75,7 @@ describe("a decision racing the expiry", () => {
     w.tick(60_000);
     expect(await expireRun(w.process(), "r")).toEqual({ callIds: [], generation: 2 });
     expect(w.executed).toEqual([
-      expect.objectContaining({ generation: 2, next: { action: "tools", callIds: ["a"] } }),
+      expect.objectContaining({ generation: 2, next: { action: "tools", callIds: ["a"], tools: ["send"] } }),
     ]);
     const again = await settled(expireRun(w.process(), "r"));
     expect(w.executed).toHaveLength(1);

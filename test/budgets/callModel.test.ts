@@ -118,6 +118,7 @@ describe("CallModel in a fresh process (as on Lambda)", () => {
     expect(await callModel(freshDeps({ maxTurns: 5 }), { runId: "steps-old", generation: 1 })).toEqual({
       action: "tools",
       callIds: ["c"],
+      tools: ["noop"],
     });
     expect(calls).toEqual(["mine:m"]);
 

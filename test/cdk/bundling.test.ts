@@ -47,8 +47,12 @@ describe("the bundled functions", () => {
     await env.store().createRun(first, { owner: "sfn:bundled-1-g1", until: Date.now() + 60_000 });
 
     const callModel = await bundled("callModel");
-    const next = (await callModel({ runId, generation: 1 })) as { action: string; callIds: string[] };
-    expect(next).toEqual({ action: "tools", callIds: ["call_0_0"] });
+    const next = (await callModel({ runId, generation: 1 })) as {
+      action: string;
+      callIds: string[];
+      tools: string[];
+    };
+    expect(next).toEqual({ action: "tools", callIds: ["call_0_0"], tools: ["get_weather"] });
     const runTool = await bundled("runTool");
     expect(await runTool({ runId, generation: 1, callId: "call_0_0" })).toEqual({
       callId: "call_0_0",

@@ -111,7 +111,11 @@ describe("the sweeper function and approvals that expire", () => {
       expect.objectContaining({ type: "resumed", generation: 2, by: "timeout", kind: "run_tools" }),
     ]);
     expect(starts()).toEqual([
-      expect.objectContaining({ runId: "exp-1", generation: 2, next: { action: "tools", callIds: ["m"] } }),
+      expect.objectContaining({
+        runId: "exp-1",
+        generation: 2,
+        next: { action: "tools", callIds: ["m"], tools: ["send_email"] },
+      }),
     ]);
   });
 });

@@ -27,7 +27,10 @@ describe("decide", () => {
     const result = await decide(w.process(), approve("b"));
     expect(result).toMatchObject({ resumed: true, generation: 2, kind: "run_tools", opened: true });
     expect(w.executed).toEqual([
-      expect.objectContaining({ generation: 2, next: { action: "tools", callIds: ["a", "b"] } }),
+      expect.objectContaining({
+        generation: 2,
+        next: { action: "tools", callIds: ["a", "b"], tools: ["delete", "delete"] },
+      }),
     ]);
     const log = await w.log(R);
     expect(log.filter((e) => e.type === "tool_decided")).toHaveLength(2);

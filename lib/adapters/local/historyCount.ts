@@ -1,7 +1,7 @@
 /** The part of aws-local-stepfunctions' event log entries we count by. */
 export interface LocalEvent {
   type: string;
-  state?: { type: string };
+  state?: { type: string; name?: string };
 }
 
 /**
@@ -30,9 +30,21 @@ export function historyCost(event: LocalEvent): number {
   }
 }
 
-/** Count the history an execution would have, as its local event log goes by. */
-export async function countHistory(events: AsyncIterable<LocalEvent>): Promise<number> {
-  let count = 0;
-  for await (const event of events) count += historyCost(event);
+/** What an execution's local event log shows: its history size, and how often each Task state was entered. */
+export interface HistoryCount {
+  events: number;
+  tasks: Record<string, number>;
+}
+
+/** Count the history an execution would have, and its Task states by name, as its local event log goes by. */
+export async function countHistory(events: AsyncIterable<LocalEvent>): Promise<HistoryCount> {
+  const count: HistoryCount = { events: 0, tasks: {} };
+  for await (const event of events) {
+    count.events += historyCost(event);
+    const name = event.state?.name;
+    if (event.type === "StateEntered" && event.state?.type === "Task" && name !== undefined) {
+      count.tasks[name] = (count.tasks[name] ?? 0) + 1;
+    }
+  }
   return count;
 }

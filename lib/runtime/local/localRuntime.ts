@@ -12,6 +12,7 @@ import type { ControlDeps, StepDeps, StepObserver } from "../../steps/deps.ts";
 import { LogCache } from "../../steps/logCache.ts";
 import { retentionMs } from "../../steps/retention.ts";
 import { unstoredWork } from "../../steps/unstoredWork.ts";
+import { checkToolGroups, type ToolGroups } from "../../workflow/toolGroups.ts";
 import { type RunlogConfig, readConfig } from "../config.ts";
 import { type LifecycleListener, tellingLifecycle } from "../lifecycleDelivery.ts";
 import { modelResolver } from "../models.ts";
@@ -56,6 +57,12 @@ export interface LocalRuntimeOptions {
   onLifecycle?: LifecycleListener;
   /** Steps one execution does before handing the run to a new one. @default the steps-per-execution variable's, else 500 */
   stepsPerExecution?: number;
+  /**
+   * Tool groups, as a deployment's `toolGroups` names them (`{ payments: ["issue_refund"] }`): the
+   * local state machine routes each call as the deployed one does, so both run the same definition.
+   * @default none
+   */
+  toolGroups?: ToolGroups;
 }
 
 /** One machine's runlog, wired: the control deps the Runlog facade (lib/api) takes, and where they point. */
@@ -79,6 +86,8 @@ export async function openLocalRuntime(
   const dataDir = resolve(options.dataDir ?? config.dataDir);
   const faults = crashFaults(config.crashAt);
   const leaseMs = options.leaseMs ?? 30_000;
+  // Checked before anything opens: bad groups leave nothing to close.
+  const toolGroups = options.toolGroups === undefined ? undefined : checkToolGroups(options.toolGroups);
   const retention =
     options.retentionDays === undefined
       ? retentionMs(config.retentionDays)
@@ -122,6 +131,7 @@ export async function openLocalRuntime(
     store,
     leaseMs,
     ...(retry === undefined ? {} : { retryIntervalMs: retry }),
+    ...(toolGroups === undefined ? {} : { toolGroups }),
   });
   const background = options.background
     ? new BackgroundOrchestrator(local, (input, e) => onError(input.runId, e))

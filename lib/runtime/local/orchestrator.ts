@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import type { StateMachine } from "aws-local-stepfunctions";
-import { countHistory } from "../../adapters/local/historyCount.ts";
+import { countHistory, type HistoryCount } from "../../adapters/local/historyCount.ts";
 import { keepLease } from "../../adapters/local/leaseKeeper.ts";
 import {
   forgetOwner,
@@ -22,6 +22,7 @@ import { recordModelFailure } from "../../steps/recordModelFailure.ts";
 import { runTool } from "../../steps/runTool.ts";
 import { renderDefinition, TASKS, type TaskName } from "../../workflow/definition.ts";
 import { toWorkflowError } from "../../workflow/errors.ts";
+import { groupTaskName, type ToolGroups } from "../../workflow/toolGroups.ts";
 import { watchForCancel } from "../cancelWatch.ts";
 
 export interface LocalOrchestratorOptions {
@@ -35,14 +36,18 @@ export interface LocalOrchestratorOptions {
   cancelPollMs?: number;
   /** The longest one execution may take, in seconds (the definition's TimeoutSeconds). @default RUN_DEFINITION's: 24 h */
   executionTimeoutSeconds?: number;
+  /** Tool groups (checked), routed as a deployment with the same `toolGroups` routes them, each group's Task served by RunTool's step. @default none */
+  toolGroups?: ToolGroups;
 }
 
 /** Tasks that give the run up: they run even after a stop, and the lease is theirs to hand over or release. */
 const CLOSING_TASKS = new Set<TaskName>(["Finish", "Handoff"]);
 
-const LOCAL_ARNS = Object.fromEntries(
-  Object.keys(TASKS).map((task) => [task, `arn:aws:lambda:us-east-1:000000000000:function:runlog-${task}`]),
-) as Record<TaskName, string>;
+const localArn = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:runlog-${name}`;
+const LOCAL_ARNS = Object.fromEntries(Object.keys(TASKS).map((task) => [task, localArn(task)])) as Record<
+  TaskName,
+  string
+>;
 /** What `$$.StateMachine` holds in a local execution. */
 const LOCAL_STATE_MACHINE = {
   Id: "arn:aws:states:us-east-1:000000000000:stateMachine:runlog-local",
@@ -66,11 +71,27 @@ export class LocalOrchestrator implements Orchestrator {
     this.machine ??= import("aws-local-stepfunctions").then(
       ({ StateMachine }) =>
         new StateMachine(
-          renderDefinition(LOCAL_ARNS, { timeoutSeconds: this.options.executionTimeoutSeconds }) as never,
+          renderDefinition(
+            LOCAL_ARNS,
+            { timeoutSeconds: this.options.executionTimeoutSeconds, toolGroups: this.groupsOption() },
+            Object.fromEntries(this.groupNames().map((group) => [group, localArn(groupTaskName(group))])),
+          ) as never,
           { validationOptions: { noValidate: true } },
         ),
     );
     return this.machine;
+  }
+
+  private groupNames(): string[] {
+    return Object.keys(this.options.toolGroups ?? {});
+  }
+
+  /** The groups as the definition takes them: the same tools, no sizing (no function timeouts here). */
+  private groupsOption() {
+    const groups = Object.entries(this.options.toolGroups ?? {});
+    return groups.length === 0
+      ? undefined
+      : Object.fromEntries(groups.map(([name, tools]) => [name, { tools }]));
   }
 
   leaseOwnerFor(): string {
@@ -186,7 +207,7 @@ export class LocalOrchestrator implements Orchestrator {
     });
     markExecuting(input.owner);
     this.executions.set(input.owner, stop);
-    let history: Promise<number> | undefined;
+    let history: Promise<HistoryCount> | undefined;
     let error: unknown;
     try {
       const retry = this.options.retryIntervalMs;
@@ -196,6 +217,10 @@ export class LocalOrchestrator implements Orchestrator {
           taskResourceLocalHandlers: {
             CallModel: task("CallModel", callModel),
             RunTool: task("RunTool", runTool),
+            // Each group's Task runs the same RunTool step: in a stack, the same code in the group's function.
+            ...Object.fromEntries(
+              this.groupNames().map((group) => [groupTaskName(group), task("RunTool", runTool)]),
+            ),
             RecordModelFailure: task("RecordModelFailure", recordModelFailure),
             Finish: task("Finish", finish),
             Handoff: handoffTask,
@@ -230,10 +255,12 @@ export class LocalOrchestrator implements Orchestrator {
     // even when the state machine ended it quietly. A cancel is an end, not a failure.
     const reason = stop.signal.aborted ? stop.signal.reason : undefined;
     if (error === undefined && reason !== undefined && !(reason instanceof RunCancelledError)) error = reason;
+    const counted = history ? await history : undefined;
     this.report({
       runId: input.runId,
       generation: input.generation,
-      historyEvents: history ? await history : 0,
+      historyEvents: counted?.events ?? 0,
+      tasks: counted?.tasks ?? {},
       ended: successor ? "handed_off" : error === undefined ? "succeeded" : "failed",
     });
     return { ...(successor ? { successor } : {}), ...(error === undefined ? {} : { error }) };
