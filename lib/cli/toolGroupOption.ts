@@ -1,5 +1,5 @@
 import { errorMessage } from "../core/errors.ts";
-import { checkToolGroups, type ToolGroups } from "../workflow/toolGroups.ts";
+import { checkToolGroups, type ToolGroups } from "../runtime/local/localRuntime.ts";
 import { UsageError } from "./usage.ts";
 
 /**

@@ -13,6 +13,10 @@ import { LogCache } from "../../steps/logCache.ts";
 import { retentionMs } from "../../steps/retention.ts";
 import { unstoredWork } from "../../steps/unstoredWork.ts";
 import { checkToolGroups, type ToolGroups } from "../../workflow/toolGroups.ts";
+
+/** The local runtime checks tool groups as the deployment does; the CLI checks its --tool-group flags with the same rules. */
+export { checkToolGroups, type ToolGroups };
+
 import { type RunlogConfig, readConfig } from "../config.ts";
 import { type LifecycleListener, tellingLifecycle } from "../lifecycleDelivery.ts";
 import { modelResolver } from "../models.ts";
