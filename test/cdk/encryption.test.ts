@@ -277,9 +277,13 @@ describe("encryptionKey: bad props are a synth-time error naming the prop", () =
   });
 });
 
-/** Issue 35's "Done means", but for tool groups: a VPC without NAT, sizes per function, a customer key. */
+/** Issue 35's "Done means": a VPC without NAT, sizes per function, a customer key and two tool groups. */
 describe("a platform team's stack", () => {
   const { s } = withKey((stack) => ({
+    toolGroups: {
+      payments: { tools: ["issue_refund"], memorySize: 1024 },
+      mail: { tools: ["send_email"] },
+    },
     vpc: isolatedVpc(stack),
     vpcEndpoints: "create",
     functions: {
@@ -289,6 +293,17 @@ describe("a platform team's stack", () => {
   }));
   const linter = cfnLinter();
   afterAll(() => linter.dispose());
+
+  it("gives each tool group's role the key as RunTool's role has it, and encrypts its log group", () => {
+    for (const group of ["payments", "mail"]) {
+      const { role } = s.runlog.toolGroup(group);
+      expect(kmsGrants(s, s.logicalId(role)), group).toEqual(EXPECTED.runTool);
+    }
+    const encrypted = resources(s, "AWS::Logs::LogGroup").filter(
+      ([, r]) => r.Properties.KmsKeyId !== undefined,
+    );
+    expect(encrypted.length).toBe(resources(s, "AWS::Logs::LogGroup").length);
+  });
 
   it("passes cdk-nag", () => {
     const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(s.runlog);
