@@ -16,3 +16,7 @@ run=$(node -p 'JSON.parse(process.argv[1]).runId' "$out")
 npx runlog resume-point "$run"
 npx runlog approve "$run" call_1_0 --by "$(whoami)" --reason "receipt checked"
 npx runlog show "$run"
+
+# The same agent on this project's own model (src/models.ts), exported beside the agents.
+answer=$(npx runlog run --agent support --model shop:desk --json "Where is my order A-1002?")
+node -e 'const o = JSON.parse(process.argv[1]); if (o.status !== "completed" || !o.output.startsWith("desk here")) { console.error("own model run:", o); process.exit(1); }' "$answer"

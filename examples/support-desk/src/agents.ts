@@ -13,3 +13,6 @@ export const support = defineAgent({
 
 /** What the CLI (`--agents src/agents.ts`), the tests and the deployed functions serve. */
 export const agents = { support };
+
+/** The model providers of this project, served beside the agents (`--model shop:desk`). */
+export { models } from "./models.ts";

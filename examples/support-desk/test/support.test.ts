@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestRunlog, scriptedCallId, type TestRunlog } from "runlog/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { agents } from "../src/agents.ts";
+import { agents, models } from "../src/agents.ts";
 
 let t: TestRunlog | undefined;
 afterEach(async () => {
@@ -61,5 +61,16 @@ describe("the support agent", () => {
     const results = (await t.events(paused.runId)).filter((event) => event.type === "tool_result");
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ isError: true });
+  });
+});
+
+describe("the project's own model", () => {
+  it("runs the agent on shop:desk, a provider of ten lines", async () => {
+    t = await createTestRunlog({ agents, models });
+    const outcome = await t.runlog.start({ agent: "support", input: "Where is A-1002?", model: "shop:desk" });
+    expect(outcome).toMatchObject({
+      status: "completed",
+      output: 'desk here: we got "Where is A-1002?" and will write back within a day.',
+    });
   });
 });
