@@ -26,8 +26,9 @@ export function tellingLifecycle(
   const startOf = async (runId: string): Promise<RunStarted | undefined> => {
     const known = starts.get(runId);
     if (known) return known;
-    // No head yet: a fork being copied (its run_started and head are written last).
-    if (!(await store.getHead(runId))) return undefined;
+    // Seq 1 is not a run_started yet in a fork being copied (its run_started and head are written
+    // last). Never ask for the head here: a store rebuilds a missing head from the log it finds,
+    // which would give the fork a head without its agent, owner and parent before createRun.
     const first = await firstEvent(store, runId);
     if (first) remember(first);
     return first;

@@ -210,6 +210,11 @@ describe("onLifecycle", () => {
     ]);
     expect(heard[0]).toMatchObject({ parent: { runId: "parent", seq: 1 } });
     expectWellFormed(heard, "child");
+    // Telling the copy's events never makes the store rebuild a head for the fork before its own.
+    const forks = await local.runlog.list({ parent: "parent" });
+    expect(forks.runs).toMatchObject([
+      { runId: "child", agent: "demo", parent: { runId: "parent", seq: 1 }, owner: { id: me } },
+    ]);
   });
 
   it("what the callback throws is reported and the run goes on", async () => {
