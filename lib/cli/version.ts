@@ -11,7 +11,7 @@ interface Package {
 
 /**
  * runlog's own package: the nearest package.json named "runlog" above this file,
- * whether it runs from lib/cli/ in a clone or from dist/lib/cli/ in an install.
+ * whether it runs from lib/cli/ in a clone or from dist/bundle/ in an install.
  */
 export async function runlogPackage(from: string = import.meta.url): Promise<Package> {
   let dir = dirname(fileURLToPath(from));
