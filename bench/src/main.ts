@@ -9,7 +9,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, freemem, release, tmpdir, totalmem } from "node:os";
+import { cpus, freemem, loadavg, release, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { median } from "./measure.ts";
@@ -211,6 +211,8 @@ function ratios(rows: Row[]): string {
 }
 
 const started = new Date();
+/** Another process busy on the machine shows here (and inflates every figure). */
+const loadAverageAtStart = loadavg().map((v) => Math.round(v * 100) / 100);
 const wall = Date.now();
 let short: ShortResults | undefined;
 if (runs("short")) {
@@ -270,7 +272,8 @@ const results = {
   wallSeconds: Math.round((Date.now() - wall) / 1000),
   command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
   machine,
-  loadAverageAtEnd: (await import("node:os")).loadavg().map((v) => Math.round(v * 100) / 100),
+  loadAverageAtStart,
+  loadAverageAtEnd: loadavg().map((v) => Math.round(v * 100) / 100),
   versions,
   workload: { toolResultBytes: TOOL_RESULT_BYTES, turns: TURNS },
   ...(short ? { short: { figures: short.figures, samples: short.samples } } : {}),
@@ -280,7 +283,7 @@ const results = {
 mkdirSync(join(BENCH, "results"), { recursive: true });
 writeFileSync(join(BENCH, "results", "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
 const markdown = [
-  `Run ${results.startedAt}, ${results.wallSeconds} s, \`${results.command}\`; ${machine.cpu}, ${machine.ramGb} GB, Node ${machine.node}, ${machine.os}; load average at the end ${results.loadAverageAtEnd.join(" ")}.`,
+  `Run ${results.startedAt}, ${results.wallSeconds} s, \`${results.command}\`; ${machine.cpu}, ${machine.ramGb} GB, Node ${machine.node}, ${machine.os}; load average at the start ${loadAverageAtStart.join(" ")}, at the end ${results.loadAverageAtEnd.join(" ")}.`,
   "",
   ...(short ? [short.markdown, ""] : []),
   ...(rows.length ? [table(rows), "", ratios(rows), ""] : []),

@@ -126,6 +126,22 @@ async function resume() {
   process.exit(0);
 }
 
+/** Issue 27's resume load: open, the resume point and the whole log, the library already imported. */
+async function load() {
+  const { runlog } = await library();
+  const start = performance.now();
+  const local = await runlog.openLocal({ dataDir: join(dir, "run") });
+  const point = await local.runlog.resumePoint("killed");
+  const events = await local.runlog.events("killed");
+  const loadMs = performance.now() - start;
+  // The killed run's lease may still be live: the answer may be "running"; it is read all the same.
+  if (!point.description || events.length < turns * 3) {
+    throw new Error(`resume point ${JSON.stringify(point).slice(0, 200)} after ${events.length} events`);
+  }
+  await local.close();
+  report({ loadMs, events: events.length });
+}
+
 /** `runs` runs at once in one process, `turns` tool turns each, the model answering in 50 ms. */
 async function concurrent() {
   const runs = Number(process.argv[5] ?? "200");
@@ -185,7 +201,7 @@ function check(outcome) {
   }
 }
 
-const modes = { inproc: inProcess, fresh, kill, resume, concurrent, floor };
+const modes = { inproc: inProcess, fresh, kill, resume, load, concurrent, floor };
 const run = modes[mode];
 if (!run || !dir || !Number.isInteger(turns)) {
   process.stderr.write(`usage: child.mjs <${Object.keys(modes).join("|")}> <dir> [turns]\n`);
