@@ -2,13 +2,18 @@
  * `npm run bench`: the same agent-loop workload on every system, each system × N in its own
  * processes (a run that dies right after turn N, then a fresh process that resumes it).
  * Options: --turns 10,100,1000  --systems runlog,langgraph,...  --reps N (runs per system × N).
+ *
+ * Before them, the short-run and performance figures of issues 31 and 27, each with its target
+ * (shortRuns.ts). --only short|systems runs one of the two sections; --short-reps N (fresh processes
+ * per figure, default 10); --no-lambda leaves out the Lambda bundles (a synth, the slowest part).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, freemem, release, tmpdir, totalmem } from "node:os";
+import { cpus, freemem, loadavg, release, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { median } from "./measure.ts";
+import { type ShortResults, shortRuns } from "./shortRuns.ts";
 import { type ChildReport, rawMessageBytes, TOOL_RESULT_BYTES } from "./workload.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -31,6 +36,20 @@ function option(name: string): string | undefined {
 const TURNS = (option("turns") ?? "10,100,1000").split(",").map(Number);
 const ONLY = (option("systems") ?? SYSTEMS.join(",")).split(",");
 const REPS = option("reps");
+const SECTIONS = ["short", "systems"];
+const ONLY_SECTION = option("only");
+if (ONLY_SECTION !== undefined && !SECTIONS.includes(ONLY_SECTION)) {
+  process.stderr.write(`--only must be one of ${SECTIONS.join(", ")}, got ${JSON.stringify(ONLY_SECTION)}\n`);
+  process.exit(2);
+}
+const SHORT_REPS = Number(option("short-reps") ?? "10");
+if (!Number.isInteger(SHORT_REPS) || SHORT_REPS < 1) {
+  process.stderr.write(
+    `--short-reps must be a whole number ≥ 1, got ${JSON.stringify(option("short-reps"))}\n`,
+  );
+  process.exit(2);
+}
+const runs = (section: string) => ONLY_SECTION === undefined || ONLY_SECTION === section;
 const repsFor = (turns: number) => (REPS ? Number(REPS) : turns <= 10 ? 3 : turns <= 100 ? 2 : 1);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -192,9 +211,20 @@ function ratios(rows: Row[]): string {
 }
 
 const started = new Date();
+/** Another process busy on the machine shows here (and inflates every figure). */
+const loadAverageAtStart = loadavg().map((v) => Math.round(v * 100) / 100);
 const wall = Date.now();
+let short: ShortResults | undefined;
+if (runs("short")) {
+  short = shortRuns({ reps: SHORT_REPS, lambda: !process.argv.includes("--no-lambda"), log });
+}
+// The peers are installed only for the section that runs them.
+if (runs("systems")) {
+  const install = spawnSync(process.execPath, [join(BENCH, "install.mjs")], { stdio: "inherit" });
+  if (install.status !== 0) throw new Error(`bench/install.mjs: exit ${install.status}`);
+}
 const rows: Row[] = [];
-for (const turns of TURNS) {
+for (const turns of runs("systems") ? TURNS : []) {
   for (const system of SYSTEMS.filter((s) => ONLY.includes(s))) {
     const t = Date.now();
     log(`bench: ${system}, N=${turns} (${repsFor(turns)} run${repsFor(turns) > 1 ? "s" : ""}) …`);
@@ -208,7 +238,7 @@ for (const turns of TURNS) {
   }
 }
 let resumePoint: Record<string, unknown> | undefined;
-if (ONLY.includes("runlog") && !process.argv.includes("--no-resume-point")) {
+if (runs("systems") && ONLY.includes("runlog") && !process.argv.includes("--no-resume-point")) {
   log("bench: runlog resume-point on a 10,000-event run …");
   resumePoint = resumePointBench();
 }
@@ -242,21 +272,21 @@ const results = {
   wallSeconds: Math.round((Date.now() - wall) / 1000),
   command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
   machine,
-  loadAverageAtEnd: (await import("node:os")).loadavg().map((v) => Math.round(v * 100) / 100),
+  loadAverageAtStart,
+  loadAverageAtEnd: loadavg().map((v) => Math.round(v * 100) / 100),
   versions,
   workload: { toolResultBytes: TOOL_RESULT_BYTES, turns: TURNS },
+  ...(short ? { short: { figures: short.figures, samples: short.samples } } : {}),
   rows,
   resumePoint,
 };
 mkdirSync(join(BENCH, "results"), { recursive: true });
 writeFileSync(join(BENCH, "results", "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
 const markdown = [
-  `Run ${results.startedAt}, ${results.wallSeconds} s, \`${results.command}\`; ${machine.cpu}, ${machine.ramGb} GB, Node ${machine.node}, ${machine.os}; load average at the end ${results.loadAverageAtEnd.join(" ")}.`,
+  `Run ${results.startedAt}, ${results.wallSeconds} s, \`${results.command}\`; ${machine.cpu}, ${machine.ramGb} GB, Node ${machine.node}, ${machine.os}; load average at the start ${loadAverageAtStart.join(" ")}, at the end ${results.loadAverageAtEnd.join(" ")}.`,
   "",
-  table(rows),
-  "",
-  ratios(rows),
-  "",
+  ...(short ? [short.markdown, ""] : []),
+  ...(rows.length ? [table(rows), "", ratios(rows), ""] : []),
   resumePoint && !("error" in resumePoint)
     ? `runlog resume-point on a 10,000-event run, fresh process (median of ${resumePoint.freshProcesses}): first resumePoint ${fmt(resumePoint.medianFirstResumePointMs as number)} ms after openLocal (${fmt(resumePoint.medianOpenMs as number)} ms); later calls on the same instance ${fmt(resumePoint.medianWarmResumePointMs as number)} ms.`
     : resumePoint

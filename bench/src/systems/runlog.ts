@@ -44,6 +44,8 @@ function agents(script: string) {
       name: "bench",
       instructions: "Fetch the pages the user asks for.",
       tools: [fetchPage],
+      // An agent allows DEFAULT_MAX_TURNS (100) unless it says more: N = 1,000 is the point here.
+      limits: { maxTurns: 100_000 },
       defaultModel: `scripted:${script}`,
     }),
   };
