@@ -1,4 +1,5 @@
 import type { RunEvent } from "../../core/events.ts";
+import { LOCAL_COMPRESS_MIN_BYTES } from "../encoding/compression.ts";
 import { decodeEventBody, type EncodedEvent, encodeEventBody } from "../encoding/eventBody.ts";
 import type { SqliteConnection } from "./connection.ts";
 import { expiredBy, nowSeconds, type Row } from "./rows.ts";
@@ -10,9 +11,13 @@ export interface EventRow {
   body: EncodedEvent;
 }
 
-/** Encode an event's body (compressing off the main thread) ahead of the insert that commits it. */
+/**
+ * Encode an event's body (a big one compressed, off the main thread) ahead of the insert that
+ * commits it. Bodies under LOCAL_COMPRESS_MIN_BYTES are stored as text: on this disk their bytes
+ * cost less than (un)packing them does.
+ */
 export async function encodeEventRow(runId: string, event: RunEvent): Promise<EventRow> {
-  return { runId, event, body: await encodeEventBody(runId, event) };
+  return { runId, event, body: await encodeEventBody(runId, event, LOCAL_COMPRESS_MIN_BYTES) };
 }
 
 /**
