@@ -364,7 +364,9 @@ export function decodeEvent(raw: unknown): Decoded {
 }
 
 /** The types of event this schema version has. */
-const EVENT_TYPES: ReadonlySet<string> = new Set(EventSchema.options.map((schema) => schema.shape.type.value));
+const EVENT_TYPES: ReadonlySet<string> = new Set(
+  EventSchema.options.map((schema) => schema.shape.type.value),
+);
 
 /**
  * Decode an event a store holds, already JSON-parsed. What a store holds it wrote itself, as the
