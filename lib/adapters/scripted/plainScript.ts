@@ -1,5 +1,3 @@
-import type { Script } from "./script.ts";
-
 type Plain = Record<string, unknown>;
 
 /** An object as JSON.parse makes one: not null, not an array, of no class. */
@@ -42,15 +40,14 @@ function isPlainTurn(turn: unknown): boolean {
 }
 
 /**
- * The script, when every turn is text, tool calls and a stop (what a long test script is): a shape
- * ScriptSchema accepts as it is, recognised without it. Validating a 1,000-turn script with the
- * schema took ~35 ms of a fresh process's first model call. Undefined for anything else (errors,
+ * Whether the script is all plain turns, text, tool calls and a stop (what a long test script is):
+ * a shape ScriptSchema takes as it is, recognised without it. Validating a 1,001-turn script with
+ * the schema took ~35 ms of a fresh process's first model call. False for anything else (errors,
  * delays, usage, any mistake): ScriptSchema judges those and names what is wrong.
  */
-export function plainScript(raw: unknown): Script | undefined {
-  if (!isPlain(raw)) return undefined;
-  for (const key in raw) if (key !== "turns") return undefined;
+export function isPlainScript(raw: unknown): boolean {
+  if (!isPlain(raw)) return false;
+  for (const key in raw) if (key !== "turns") return false;
   const { turns } = raw;
-  if (!Array.isArray(turns) || turns.length === 0 || !turns.every(isPlainTurn)) return undefined;
-  return raw as unknown as Script;
+  return Array.isArray(turns) && turns.length > 0 && turns.every(isPlainTurn);
 }

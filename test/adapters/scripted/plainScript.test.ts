@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { plainScript } from "../../../lib/adapters/scripted/plainScript.ts";
+import { isPlainScript } from "../../../lib/adapters/scripted/plainScript.ts";
 import { ScriptSchema } from "../../../lib/adapters/scripted/script.ts";
 
 const call = { name: "fetch_page", arguments: { page: 1 } };
 
-describe("plainScript (a script of text, calls and stops, recognised without the schema)", () => {
+describe("isPlainScript (a script of text, calls and stops, recognised without the schema)", () => {
   it.each([
     { turns: [{ text: "Hi" }] },
     { turns: [{ text: "", stop: "stop" }] },
@@ -16,8 +16,9 @@ describe("plainScript (a script of text, calls and stops, recognised without the
       ],
     },
     { turns: [{ toolCalls: [{ name: "x", arguments: {} }] }] },
-  ])("takes %j exactly as ScriptSchema reads it", (raw) => {
-    expect(plainScript(raw)).toEqual(ScriptSchema.parse(raw));
+  ])("takes %j, which ScriptSchema reads as it is", (raw) => {
+    expect(isPlainScript(raw)).toBe(true);
+    expect(raw).toEqual(ScriptSchema.parse(raw));
   });
 
   it.each([
@@ -38,6 +39,6 @@ describe("plainScript (a script of text, calls and stops, recognised without the
     ["not an object", [{ text: "a" }]],
     ["a turn that is not an object", { turns: ["a"] }],
   ])("leaves %s to the schema", (_label, raw) => {
-    expect(plainScript(raw)).toBeUndefined();
+    expect(isPlainScript(raw)).toBe(false);
   });
 });
