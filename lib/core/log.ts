@@ -178,7 +178,6 @@ export class LogReader {
   /** Fold one event into the state; the problem it shows, if any. */
   private apply(event: RunEvent): { seq: number; message: string } | undefined {
     const facts = this.state;
-    const fail = (seq: number, message: string) => ({ seq, message });
     const expected = this.firstSeq + this.count;
     if (event.seq !== expected) {
       return fail(
@@ -328,6 +327,9 @@ export class LogReader {
     return undefined;
   }
 }
+
+/** A problem of the log at `seq`. */
+const fail = (seq: number, message: string) => ({ seq, message });
 
 /** Count a response's turn and tokens, under the model that answered it. */
 function countUsage(

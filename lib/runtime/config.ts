@@ -342,7 +342,7 @@ export function readConfig(
     const value = env[NAMES[field]];
     if (value !== undefined && value !== "") given[field] = value;
   }
-  const parsed = ConfigSchema.safeParse(given);
+  const parsed = ConfigSchema.safeParse(given, { jitless: true });
   const problems: ConfigProblem[] = [];
   if (!parsed.success) {
     const bad = new Set(parsed.error.issues.map((issue) => issue.path[0] as ConfigField));

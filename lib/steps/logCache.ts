@@ -121,7 +121,8 @@ export class LogCache {
     }
     entry.reader ??= new LogReader();
     const reader = entry.reader;
-    for (let i = reader.count; i < events.length; i++) reader.read(events[i]!);
+    // The snapshot is a prefix of entry.events: read those, not each index through its proxy.
+    for (let i = reader.count, end = events.length; i < end; i++) reader.read(entry.events[i]!);
     return reader.facts();
   }
 
@@ -136,7 +137,7 @@ export class LogCache {
     }
     entry.builder ??= new MessageBuilder();
     const builder = entry.builder;
-    for (let i = builder.count; i < events.length; i++) builder.add(events[i]!);
+    for (let i = builder.count, end = events.length; i < end; i++) builder.add(entry.events[i]!);
     return builder.messages();
   }
 

@@ -151,6 +151,7 @@ export function logContract(get: () => ContractStore, id: (label: string) => str
       ["invalid JSON", "{not json", /not valid JSON/],
       ["an unknown schema version", JSON.stringify({ ...message(2), v: 99 }), /schema version 99/],
       ["a body for another seq", JSON.stringify(message(7)), /seq 7/],
+      ["an unknown event type", JSON.stringify({ ...message(2), type: "model_thought" }), /model_thought/],
     ])(
       "fail read with CorruptEventError naming the seq for %s, and are never overwritten",
       async (name, body, detail) => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
-import { decodeEvent } from "../../lib/core/events.ts";
+import { decodeEvent, decodeStoredEvent } from "../../lib/core/events.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { finalOutput } from "../../lib/core/messages.ts";
 
@@ -81,5 +81,38 @@ describe("broken fixtures", () => {
 
   it("a record that is not an object is rejected, not thrown on", () => {
     for (const raw of [null, "text", 42, []]) expect(decodeEvent(raw).ok).toBe(false);
+  });
+});
+
+describe("the stored-event check (what a store reads back)", () => {
+  it.each(readdirSync(V1).filter((file) => file.endsWith(".json")))(
+    "%s reads as the full check reads it",
+    (file) => {
+      const records = readJson(V1, file) as unknown[];
+      expect(records.map((record) => decodeStoredEvent(record))).toEqual(
+        records.map((record) => decodeEvent(record)),
+      );
+    },
+  );
+
+  it.each([
+    { file: "unknown-version.json", names: "unknown schema version 99" },
+    { file: "missing-version.json", names: "v: missing" },
+    { file: "unknown-type.json", names: 'type: unknown event type "model_thought"' },
+  ])("refuses $file, whose envelope no store writes, naming $names", ({ file, names }) => {
+    const decoded = decodeStoredEvent(readJson(BROKEN, file));
+    expect(decoded.ok).toBe(false);
+    expect(!decoded.ok && decoded.problem).toContain(names);
+  });
+
+  it.each([
+    [null, "expected a JSON object"],
+    ["text", "expected a JSON object"],
+    [[], "expected a JSON object"],
+    [{ v: 1, type: "user_message", seq: 0, at: "x", text: "" }, "seq: expected an integer >= 1, got 0"],
+    [{ v: 1, type: "user_message", seq: 2, text: "" }, "at: expected the time it was written"],
+  ])("refuses %j, naming what is wrong", (raw, names) => {
+    const decoded = decodeStoredEvent(raw);
+    expect(!decoded.ok && decoded.problem).toContain(names);
   });
 });

@@ -1,12 +1,12 @@
 import { CorruptEventError, errorMessage, InvalidInputError } from "../../core/errors.ts";
-import { canonicalJson, decodeEvent, type RunEvent } from "../../core/events.ts";
+import { canonicalJson, decodeStoredEvent, type RunEvent } from "../../core/events.ts";
 import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
 import { decodeBody, type Encoding, encodeBody } from "./compression.ts";
 
 /**
  * How every store writes and reads an event's body: canonical JSON, Brotli
  * when that pays, checked against MAX_EVENT_BYTES on the way in and against
- * the event schema and its seq on the way out. Stores differ only in where
+ * its envelope (decodeStoredEvent) and its seq on the way out. Stores differ only in where
  * they put the bytes.
  */
 export interface EncodedEvent {
@@ -25,14 +25,24 @@ function tooBig(runId: string, event: RunEvent, bytes: number): InvalidInputErro
   );
 }
 
-/** The body to store for an event; InvalidInputError when it is over MAX_EVENT_BYTES. */
-export async function encodeEventBody(runId: string, event: RunEvent): Promise<EncodedEvent> {
+/**
+ * The body to store for an event, compressed when at least `compressMinBytes` (the store's choice,
+ * see compression.ts); InvalidInputError when it is over MAX_EVENT_BYTES.
+ */
+export async function encodeEventBody(
+  runId: string,
+  event: RunEvent,
+  compressMinBytes?: number,
+): Promise<EncodedEvent> {
   const json = Buffer.from(canonicalJson(event), "utf8");
   if (json.length > MAX_EVENT_BYTES) throw tooBig(runId, event, json.length);
-  return { json, ...(await encodeBody(json)) };
+  return { json, ...(await encodeBody(json, compressMinBytes)) };
 }
 
-/** An event from its JSON text, checked against the schema and the seq it is stored at. */
+/**
+ * An event from its stored JSON text, its envelope checked (decodeStoredEvent: the store wrote it
+ * from a typed event) and its seq checked against the one it is stored at.
+ */
 export function parseEventBody(runId: string, seq: number, body: string): RunEvent {
   let raw: unknown;
   try {
@@ -40,7 +50,7 @@ export function parseEventBody(runId: string, seq: number, body: string): RunEve
   } catch (error) {
     throw new CorruptEventError(runId, seq, `body is not valid JSON (${errorMessage(error)})`);
   }
-  const decoded = decodeEvent(raw);
+  const decoded = decodeStoredEvent(raw);
   if (!decoded.ok) throw new CorruptEventError(runId, seq, decoded.problem);
   if (decoded.event.seq !== seq) {
     throw new CorruptEventError(runId, seq, `the body says seq ${decoded.event.seq}`);

@@ -3,6 +3,7 @@ import * as z from "zod";
 import { errorMessage, InvalidInputError } from "../../core/errors.ts";
 import { type Usage, UsageSchema } from "../../core/events.ts";
 import { jsonErrorAt } from "./jsonPosition.ts";
+import { isPlainScript } from "./plainScript.ts";
 
 /** How a scripted turn fails: a dropped connection, a 429, or a request the provider refuses. */
 export const SCRIPTED_ERRORS = ["connection", "rate_limit", "rejected"] as const;
@@ -79,6 +80,8 @@ export type ScriptShapeCheck = MustHold<Same<z.output<typeof ScriptFileSchema>, 
 
 /** Validate an already parsed script, naming `source` and the offending path when it does not fit. */
 export function parseScript(raw: unknown, source: string): Script {
+  // Taken as it is: the schema's output for such a script is the same data.
+  if (isPlainScript(raw)) return raw as Script;
   const parsed = ScriptSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 3).map((issue) => {

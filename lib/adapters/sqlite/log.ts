@@ -1,5 +1,11 @@
 import type { RunEvent } from "../../core/events.ts";
-import { decodeEventBody, type EncodedEvent, encodeEventBody } from "../encoding/eventBody.ts";
+import { LOCAL_COMPRESS_MIN_BYTES } from "../encoding/compression.ts";
+import {
+  decodeEventBody,
+  type EncodedEvent,
+  encodeEventBody,
+  parseEventBody,
+} from "../encoding/eventBody.ts";
 import type { SqliteConnection } from "./connection.ts";
 import { expiredBy, nowSeconds, type Row } from "./rows.ts";
 
@@ -10,9 +16,13 @@ export interface EventRow {
   body: EncodedEvent;
 }
 
-/** Encode an event's body (compressing off the main thread) ahead of the insert that commits it. */
+/**
+ * Encode an event's body (a big one compressed, off the main thread) ahead of the insert that
+ * commits it. Bodies under LOCAL_COMPRESS_MIN_BYTES are stored as text: on this disk their bytes
+ * cost less than (un)packing them does.
+ */
 export async function encodeEventRow(runId: string, event: RunEvent): Promise<EventRow> {
-  return { runId, event, body: await encodeEventBody(runId, event) };
+  return { runId, event, body: await encodeEventBody(runId, event, LOCAL_COMPRESS_MIN_BYTES) };
 }
 
 /**
@@ -34,10 +44,19 @@ export function insertEvent(db: SqliteConnection, row: EventRow): boolean {
 /** Hides the events of a run whose head has expired: parameters ?1 run id, ?3 now (nowSeconds). */
 export const LIVE = `NOT EXISTS (SELECT 1 FROM heads WHERE run_id = ?1 AND ${expiredBy("?3")})`;
 
-/** In order, so a corrupt row is reported at the lowest bad seq. */
+/**
+ * In order, so a corrupt row is reported at the lowest bad seq. A text row (most of a local log)
+ * is parsed on the spot: only a compressed one waits for its unpacking, not every row a tick.
+ */
 async function decodeRows(runId: string, rows: readonly Row[]): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
-  for (const row of rows) events.push(await decodeRow(runId, row));
+  for (const row of rows) {
+    events.push(
+      typeof row.body === "string" && row.enc === "identity"
+        ? parseEventBody(runId, Number(row.seq), row.body)
+        : await decodeRow(runId, row),
+    );
+  }
   return events;
 }
 
