@@ -11,15 +11,6 @@ import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
 
 /** Bodies smaller than this are stored as they are: compressing them saves too little to matter. */
 export const COMPRESS_MIN_BYTES = 1024;
-
-/**
- * The same bound for a store on this machine's disk (SQLite), where a KB costs nothing and CPU is
- * what a turn and a fresh process's resume spend: every body (un)packed is a zlib stream made and
- * torn down, 50-130 µs in a fresh process, more than the synced insert it rides on. A 1,000-turn
- * log of 2 KB tool results spent 90-140 ms of its resume unpacking them. Bigger bodies (a page, a
- * file) are still compressed; DynamoDB, which bills by the KB, keeps COMPRESS_MIN_BYTES.
- */
-export const LOCAL_COMPRESS_MIN_BYTES = 8 * 1024;
 /** Compressed bodies are kept only when they save at least this fraction, so random data is never inflated. */
 export const MIN_SAVING = 0.1;
 
@@ -36,12 +27,9 @@ export type Encoding = "br" | "identity";
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
 
-/** The bytes to store for a body, compressed when that pays (never under `minBytes`). */
-export async function encodeBody(
-  json: Buffer,
-  minBytes = COMPRESS_MIN_BYTES,
-): Promise<{ data: Buffer; encoding: Encoding }> {
-  if (json.length < minBytes) return { data: json, encoding: "identity" };
+/** The bytes to store for a body, compressed when that pays. */
+export async function encodeBody(json: Buffer): Promise<{ data: Buffer; encoding: Encoding }> {
+  if (json.length < COMPRESS_MIN_BYTES) return { data: json, encoding: "identity" };
   const options = {
     params: {
       // Quality 1: most of the gain for JSON and text at a few ms per MB.

@@ -1,5 +1,4 @@
 import type { RunEvent } from "../../core/events.ts";
-import { LOCAL_COMPRESS_MIN_BYTES } from "../encoding/compression.ts";
 import {
   decodeEventBody,
   type EncodedEvent,
@@ -16,13 +15,9 @@ export interface EventRow {
   body: EncodedEvent;
 }
 
-/**
- * Encode an event's body (a big one compressed, off the main thread) ahead of the insert that
- * commits it. Bodies under LOCAL_COMPRESS_MIN_BYTES are stored as text: on this disk their bytes
- * cost less than (un)packing them does.
- */
+/** Encode an event's body (compressing off the main thread) ahead of the insert that commits it. */
 export async function encodeEventRow(runId: string, event: RunEvent): Promise<EventRow> {
-  return { runId, event, body: await encodeEventBody(runId, event, LOCAL_COMPRESS_MIN_BYTES) };
+  return { runId, event, body: await encodeEventBody(runId, event) };
 }
 
 /**
