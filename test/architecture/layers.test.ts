@@ -104,8 +104,8 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   "lib/steps": ["zod"],
   /** The demo agent's tools write files. */
   "lib/agents": ["zod", "node:"],
-  "lib/adapters": ["zod", "node:", "@aws-sdk", "openai", "aws-local-stepfunctions"],
-  "lib/runtime": ["zod", "node:", "@aws-sdk", "@aws-lambda-powertools", "openai", "aws-local-stepfunctions"],
+  "lib/adapters": ["zod", "node:", "@aws-sdk", "openai"],
+  "lib/runtime": ["zod", "node:", "@aws-sdk", "@aws-lambda-powertools", "openai"],
   "lib/api": ["zod", "node:"],
   "lib/requireNode.ts": [],
   "lib/index.ts": [],

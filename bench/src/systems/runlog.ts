@@ -5,10 +5,6 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-// The peers' children import their whole runtime before any clock starts; runlog loads its
-// state-machine interpreter on a process's first execution, which the clocks below would
-// otherwise count. Loaded here, like theirs. (The CLI's start, imports included: bench:cli.)
-import "aws-local-stepfunctions";
 import { z } from "zod";
 import { loadNodeSqlite } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
 import { sqliteFile } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";

@@ -1,6 +1,4 @@
 import { setMaxListeners } from "node:events";
-import type { StateMachine } from "aws-local-stepfunctions";
-import { countHistory, type HistoryCount } from "../../adapters/local/historyCount.ts";
 import { keepLease } from "../../adapters/local/leaseKeeper.ts";
 import {
   forgetOwner,
@@ -24,6 +22,10 @@ import { renderDefinition, TASKS, type TaskName } from "../../workflow/definitio
 import { toWorkflowError } from "../../workflow/errors.ts";
 import { groupTaskName, type ToolGroups } from "../../workflow/toolGroups.ts";
 import { watchForCancel } from "../cancelWatch.ts";
+import { compileDefinition } from "./asl/compile.ts";
+import { ExecutionTimedOutError } from "./asl/errors.ts";
+import { type Execution, type Handler, startExecution } from "./asl/execute.ts";
+import type { Machine } from "./asl/machine.ts";
 
 export interface LocalOrchestratorOptions {
   /** The step deps; a function because they and this orchestrator refer to each other. */
@@ -48,38 +50,33 @@ const LOCAL_ARNS = Object.fromEntries(Object.keys(TASKS).map((task) => [task, lo
   TaskName,
   string
 >;
-/** What `$$.StateMachine` holds in a local execution. */
-const LOCAL_STATE_MACHINE = {
-  Id: "arn:aws:states:us-east-1:000000000000:stateMachine:runlog-local",
-  Name: "runlog-local",
+/** What `$$` holds in a local execution: the state machine (Handoff passes its Id on). */
+const LOCAL_CONTEXT = {
+  StateMachine: {
+    Id: "arn:aws:states:us-east-1:000000000000:stateMachine:runlog-local",
+    Name: "runlog-local",
+  },
 };
 
-/** Runs lib/workflow's state machine in this process, its tasks served by lib/steps directly. */
+/** Runs lib/workflow's state machine in this process (lib/runtime/local/asl), its tasks served by lib/steps directly. */
 export class LocalOrchestrator implements Orchestrator {
-  private machine: Promise<StateMachine> | undefined;
+  /** The definition, compiled once here: a definition it does not support is refused now, not on a first run. */
+  private readonly machine: Machine;
   /** What stops each execution running in this process, by its lease owner. */
   private readonly executions = new Map<string, AbortController>();
 
-  constructor(private readonly options: LocalOrchestratorOptions) {}
-
-  /**
-   * The interpreter, loaded on the first execution: a command that only reads runs
-   * (`ls`, `show`) never pays the ~0.3 s its module costs to load. Not validated again
-   * here (another ~0.3 s of CPU per process): test/workflow validates this definition.
-   */
-  private stateMachine(): Promise<StateMachine> {
-    this.machine ??= import("aws-local-stepfunctions").then(
-      ({ StateMachine }) =>
-        new StateMachine(
-          renderDefinition(
-            LOCAL_ARNS,
-            { timeoutSeconds: this.options.executionTimeoutSeconds, toolGroups: this.groupsOption() },
-            Object.fromEntries(this.groupNames().map((group) => [group, localArn(groupTaskName(group))])),
-          ) as never,
-          { validationOptions: { noValidate: true } },
-        ),
+  constructor(private readonly options: LocalOrchestratorOptions) {
+    const groups = this.groupNames();
+    // Each Resource maps to the handler of the same name: a task's, or a tool group's Task.
+    const handlerNames = [...Object.keys(TASKS), ...groups.map(groupTaskName)];
+    this.machine = compileDefinition(
+      renderDefinition(
+        LOCAL_ARNS,
+        { timeoutSeconds: options.executionTimeoutSeconds, toolGroups: this.groupsOption() },
+        Object.fromEntries(groups.map((group) => [group, localArn(groupTaskName(group))])),
+      ),
+      { resources: Object.fromEntries(handlerNames.map((name) => [localArn(name), name])) },
     );
-    return this.machine;
   }
 
   private groupNames(): string[] {
@@ -207,30 +204,25 @@ export class LocalOrchestrator implements Orchestrator {
     });
     markExecuting(input.owner);
     this.executions.set(input.owner, stop);
-    let history: Promise<HistoryCount> | undefined;
+    let execution: Execution | undefined;
     let error: unknown;
     try {
-      const retry = this.options.retryIntervalMs;
-      const execution = (await this.stateMachine()).run(input as never, {
-        context: { StateMachine: LOCAL_STATE_MACHINE },
-        overrides: {
-          taskResourceLocalHandlers: {
-            CallModel: task("CallModel", callModel),
-            RunTool: task("RunTool", runTool),
-            // Each group's Task runs the same RunTool step: in a stack, the same code in the group's function.
-            ...Object.fromEntries(
-              this.groupNames().map((group) => [groupTaskName(group), task("RunTool", runTool)]),
-            ),
-            RecordModelFailure: task("RecordModelFailure", recordModelFailure),
-            Finish: task("Finish", finish),
-            Handoff: handoffTask,
-          },
-          ...(retry === undefined
-            ? {}
-            : { retryIntervalOverrides: Object.fromEntries(Object.keys(TASKS).map((t) => [t, retry])) }),
-        },
+      const handlers: Record<string, Handler> = {
+        CallModel: task("CallModel", callModel),
+        RunTool: task("RunTool", runTool),
+        // Each group's Task runs the same RunTool step: in a stack, the same code in the group's function.
+        ...Object.fromEntries(
+          this.groupNames().map((group) => [groupTaskName(group), task("RunTool", runTool)]),
+        ),
+        RecordModelFailure: task("RecordModelFailure", recordModelFailure),
+        Finish: task("Finish", finish),
+        Handoff: handoffTask,
+      };
+      execution = startExecution(this.machine, input, {
+        handlers,
+        context: LOCAL_CONTEXT,
+        retryIntervalMs: this.options.retryIntervalMs,
       });
-      history = countHistory(execution.eventLogs);
       await execution.result;
     } catch (failure) {
       const timedOut = timedOutError(input, failure);
@@ -255,12 +247,11 @@ export class LocalOrchestrator implements Orchestrator {
     // even when the state machine ended it quietly. A cancel is an end, not a failure.
     const reason = stop.signal.aborted ? stop.signal.reason : undefined;
     if (error === undefined && reason !== undefined && !(reason instanceof RunCancelledError)) error = reason;
-    const counted = history ? await history : undefined;
     this.report({
       runId: input.runId,
       generation: input.generation,
-      historyEvents: counted?.events ?? 0,
-      tasks: counted?.tasks ?? {},
+      historyEvents: execution?.history.events ?? 0,
+      tasks: { ...execution?.history.tasks },
       ended: successor ? "handed_off" : error === undefined ? "succeeded" : "failed",
     });
     return { ...(successor ? { successor } : {}), ...(error === undefined ? {} : { error }) };
@@ -273,7 +264,7 @@ export class LocalOrchestrator implements Orchestrator {
 
 /** The error of an execution the interpreter ended at its TimeoutSeconds (as Step Functions' TIMED_OUT), if it did. */
 function timedOutError(input: ExecutionInput, failure: unknown): RetryableError | undefined {
-  if (!(failure instanceof Error) || failure.name !== "ExecutionTimeoutError") return undefined;
+  if (!(failure instanceof ExecutionTimedOutError)) return undefined;
   return new RetryableError(
     `run ${input.runId}: execution of generation ${input.generation} timed out (the definition's TimeoutSeconds); the run can be resumed`,
     { cause: failure, runId: input.runId, generation: input.generation },
