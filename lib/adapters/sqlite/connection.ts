@@ -126,17 +126,27 @@ export class SqliteConnection {
 
   /** Run `calls` in one write transaction (BEGIN IMMEDIATE: the write lock first), all or nothing. */
   transaction<T>(what: string, calls: () => T): T {
-    return this.attempt(what, () => {
-      this.db.exec("BEGIN IMMEDIATE");
-      try {
-        const result = calls();
-        this.db.exec("COMMIT");
-        return result;
-      } catch (error) {
-        if (this.db.isTransaction) this.db.exec("ROLLBACK");
-        throw error;
-      }
-    });
+    return this.attempt(what, () => this.once(calls));
+  }
+
+  /**
+   * As `transaction`, but a failure is thrown as SQLite gave it, untranslated: for a group
+   * commit, whose callers each name their own run and seq in the error (toRunlogError).
+   */
+  transactionRaw<T>(calls: () => T): T {
+    return this.untilFree(() => this.once(calls));
+  }
+
+  private once<T>(calls: () => T): T {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = calls();
+      this.db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   /** `calls`, tried again (each try waiting up to TRY_MS in SQLite) while the lock stays busy, up to busyTimeoutMs. */
@@ -149,6 +159,10 @@ export class SqliteConnection {
         if (!isBusy(error) || Date.now() >= deadline) throw error;
       }
     }
+  }
+
+  get isOpen(): boolean {
+    return this.db.isOpen;
   }
 
   close(): void {
