@@ -139,6 +139,11 @@ export class SqliteConnection {
     return this.untilFree(() => this.once(calls));
   }
 
+  /** One statement (its own transaction), made again while busy; a failure is thrown untranslated. */
+  statementRaw<T>(calls: () => T): T {
+    return this.untilFree(calls);
+  }
+
   private once<T>(calls: () => T): T {
     this.db.exec("BEGIN IMMEDIATE");
     try {

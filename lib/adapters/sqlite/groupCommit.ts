@@ -75,7 +75,10 @@ export class GroupCommit {
     this.commitCount++;
     let inserted: boolean[];
     try {
-      inserted = this.db.transactionRaw(() => batch.map((p) => insertEvent(this.db, p.row)));
+      const insertAll = () => batch.map((p) => insertEvent(this.db, p.row));
+      // A lone row is one statement, so its own transaction: exactly the write of an append before
+      // group commit, without BEGIN and COMMIT round trips.
+      inserted = batch.length === 1 ? this.db.statementRaw(insertAll) : this.db.transactionRaw(insertAll);
     } catch (error) {
       for (const { row, reject } of batch) {
         reject(toRunlogError(error, what(row), this.db.file, { runId: row.runId, seq: row.event.seq }));

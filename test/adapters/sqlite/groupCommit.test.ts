@@ -95,6 +95,10 @@ describe("appends made together", () => {
     ]);
     for (const reason of reasons) expect(String(reason.cause)).toContain("injected failure");
     for (const runId of ["a", "bad", "c"]) expect(seqsOf(runId)).toEqual([1]);
+    // Alone, an append is one statement without a transaction around it: it fails the same way.
+    const alone = await store.append("bad", message(2)).catch((e: unknown) => e);
+    expect(alone).toMatchObject({ runId: "bad", seq: 2 });
+    expect(String((alone as Error).cause)).toContain("injected failure");
 
     raw.exec("DROP TRIGGER refuse_bad");
     await Promise.all(["a", "bad", "c"].map((runId) => store.append(runId, message(2))));
