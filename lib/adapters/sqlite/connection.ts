@@ -54,6 +54,8 @@ const TRY_MS = 25;
  *   transaction, which takes the lock first, so a write never fails late on a
  *   snapshot another writer moved, and a busy call has written nothing and can
  *   be made again whole.
+ * - Appends commit in groups (groupCommit.ts): the appends of one turn of the
+ *   event loop share one transaction, so one fsync.
  * Statements are synchronous: a transaction never spans an await, so calls in
  * one process never interleave inside one.
  */
@@ -126,17 +128,32 @@ export class SqliteConnection {
 
   /** Run `calls` in one write transaction (BEGIN IMMEDIATE: the write lock first), all or nothing. */
   transaction<T>(what: string, calls: () => T): T {
-    return this.attempt(what, () => {
-      this.db.exec("BEGIN IMMEDIATE");
-      try {
-        const result = calls();
-        this.db.exec("COMMIT");
-        return result;
-      } catch (error) {
-        if (this.db.isTransaction) this.db.exec("ROLLBACK");
-        throw error;
-      }
-    });
+    return this.attempt(what, () => this.once(calls));
+  }
+
+  /**
+   * As `transaction`, but a failure is thrown as SQLite gave it, untranslated: for a group
+   * commit, whose callers each name their own run and seq in the error (toRunlogError).
+   */
+  transactionRaw<T>(calls: () => T): T {
+    return this.untilFree(() => this.once(calls));
+  }
+
+  /** One statement (its own transaction), made again while busy; a failure is thrown untranslated. */
+  statementRaw<T>(calls: () => T): T {
+    return this.untilFree(calls);
+  }
+
+  private once<T>(calls: () => T): T {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = calls();
+      this.db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   /** `calls`, tried again (each try waiting up to TRY_MS in SQLite) while the lock stays busy, up to busyTimeoutMs. */
@@ -149,6 +166,10 @@ export class SqliteConnection {
         if (!isBusy(error) || Date.now() >= deadline) throw error;
       }
     }
+  }
+
+  get isOpen(): boolean {
+    return this.db.isOpen;
   }
 
   close(): void {

@@ -25,11 +25,16 @@ export const isBusy = (error: unknown): boolean => sqliteCode(error) === SQLITE_
  * locked (another process held the write lock past the busy timeout) is
  * retryable; a constraint is a conflict; the rest (a full disk, a corrupt or
  * unreadable file) will fail again and is permanent. `what` names the
- * operation and run, `file` the database.
+ * operation and run, `file` the database, `facts` the run and seq where there are some.
  */
-export function toRunlogError(error: unknown, what: string, file: string): RunlogError {
+export function toRunlogError(
+  error: unknown,
+  what: string,
+  file: string,
+  facts: { runId?: string; seq?: number } = {},
+): RunlogError {
   if (error instanceof RunlogError) return error;
-  const options = { cause: error };
+  const options = { cause: error, ...facts };
   const detail = errorMessage(error);
   switch (sqliteCode(error)) {
     case SQLITE_BUSY:

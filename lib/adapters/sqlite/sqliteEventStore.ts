@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ConflictError, InvalidInputError } from "../../core/errors.ts";
+import { InvalidInputError } from "../../core/errors.ts";
 import type { RunEvent, RunStarted } from "../../core/events.ts";
 import { assertSameStart } from "../../core/sameStart.ts";
 import type { RunStatus } from "../../core/status.ts";
@@ -16,6 +16,7 @@ import type {
 import { newHead } from "../newHead.ts";
 import { type ConnectionOptions, SqliteConnection } from "./connection.ts";
 import { deleteExpired, deleteIfExpired, expireRun } from "./expiry.ts";
+import { GroupCommit } from "./groupCommit.ts";
 import { getHead, insertHead, setStatus } from "./heads.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
 import { countRunning, listRuns } from "./listing.ts";
@@ -42,9 +43,11 @@ function checkPosition(runId: string, seq: number): void {
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: SqliteConnection;
+  private readonly appends: GroupCommit;
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = new SqliteConnection(options);
+    this.appends = new GroupCommit(this.db);
     try {
       deleteExpired(this.db);
     } catch (error) {
@@ -87,14 +90,9 @@ export class SqliteEventStore implements EventStore {
   async append(runId: string, event: RunEvent): Promise<void> {
     checkPosition(runId, event.seq);
     const row = await encodeEventRow(runId, event);
-    const what = `append seq ${event.seq} to run ${runId}`;
-    // One insert per event: the head is not advanced here (getHead reads the last seq from the log).
-    if (!this.db.attempt(what, () => insertEvent(this.db, row))) {
-      throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`, {
-        runId,
-        seq: event.seq,
-      });
-    }
+    // One insert per event, committed with the other appends of this turn of the event loop: the
+    // head is not advanced here (getHead reads the last seq from the log).
+    return this.appends.append(row);
   }
 
   async read(runId: string, afterSeq = 0): Promise<RunEvent[]> {
@@ -149,6 +147,7 @@ export class SqliteEventStore implements EventStore {
 
   /** Close the file; the store cannot be used after. */
   async close(): Promise<void> {
+    if (this.db.isOpen) this.appends.flushAll(); // what was appended before the close is committed
     this.db.close();
   }
 }
