@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { LIMIT_NAMES, LimitsSchema } from "./budget.ts";
-import { MetadataSchema } from "./metadata.ts";
+import { JsonValueSchema, MetadataSchema } from "./metadata.ts";
 import { ModelSettingsSchema } from "./modelSettings.ts";
 
 /**
@@ -125,7 +125,7 @@ export const ModelResponseSchema = z.object({
    * Set on a final answer of an agent with an `output` schema: the value the schema accepted (the
    * answer's JSON, parsed and validated). What the run's outcome gives as its output.
    */
-  output: z.json().optional(),
+  output: JsonValueSchema.optional(),
 });
 
 export const ModelFailedSchema = z.object({

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { errorMessage, InvalidInputError } from "./errors.ts";
+import type { JsonValue } from "./metadata.ts";
 
 /** How many times a rejected final answer is sent back to the model before the run ends `invalid_output`. */
 export const DEFAULT_OUTPUT_RETRIES = 2;
@@ -8,7 +9,7 @@ export const DEFAULT_OUTPUT_RETRIES = 2;
 export const MAX_OUTPUT_RETRIES = 10;
 
 /** A JSON value, as a final answer's `output` is stored in the log. */
-export type JsonValue = z.infer<ReturnType<typeof z.json>>;
+export type { JsonValue };
 
 /**
  * What an agent's final answer must be (defineAgent's `output`): the zod schema that checks it,
