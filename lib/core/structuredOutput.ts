@@ -31,6 +31,19 @@ export interface OutputFormat {
 }
 
 /**
+ * The instruction that asks for the answer in words, for a provider with no structured-output
+ * mode (Bedrock's Converse, a model of the user's own): its final answer is only JSON that fits
+ * the schema, which is quoted.
+ */
+export function outputInstruction(format: OutputFormat): string {
+  return (
+    "When you give your final answer (a reply that calls no tool), reply with only a JSON value, " +
+    "no other text and no code fence, that fits this JSON Schema:\n" +
+    JSON.stringify(format.schema)
+  );
+}
+
+/**
  * The schema as a model is sent it. InvalidInputError when it has no JSON Schema (a transform,
  * `z.date()`, `z.custom()` …): an answer is JSON, so its schema must describe JSON.
  */
