@@ -119,6 +119,8 @@ export {
   DEFAULT_OUTPUT_RETRIES,
   MAX_OUTPUT_RETRIES,
   type OutputFormat,
+  type OutputSpec,
+  outputInstruction,
 } from "./core/structuredOutput.ts";
 export type { ForkPoint, Lease, RunHead, RunPage } from "./ports/eventStore.ts";
 export type {
