@@ -4,6 +4,7 @@ import type { Actor, RunOutcome } from "../lib/api/types.ts";
 import { outcomeView } from "../lib/api/views.ts";
 import type { BenignReason } from "../lib/core/errors.ts";
 import type { Principal } from "../lib/core/principal.ts";
+import type { JsonValue } from "../lib/core/structuredOutput.ts";
 import { awsDeps } from "./deps.ts";
 import { eventPrincipal } from "./eventOwner.ts";
 import { controlHandler } from "./handler.ts";
@@ -19,7 +20,7 @@ type SteerEvent = z.output<typeof Schema>;
 
 /** What the function answers: the run's outcome once it acted, or why there was nothing to do. */
 export type SteerAnswer =
-  | (RunOutcome & { acted: true })
+  | (RunOutcome<JsonValue> & { acted: true })
   | { runId: string; acted: false; reason: BenignReason };
 
 /** Who decides or cancels, as the HTTP API says it: the sender, and a detail's `by` as whom it acts for. */
@@ -34,7 +35,11 @@ function actorOf(
 }
 
 /** Through the library API scoped to the sender, as the HTTP routes act for their caller. */
-async function steer(runlog: Runlog, principal: Principal, event: SteerEvent): Promise<RunOutcome> {
+async function steer(
+  runlog: Runlog,
+  principal: Principal,
+  event: SteerEvent,
+): Promise<RunOutcome<JsonValue>> {
   // The event's id is the operation's key: a redelivery (EventBridge, Lambda's retries, a redrive) finds it in the log.
   const keyed = { idempotencyKey: event.id };
   switch (event["detail-type"]) {

@@ -5,7 +5,7 @@
  */
 import "./requireNode.ts";
 
-export { type AgentDefinition, defineAgent } from "./agents/defineAgent.ts";
+export { type AgentDefinition, defineAgent, type OutputOf } from "./agents/defineAgent.ts";
 export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, type ToolDefinition } from "./agents/defineTool.ts";
 export type { AgentFactory } from "./agents/registry.ts";
 export {
@@ -32,6 +32,7 @@ export type {
   ExpiryReport,
   ForkRequest,
   ForkResult,
+  InvalidOutput,
   ListRequest,
   RedriveOutcome,
   RedriveReport,
@@ -114,6 +115,13 @@ export {
   type ModelSettings,
 } from "./core/modelSettings.ts";
 export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
+export {
+  DEFAULT_OUTPUT_RETRIES,
+  MAX_OUTPUT_RETRIES,
+  type OutputFormat,
+  type OutputSpec,
+  outputInstruction,
+} from "./core/structuredOutput.ts";
 export type { ForkPoint, Lease, RunHead, RunPage } from "./ports/eventStore.ts";
 export type {
   Model,

@@ -30,7 +30,9 @@ export function stepObserver(logger: Logger, metrics: Metrics): StepObserver {
 
 function emitFor(metrics: Metrics, event: RunEvent): void {
   switch (event.type) {
+    // A rejected final answer is a model turn too: its latency and tokens count.
     case "model_response":
+    case "output_rejected":
       emit(
         metrics,
         [

@@ -2,7 +2,13 @@ import { NotFoundError } from "../core/errors.ts";
 import type { Agent, AgentContext, AgentRegistry } from "../ports/tool.ts";
 import { demoAgent } from "./demo.ts";
 
-export type AgentFactory = (context: AgentContext) => Agent;
+/**
+ * Makes an agent for a context (defineAgent). `Output` is the type of its runs' outcome `output`:
+ * the value its `output` schema gives, or the answer's text (a type only: see OutputOf).
+ */
+export type AgentFactory<Output = unknown> = ((context: AgentContext) => Agent) & {
+  readonly __output?: Output;
+};
 
 /** The agents this build knows, by name. */
 export const BUILT_IN_AGENTS: Readonly<Record<string, AgentFactory>> = { demo: demoAgent };

@@ -5,6 +5,7 @@ import type { RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import type { Principal } from "../core/principal.ts";
 import { restingStatusOf } from "../core/status.ts";
+import type { JsonValue } from "../core/structuredOutput.ts";
 import type { RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "../steps/deps.ts";
@@ -120,15 +121,19 @@ export class RunReads {
     return readOneEvent(this.deps.store, runId, seq);
   }
 
-  /** The run's status and final output; `running` while a live executor holds it (unless it was cancelled). */
-  async outcome(runId: string): Promise<RunOutcome> {
+  /**
+   * The run's status and final output; `running` while a live executor holds it (unless it was
+   * cancelled). `Output`: what its agent's output is (`OutputOf<typeof agent>`); the log holds it
+   * as it was checked, this only says its type.
+   */
+  async outcome<Output = string>(runId: string): Promise<RunOutcome<Output>> {
     // The head before the log, for the reason resumePoint gives.
     const head = await this.deps.store.getHead(check.runId(runId));
     // No head means no run (getHead rebuilds a missing one from the log), or one whose retention
     // passed: never answered from a log this process still has cached.
     if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
     this.access.checkHead(runId, head);
-    const resting = await this.resting(runId);
+    const resting = (await this.resting(runId)) as RunOutcome<Output>;
     if (resting.status === "cancelled") return resting;
     if (await this.isLive(head)) return { runId, status: "running", output: null };
     return resting;
@@ -136,7 +141,7 @@ export class RunReads {
 
   /** The status and output the log's tail shows, whoever may be executing the run. */
   /** @internal */
-  protected async resting(runId: string): Promise<RunOutcome> {
+  protected async resting(runId: string): Promise<RunOutcome<JsonValue>> {
     const tail = await readTail(this.deps, runId);
     return outcomeOfFacts(runId, tail.events, viewFacts(this.deps, runId, tail));
   }

@@ -48,7 +48,7 @@ export class Runlog extends RunReads {
   }
 
   /** Start a run and execute it; returns once this execution ends. */
-  async start(request: StartRequest): Promise<StartResult> {
+  async start<Output = string>(request: StartRequest): Promise<StartResult<Output>> {
     const given = check.object(request, "request");
     check.string(given.agent, "agent");
     check.text(given.input, "input");
@@ -60,11 +60,11 @@ export class Runlog extends RunReads {
     const owner = this.access.ownerFor(check.optionalOwner(given.owner, "owner"));
     const { owner: _, ...rest } = request;
     const { runId, created } = await startRun(this.deps, { ...rest, ...(owner ? { owner } : {}) });
-    return { ...(await this.outcome(runId)), created };
+    return { ...(await this.outcome<Output>(runId)), created };
   }
 
   /** Continue a run from its resume point; a run with nothing to resume is answered with its outcome. */
-  async resume(request: ResumeRequest): Promise<ResumeOutcome> {
+  async resume<Output = string>(request: ResumeRequest): Promise<ResumeOutcome<Output>> {
     const given = check.object(request, "request");
     const runId = check.runId(given.runId);
     check.optionalString(given.model, "model");
@@ -87,12 +87,18 @@ export class Runlog extends RunReads {
       ...(by === undefined ? {} : { by }),
     });
     // Nothing to resume: the log's own state, even while the last executor is still giving back its lease.
-    const outcome = result.resumed ? await this.outcome(request.runId) : await this.resting(request.runId);
+    const outcome = result.resumed
+      ? await this.outcome<Output>(request.runId)
+      : ((await this.resting(request.runId)) as RunOutcome<Output>);
     return { ...outcome, resume: result };
   }
 
   /** Continue a run (completed or not) with a new user message in the same run; an idempotency key makes a retry send nothing. */
-  async send(runId: string, message: string, options?: ControlOptions): Promise<RunOutcome> {
+  async send<Output = string>(
+    runId: string,
+    message: string,
+    options?: ControlOptions,
+  ): Promise<RunOutcome<Output>> {
     check.runId(runId);
     check.text(message, "message");
     const keyed = check.controlOptions(options);
@@ -109,11 +115,11 @@ export class Runlog extends RunReads {
         runId,
       });
     }
-    return this.outcome(runId);
+    return this.outcome<Output>(runId);
   }
 
   /** Copy a run's log up to a seq into a new run and go on from there; the parent is never changed. */
-  async fork(request: ForkRequest): Promise<ForkResult> {
+  async fork<Output = string>(request: ForkRequest): Promise<ForkResult<Output>> {
     const given = check.object(request, "request");
     check.runId(given.runId);
     check.optionalNumber(given.atSeq, "atSeq");
@@ -129,27 +135,41 @@ export class Runlog extends RunReads {
       ...request,
       ...(forkId === undefined ? {} : { forkId }),
     });
-    return this.outcome(made);
+    return this.outcome<Output>(made);
   }
 
   /** Approve a call waiting for a decision; the last decision resumes the run. */
-  approve(runId: string, callId: string, actor: Actor, options?: ControlOptions): Promise<RunOutcome> {
-    return this.decide(runId, callId, true, actor, options);
+  approve<Output = string>(
+    runId: string,
+    callId: string,
+    actor: Actor,
+    options?: ControlOptions,
+  ): Promise<RunOutcome<Output>> {
+    return this.decide<Output>(runId, callId, true, actor, options);
   }
 
   /** Reject a call waiting for a decision; the model is told, and the last decision resumes the run. */
-  reject(runId: string, callId: string, actor: Actor, options?: ControlOptions): Promise<RunOutcome> {
-    return this.decide(runId, callId, false, actor, options);
+  reject<Output = string>(
+    runId: string,
+    callId: string,
+    actor: Actor,
+    options?: ControlOptions,
+  ): Promise<RunOutcome<Output>> {
+    return this.decide<Output>(runId, callId, false, actor, options);
   }
 
   /** Cancel a run: whoever executes it stops at its next step without writing more. */
-  async cancel(runId: string, actor: Actor, options?: ControlOptions): Promise<RunOutcome> {
+  async cancel<Output = string>(
+    runId: string,
+    actor: Actor,
+    options?: ControlOptions,
+  ): Promise<RunOutcome<Output>> {
     check.runId(runId);
     const recorded = this.access.recorded(check.actor(actor));
     const keyed = check.controlOptions(options);
     await this.access.check(runId);
     await cancelRun(this.deps, { runId, ...recorded, ...keyed });
-    return this.outcome(runId);
+    return this.outcome<Output>(runId);
   }
 
   /** Resume runs left `running` by an executor that is gone, within the automatic-resume limits. */
@@ -189,19 +209,19 @@ export class Runlog extends RunReads {
     );
   }
 
-  private async decide(
+  private async decide<Output>(
     runId: string,
     callId: string,
     approved: boolean,
     actor: Actor,
     options: ControlOptions | undefined,
-  ): Promise<RunOutcome> {
+  ): Promise<RunOutcome<Output>> {
     check.runId(runId);
     check.text(callId, "callId");
     const recorded = this.access.recorded(check.actor(actor));
     const keyed = check.controlOptions(options);
     await this.access.check(runId);
     await decide(this.deps, { runId, callId, approved, ...recorded, ...keyed });
-    return this.outcome(runId);
+    return this.outcome<Output>(runId);
   }
 }

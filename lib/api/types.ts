@@ -41,18 +41,32 @@ export interface StartRequest {
   modelSettings?: ModelSettings;
 }
 
-/** Where a run stands: its status and, once it completed, its final output. */
-export interface RunOutcome {
+/**
+ * Where a run stands: its status and, once it completed, its final output. `Output` is what the
+ * output is for the run's agent: its text, or for an agent with an `output` schema the value the
+ * schema gave (`OutputOf<typeof agent>`).
+ */
+export interface RunOutcome<Output = string> {
   /** The run. */
   runId: string;
   /** Its status as a reader sees it (`running` only while a live executor holds it). */
   status: RunStatus;
-  /** The final answer of a completed run; null until then. */
-  output: string | null;
+  /** The final answer of a completed run (its text, or the value its agent's `output` schema accepted); null until then. */
+  output: Output | null;
+  /** With status `invalid_output`: the last answer, which the agent's output schema rejected, and why. */
+  invalidOutput?: InvalidOutput;
+}
+
+/** The final answer a run ended `invalid_output` with: its text, kept, and what was wrong with it. */
+export interface InvalidOutput {
+  /** The answer as the model gave it. */
+  text: string;
+  /** Why the schema did not accept it (the JSON error, or the schema's issues). */
+  problems: string;
 }
 
 /** What start answers: the run's outcome once this execution ends. */
-export interface StartResult extends RunOutcome {
+export interface StartResult<Output = string> extends RunOutcome<Output> {
   /** False when a run with this id and the same start already existed (nothing was executed). */
   created: boolean;
 }
@@ -106,7 +120,7 @@ export type ResumeResult =
     };
 
 /** What resume answers: the run's outcome, and what the resume did. */
-export interface ResumeOutcome extends RunOutcome {
+export interface ResumeOutcome<Output = string> extends RunOutcome<Output> {
   /** What the resume did. */
   resume: ResumeResult;
 }
@@ -148,7 +162,7 @@ export interface ControlOptions {
 }
 
 /** What fork answers: the new run's outcome (`runId` is the fork's). */
-export type ForkResult = RunOutcome;
+export type ForkResult<Output = string> = RunOutcome<Output>;
 
 /** Which runs list shows, a page at a time. */
 export interface ListRequest {

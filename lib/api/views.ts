@@ -3,10 +3,16 @@ import type { RunHead } from "../ports/eventStore.ts";
 import type { RunOutcome } from "../steps/finish.ts";
 import type { ResumeResult } from "../steps/resume.ts";
 import type { ResumePointAnswer } from "./runlog.ts";
+import type { RunOutcome as ApiOutcome } from "./types.ts";
 
 /** A run's status and output, as `runlog run --json` prints it and the HTTP API answers (no `created`). */
-export function outcomeView({ runId, status, output }: RunOutcome): RunOutcome {
-  return { runId, status, output };
+export function outcomeView<Output>({
+  runId,
+  status,
+  output,
+  invalidOutput,
+}: ApiOutcome<Output>): ApiOutcome<Output> {
+  return { runId, status, output, ...(invalidOutput === undefined ? {} : { invalidOutput }) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { RunOutcome } from "../api/types.ts";
 import { outcomeView, type ResumeView, resumePointLines } from "../api/views.ts";
+import type { JsonValue } from "../core/structuredOutput.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
 import type { CliRuns, ListedRun, RunFilter } from "./runs.ts";
@@ -19,7 +20,7 @@ export interface CommandContext {
 /** Print a run's outcome (as `view` has it for --json) and return the exit code it implies. */
 export function reportOutcome(
   context: CommandContext,
-  outcome: RunOutcome,
+  outcome: RunOutcome<JsonValue>,
   note?: string,
   view: object = outcomeView(outcome),
 ): number {
@@ -34,7 +35,12 @@ export function reportOutcome(
   } else {
     if (note) io.out(note);
     io.out(`run ${outcome.runId}: ${outcome.status}`);
-    if (outcome.output !== null) io.out(outcome.output);
+    if (outcome.output !== null)
+      io.out(typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output, null, 2));
+    if (outcome.invalidOutput)
+      io.out(
+        `its final answer did not fit the agent's output schema: ${outcome.invalidOutput.problems}\n${outcome.invalidOutput.text}`,
+      );
     if (outcome.status === "paused")
       io.out(
         `waiting for approval: runlog resume-point ${outcome.runId}, then runlog approve|reject ${outcome.runId} <callId>`,

@@ -21,6 +21,8 @@ export function describeEvent(event: RunEvent): string {
         event.stop === "tool_calls" ? `asks for ${calls}` : `[${event.stop}] "${clip(event.text, 70)}"`;
       return `model ${what}${took(event.ms).replace(")", `${usage})`)}`;
     }
+    case "output_rejected":
+      return `model answer ${event.attempt} rejected by the output schema${event.retry ? ", asked again" : ", no try left"}: ${clip(event.problems, 80)}${took(event.ms)}`;
     case "model_failed":
       return `model failed: ${event.error.name}: ${clip(event.error.message, 80)}${event.retryable ? " (retryable)" : ""}`;
     case "tool_started":

@@ -5,6 +5,7 @@ import type { RunlogClient } from "../client/client.ts";
 import type { ClientError } from "../client/errors.ts";
 import { ConflictError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
+import type { JsonValue } from "../core/structuredOutput.ts";
 import type { CliRuns } from "./runs.ts";
 import { UsageError } from "./usage.ts";
 
@@ -34,7 +35,7 @@ export function remoteRuns(
   }
 
   /** The run's outcome once nobody executes it; every event after `after` told as it comes. */
-  async function settled(runId: string, after: number): Promise<RunOutcome> {
+  async function settled(runId: string, after: number): Promise<RunOutcome<JsonValue>> {
     for (;;) {
       const outcome = await client.get(runId);
       if (outcome.status !== "running") {
@@ -65,7 +66,10 @@ export function remoteRuns(
     "truncated" in event ? client.event(runId, event.seq) : event;
 
   /** A call that changes a run, then the run followed until it settles. */
-  async function steer(runId: string, call: () => Promise<RunOutcome>): Promise<RunOutcome> {
+  async function steer(
+    runId: string,
+    call: () => Promise<RunOutcome<JsonValue>>,
+  ): Promise<RunOutcome<JsonValue>> {
     const after = await lastSeq(runId);
     const answer = await call();
     return settled(answer.runId, answer.runId === runId ? after : 0);

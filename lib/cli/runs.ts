@@ -20,6 +20,7 @@ import {
 } from "../api/views.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { RunStatus } from "../core/status.ts";
+import type { JsonValue } from "../core/structuredOutput.ts";
 import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 
 /** A run as `ls` lists it (what GET /runs answers): its head without the lease. */
@@ -45,7 +46,7 @@ export interface RunFilter {
  * (completed, paused, failed …), as the library's do.
  */
 export interface CliRuns {
-  start(request: StartRequest): Promise<{ outcome: RunOutcome; created: boolean }>;
+  start(request: StartRequest): Promise<{ outcome: RunOutcome<JsonValue>; created: boolean }>;
   /** The resume's view, and when it resumed nothing, why in words. */
   resume(request: ResumeRequest): Promise<{ view: ResumeView; description?: string }>;
   resumePoint(runId: string): Promise<ResumePointView>;
@@ -53,16 +54,16 @@ export interface CliRuns {
   events(runId: string): Promise<RunEvent[]>;
   /** One page of runs, newest activity first; `cursor` for the next. */
   list(filter: RunFilter, cursor?: string): Promise<{ runs: ListedRun[]; cursor?: string }>;
-  send(runId: string, message: string, options: ControlOptions): Promise<RunOutcome>;
-  fork(request: ForkRequest): Promise<RunOutcome>;
+  send(runId: string, message: string, options: ControlOptions): Promise<RunOutcome<JsonValue>>;
+  fork(request: ForkRequest): Promise<RunOutcome<JsonValue>>;
   decide(
     runId: string,
     callId: string,
     approved: boolean,
     actor: CliActor,
     options: ControlOptions,
-  ): Promise<RunOutcome>;
-  cancel(runId: string, actor: CliActor, options: ControlOptions): Promise<RunOutcome>;
+  ): Promise<RunOutcome<JsonValue>>;
+  cancel(runId: string, actor: CliActor, options: ControlOptions): Promise<RunOutcome<JsonValue>>;
   sweep(options: SweepOptions): Promise<SweepReport>;
   redrive(request: RedriveRequest): Promise<RedriveReport>;
 }

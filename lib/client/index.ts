@@ -7,7 +7,7 @@ import "../requireNode.ts";
 
 export type { EventsPage, TruncatedEvent } from "../api/eventPage.ts";
 export type { ListedEvent } from "../api/followRun.ts";
-export type { RunOutcome } from "../api/types.ts";
+export type { InvalidOutput, RunOutcome } from "../api/types.ts";
 export type { BriefCall, ResumePointView, ResumeView } from "../api/views.ts";
 export {
   ConflictError,

@@ -19,7 +19,8 @@ export type NotResumableReason =
   | "malformed"
   | "awaiting_approval"
   | "cancelled"
-  | "budget_exhausted";
+  | "budget_exhausted"
+  | "invalid_output";
 
 export interface ResumePoint {
   resumable: true;
@@ -106,6 +107,17 @@ function classifyTail(facts: LogFacts): Classification {
       return point("call_model", "a new user message has no answer yet: call the model");
     case "model_failed":
       return point("call_model", `the last model call failed (${last.error.message}): call the model again`);
+    case "output_rejected":
+      return last.retry
+        ? point(
+            "call_model",
+            `final answer ${last.attempt} did not fit the agent's output schema: call the model again with the problems`,
+          )
+        : notResumable(
+            "invalid_output",
+            `final answer ${last.attempt} did not fit the agent's output schema either, and no try is left: ${last.problems}`,
+            last.seq,
+          );
     case "model_response":
       switch (last.stop) {
         case "tool_calls":

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { LIMIT_NAMES, LimitsSchema } from "./budget.ts";
-import { MetadataSchema } from "./metadata.ts";
+import { JsonValueSchema, MetadataSchema } from "./metadata.ts";
 import { ModelSettingsSchema } from "./modelSettings.ts";
 
 /**
@@ -121,6 +121,11 @@ export const ModelResponseSchema = z.object({
    * here, so the deadline is the log's, whatever the tool says after a deploy.
    */
   approvalTimeouts: z.record(z.string().min(1), z.number().int().min(1)).optional(),
+  /**
+   * Set on a final answer of an agent with an `output` schema: the value the schema accepted (the
+   * answer's JSON, parsed and validated). What the run's outcome gives as its output.
+   */
+  output: JsonValueSchema.optional(),
 });
 
 export const ModelFailedSchema = z.object({
@@ -130,6 +135,29 @@ export const ModelFailedSchema = z.object({
   retryable: z.boolean(),
   /** The model spec that failed (absent on events written before it was recorded). */
   model: z.string().optional(),
+});
+
+/**
+ * A final answer of an agent with an `output` schema that did not parse as JSON or that the schema
+ * did not accept (lib/core/structuredOutput.ts). It is a model turn (it records the text, the model,
+ * its usage) and, with `retry`, the message that tells the model the problems and asks again. One
+ * event, so no crash can leave an answer unchecked: a log that ends in one with `retry` calls the
+ * model again; one without ends the run `invalid_output`, the text kept.
+ */
+export const OutputRejectedSchema = z.object({
+  ...base,
+  type: z.literal("output_rejected"),
+  /** The answer as the model gave it. */
+  text: z.string(),
+  /** What was wrong with it, in words (the JSON error, or the schema's issues). */
+  problems: z.string().min(1),
+  /** Which rejected answer since the latest user input this is: 1, 2, … */
+  attempt: z.number().int().min(1),
+  /** True: the problems are sent to the model and it answers again. False: that was the last try. */
+  retry: z.boolean(),
+  model: z.string().optional(),
+  usage: UsageSchema.optional(),
+  ms: z.number().min(0).optional(),
 });
 
 export const ToolStartedSchema = z.object({
@@ -313,6 +341,7 @@ export const EventSchema = z.discriminatedUnion("type", [
   UserMessageSchema,
   ModelResponseSchema,
   ModelFailedSchema,
+  OutputRejectedSchema,
   ToolStartedSchema,
   ToolResultSchema,
   ResumedSchema,
@@ -330,6 +359,7 @@ export type EventType = RunEvent["type"];
 export type EventOf<T extends EventType> = Extract<RunEvent, { type: T }>;
 export type RunStarted = EventOf<"run_started">;
 export type ModelResponse = EventOf<"model_response">;
+export type OutputRejected = EventOf<"output_rejected">;
 export type ToolResult = EventOf<"tool_result">;
 export type ToolDecided = EventOf<"tool_decided">;
 export type CancelledEvent = EventOf<"cancelled">;

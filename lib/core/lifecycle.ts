@@ -33,6 +33,7 @@ const ANNOUNCES: Record<RunEvent["type"], boolean> = {
   run_started: true,
   model_response: true,
   model_failed: true,
+  output_rejected: true,
   paused: true,
   cancelled: true,
   resumed: true,
@@ -51,7 +52,10 @@ const GOING_ON = new Set(["tool_calls", "max_output", "interrupted"]);
 
 /** Whether `event` may imply a lifecycle event (so a publisher need not read the run's start for the others). */
 export const mayAnnounce = (event: RunEvent): boolean =>
-  ANNOUNCES[event.type] && !(event.type === "model_response" && GOING_ON.has(event.stop));
+  ANNOUNCES[event.type] &&
+  !(event.type === "model_response" && GOING_ON.has(event.stop)) &&
+  // A rejected answer the model is asked again about is part of the run going on.
+  !(event.type === "output_rejected" && event.retry);
 
 /**
  * The lifecycle events one committed log event implies, given the run's `run_started` (for its
@@ -108,6 +112,16 @@ export function lifecycleOf(
         },
       ];
     }
+    case "output_rejected":
+      return [
+        {
+          ...common("runlog.RunFailed", "invalid_output"),
+          type: "runlog.RunFailed",
+          reason: "invalid_output",
+          message: event.problems.slice(0, MAX_MESSAGE_CHARS),
+          retryable: false,
+        },
+      ];
     case "paused": {
       const paused = {
         ...common("runlog.RunPaused", "paused"),

@@ -89,6 +89,8 @@ export const FailureReasonSchema = z.enum([
   "budget_exhausted",
   /** Its execution was stopped outside runlog (the Step Functions console): a person resumes it. */
   "stopped_outside",
+  /** The final answer did not fit the agent's output schema after every try (`message`: the problems). */
+  "invalid_output",
 ]);
 
 export const RunFailedDetail = z.object({

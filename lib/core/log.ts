@@ -4,6 +4,7 @@ import type {
   CancelledEvent,
   ExecutionStopped,
   ModelResponse,
+  OutputRejected,
   RunEvent,
   ToolCall,
   ToolDecided,
@@ -36,8 +37,13 @@ export interface LogFacts {
   batch?: ToolBatch;
   /** The generation that owns the run: 1, or the latest `resumed` event's. */
   generation: number;
-  /** Model turns recorded so far: responses and recorded failures. */
+  /** Model turns recorded so far: responses (rejected answers too) and recorded failures. */
   modelTurns: number;
+  /**
+   * Final answers the agent's output schema rejected since the latest user input (`output_rejected`
+   * events): how many tries of the answer are spent. Of a tail, those it shows.
+   */
+  rejectedOutputs: number;
   /**
    * Steps the generation in force has done: responses and tool results since its `resumed` marker
    * (or the run's start). What bounds an execution's share of steps (lib/steps/stepBudget.ts).
@@ -134,6 +140,7 @@ export class LogReader {
     this.state = {
       generation: start?.generation ?? 1,
       modelTurns: 0,
+      rejectedOutputs: 0,
       generationSteps: 0,
       used: { turns: 0, inputTokens: 0, outputTokens: 0, byModel: this.byModel },
     };
@@ -200,6 +207,7 @@ export class LogReader {
         break;
       case "user_message":
         if (this.isOpen()) return fail(event.seq, "a user message arrived while tool calls were unanswered");
+        facts.rejectedOutputs = 0;
         delete facts.partial;
         facts.last = event;
         break;
@@ -236,6 +244,17 @@ export class LogReader {
         };
         break;
       }
+      case "output_rejected":
+        if (this.isOpen())
+          return fail(event.seq, "a rejected answer arrived while tool calls were unanswered");
+        if (event.model) facts.model = event.model;
+        facts.modelTurns++;
+        facts.generationSteps++;
+        facts.rejectedOutputs = event.attempt;
+        delete facts.partial;
+        facts.last = event;
+        countUsage(facts.used, this.byModel, event, facts.model);
+        break;
       case "model_failed":
         if (this.isOpen())
           return fail(event.seq, "a model failure was recorded while tool calls were unanswered");
@@ -291,6 +310,7 @@ export class LogReader {
         if (event.input !== undefined) {
           // A new message closes the batch: its open calls count as interrupted.
           if (facts.batch) facts.batch = { ...facts.batch, open: false };
+          facts.rejectedOutputs = 0;
           delete facts.partial;
           facts.last = event;
         }
@@ -331,11 +351,11 @@ export class LogReader {
 /** A problem of the log at `seq`. */
 const fail = (seq: number, message: string) => ({ seq, message });
 
-/** Count a response's turn and tokens, under the model that answered it. */
+/** Count a response's turn and tokens (a rejected answer's too), under the model that answered it. */
 function countUsage(
   used: LogFacts["used"],
   byModel: Map<string, { inputTokens: number; outputTokens: number }>,
-  event: ModelResponse,
+  event: ModelResponse | OutputRejected,
   model: string | undefined,
 ): void {
   used.turns++;

@@ -5,6 +5,7 @@ import {
   INTERRUPTED_TOOL_RESULT,
   PARTIAL_RESPONSE_NOTE,
   RETRY_RESPONSE_NOTE,
+  rejectedOutputNote,
   UNDECIDED_TOOL_RESULT,
 } from "./messages.ts";
 
@@ -65,6 +66,11 @@ export class MessageBuilder {
         if (event.stop === "max_output") this.settled.push({ role: "user", content: CONTINUE_RESPONSE_NOTE });
         break;
       }
+      case "output_rejected":
+        // The answer as given, then what was wrong with it, as the user side of the conversation.
+        this.settle({ role: "assistant", content: event.text, toolCalls: [] });
+        this.settled.push({ role: "user", content: rejectedOutputNote(event.problems) });
+        break;
       case "tool_result": {
         const call = this.open.get(event.callId);
         if (!call) break;
@@ -126,6 +132,7 @@ function movesConversation(event: RunEvent): boolean {
     case "user_message":
     case "model_response":
     case "model_failed":
+    case "output_rejected":
       return true;
     case "resumed":
       return event.input !== undefined;

@@ -1,4 +1,5 @@
 import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT, type RunEvent, type ToolCall } from "./events.ts";
+import type { JsonValue } from "./structuredOutput.ts";
 
 /** A provider-neutral chat message; adapters translate these to their wire format. */
 export type ChatMessage =
@@ -63,13 +64,28 @@ export const PARTIAL_RESPONSE_NOTE =
   "[runlog] Your previous response was cut off while it streamed; the text above is what was saved of it. " +
   "Continue exactly where it stopped, without repeating anything.";
 
-/** The run's final answer, if its last response is one. */
-export function finalOutput(events: readonly RunEvent[]): string | null {
+/** Told after a final answer the agent's output schema rejected: what was wrong, and to answer again. */
+export function rejectedOutputNote(problems: string): string {
+  return (
+    "[runlog] Your final answer was not accepted: it must be JSON that fits the output schema you were given. " +
+    `Problems: ${problems}. Answer again with only that JSON.`
+  );
+}
+
+/**
+ * The run's final answer, if its last response is one: its text, or the value an agent's output
+ * schema accepted from it (its `output`).
+ */
+export function finalOutput(events: readonly RunEvent[]): JsonValue | null {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
-    if (event.type === "model_response") return event.stop === "stop" ? event.text : null;
+    if (event.type === "model_response") {
+      if (event.stop !== "stop") return null;
+      return event.output === undefined ? event.text : event.output;
+    }
     // Anything newer than the last answer that moves the conversation means it is not the output.
     if (event.type === "user_message" || event.type === "model_failed") return null;
+    if (event.type === "output_rejected") return null;
     if (event.type === "resumed" && event.input !== undefined) return null;
   }
   return null;

@@ -68,6 +68,7 @@ export function redriveStreakBoundary(limit: number): (event: RunEvent) => boole
 
 const isProgress = (event: RunEvent): boolean =>
   event.type === "model_response" ||
+  event.type === "output_rejected" ||
   event.type === "user_message" ||
   event.type === "run_started" ||
   (event.type === "resumed" && event.input !== undefined);

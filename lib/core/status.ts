@@ -7,7 +7,8 @@ import { type LogFacts, type LogStart, readLog } from "./log.ts";
  * derived from the log: `paused` waits for approval decisions, `failed` ends
  * in a recorded model failure and `interrupted` stopped anywhere else that
  * resume can continue from. `budget_exhausted` reached a limit of its budget
- * (lib/core/budget.ts) and waits for a person to raise it.
+ * (lib/core/budget.ts) and waits for a person to raise it. `invalid_output` ended with a final
+ * answer its agent's output schema rejected after every try (lib/core/structuredOutput.ts).
  */
 export type RunStatus =
   | "running"
@@ -21,7 +22,8 @@ export type RunStatus =
   | "unknown_stop"
   | "malformed"
   | "empty"
-  | "budget_exhausted";
+  | "budget_exhausted"
+  | "invalid_output";
 
 export const RUN_STATUSES: readonly RunStatus[] = [
   "running",
@@ -36,6 +38,7 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   "malformed",
   "empty",
   "budget_exhausted",
+  "invalid_output",
 ];
 
 /** The status a log (or a tail from `start`) implies when nobody is executing the run. */

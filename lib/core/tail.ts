@@ -14,6 +14,7 @@ export function isAnchor(event: RunEvent): boolean {
     case "user_message":
     case "model_response":
     case "model_failed":
+    case "output_rejected":
       return true;
     case "resumed":
       return event.input !== undefined;

@@ -1,6 +1,7 @@
 import type { ToolCall, Usage } from "../core/events.ts";
 import type { ChatMessage } from "../core/messages.ts";
 import type { ModelSettingName, ModelSettings } from "../core/modelSettings.ts";
+import type { OutputFormat } from "../core/structuredOutput.ts";
 import type { ToolSpec } from "../core/toolSpecs.ts";
 
 /** A tool as the model sees it (made by toolSpec, core/toolSpecs.ts, as the messages are by core). */
@@ -18,6 +19,13 @@ export interface ModelRequest {
    * model names in `supportedSettings` (the others were refused at start). @default none: the provider's defaults
    */
   settings?: ModelSettings;
+  /**
+   * Set for an agent with an `output` schema: the JSON its final answer must be. A provider with a
+   * structured-output mode should ask the model for it; the answer is checked against the agent's
+   * schema either way, and one that does not fit is sent back (lib/core/structuredOutput.ts).
+   * @default none: any text
+   */
+  output?: OutputFormat;
   /** Aborted when the execution is stopped (a cancel): the call throws the signal's reason. */
   signal?: AbortSignal;
   /**

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Limits } from "../core/budget.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
+import type { OutputSpec } from "../core/structuredOutput.ts";
 
 export interface ToolContext {
   runId: string;
@@ -37,6 +38,8 @@ export interface Agent {
   limits?: Limits;
   /** How its runs call the model (lib/core/modelSettings.ts). @default none: the provider's defaults */
   modelSettings?: ModelSettings;
+  /** What its final answer must be (lib/core/structuredOutput.ts). @default none: any text */
+  output?: OutputSpec;
 }
 
 export interface AgentContext {

@@ -7,8 +7,9 @@ import {
   RetryableError,
   StaleError,
 } from "../core/errors.ts";
-import type { RunEvent } from "../core/events.ts";
+import type { NewEvent, RunEvent } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
+import { checkOutput, type JsonValue } from "../core/structuredOutput.ts";
 import { toolSpecs } from "../core/toolSpecs.ts";
 import type { Model, ModelReply, ModelRequest } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
@@ -79,18 +80,23 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
       // spent: keep theirs.
       if (latestFacts.modelTurns > facts.modelTurns || latestFacts.exhausted)
         return { done: classifyFacts(latestFacts) };
+      const turn = { model: model.spec, ms: got.ms, ...(reply.usage ? { usage: reply.usage } : {}) };
+      const checked = checkFinal(agent, reply, latestFacts);
+      const response: NewEvent =
+        checked?.ok === false
+          ? { type: "output_rejected", text: reply.text, ...checked.rejected, ...turn }
+          : {
+              type: "model_response",
+              text: reply.text,
+              toolCalls: reply.toolCalls,
+              stop: reply.stop,
+              ...turn,
+              ...(approvals.length > 0 ? { approvals } : {}),
+              ...(approvalTimeouts === undefined ? {} : { approvalTimeouts }),
+              ...(checked?.ok === true ? { output: checked.value } : {}),
+            };
       return {
-        append: {
-          type: "model_response",
-          text: reply.text,
-          toolCalls: reply.toolCalls,
-          stop: reply.stop,
-          model: model.spec,
-          ms: got.ms,
-          ...(reply.usage ? { usage: reply.usage } : {}),
-          ...(approvals.length > 0 ? { approvals } : {}),
-          ...(approvalTimeouts === undefined ? {} : { approvalTimeouts }),
-        },
+        append: response,
         // The response is an anchor: it alone says what comes next (no copy or re-read of a long log).
         result: (event) =>
           latestFacts.problem
@@ -109,6 +115,30 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   replies.forget(input.runId, input.generation, turn);
   deps.faults.reached("model:after-append");
   return withinBudget(nextAction(after, false), used + 1, limit);
+}
+
+/**
+ * A final answer checked against the agent's output schema, when it has one: the value to record
+ * on the response, or the rejection to record instead of it (which try this is, and whether the
+ * model is asked again). Decided before the write, so the one event written says it: no crash
+ * can leave a final answer unchecked, and no RunCompleted is told of one that did not fit.
+ */
+function checkFinal(
+  agent: Agent,
+  reply: ModelReply,
+  facts: LogFacts,
+):
+  | { ok: true; value: JsonValue }
+  | { ok: false; rejected: { problems: string; attempt: number; retry: boolean } }
+  | undefined {
+  if (!agent.output || reply.stop !== "stop" || reply.toolCalls.length > 0) return undefined;
+  const check = checkOutput(reply.text, agent.output.schema);
+  if (check.ok) return check;
+  const attempt = facts.rejectedOutputs + 1;
+  return {
+    ok: false,
+    rejected: { problems: check.problems, attempt, retry: attempt <= agent.output.retries },
+  };
 }
 
 /**
@@ -163,6 +193,7 @@ function modelRequest(
     instructions: agent.instructions,
     messages: deps.logs.messagesOf(input.runId, events),
     tools: toolSpecs(agent),
+    ...(agent.output ? { output: { name: agent.name, schema: agent.output.jsonSchema } } : {}),
     // As the log records them (run_started, changed on resume): every turn calls the model the same way.
     ...(facts.modelSettings === undefined ? {} : { settings: facts.modelSettings }),
     ...(deps.signal ? { signal: deps.signal } : {}),

@@ -1,6 +1,7 @@
 import { errorMessage } from "../core/errors.ts";
 import type { ToolCall } from "../core/events.ts";
 import { stoppedToolResult, timedOutToolResult } from "../core/messages.ts";
+import { issuesText } from "../core/structuredOutput.ts";
 import type { Agent, Tool } from "../ports/tool.ts";
 
 export interface ToolOutcome {
@@ -34,11 +35,9 @@ export function parseArguments(
   }
   const parsed = tool.parameters.safeParse(raw);
   if (parsed.success) return { args: parsed.data };
-  const problems = parsed.error.issues.map((issue) => {
-    const where = issue.path.length > 0 ? issue.path.join(".") : "arguments";
-    return `${where}: ${issue.message}`;
-  });
-  return { error: fail(`invalid arguments for ${tool.name}: ${problems.join("; ")}`) };
+  return {
+    error: fail(`invalid arguments for ${tool.name}: ${issuesText(parsed.error.issues, "arguments")}`),
+  };
 }
 
 /**

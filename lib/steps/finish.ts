@@ -3,6 +3,7 @@ import type { RunEvent } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
 import { finalOutput } from "../core/messages.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
+import type { JsonValue } from "../core/structuredOutput.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { letRest } from "./lease.ts";
 import { loadRun } from "./logReads.ts";
@@ -16,7 +17,15 @@ export interface FinishInput extends StepInput {
 export interface RunOutcome {
   runId: string;
   status: RunStatus;
-  output: string | null;
+  output: JsonValue | null;
+  /** With `invalid_output`: the last answer, which the agent's output schema rejected, and why. */
+  invalidOutput?: InvalidOutput;
+}
+
+/** The final answer a run ended `invalid_output` with, kept: its text and what was wrong with it. */
+export interface InvalidOutput {
+  text: string;
+  problems: string;
 }
 
 /** The Finish task: record the status the run rests in and give up this execution's lease. */
@@ -43,5 +52,11 @@ export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOut
 
 /** The status and final output a log (or its tail) shows when nobody is executing it, from its facts. */
 export function outcomeOfFacts(runId: string, events: readonly RunEvent[], facts: LogFacts): RunOutcome {
-  return { runId, status: restingStatusOf(facts, classifyFacts(facts)), output: finalOutput(events) };
+  const status = restingStatusOf(facts, classifyFacts(facts));
+  const last = facts.last;
+  const invalid =
+    status === "invalid_output" && last?.type === "output_rejected"
+      ? { invalidOutput: { text: last.text, problems: last.problems } }
+      : {};
+  return { runId, status, output: finalOutput(events), ...invalid };
 }

@@ -16,6 +16,7 @@ const FINAL: ReadonlySet<RunStatus> = new Set<RunStatus>([
   "cancelled",
   "failed",
   "unknown_stop",
+  "invalid_output",
 ]);
 
 /** Whether a run resting in this status starts its retention clock. */

@@ -80,6 +80,26 @@ const resumable: Row[] = [
     events: log().start().respond("A long answ", "max_output").build(),
     expected: resume("continue_response"),
   },
+  {
+    ending: "a final answer its output schema rejected, with a try left",
+    events: log().start().rejected(1).build(),
+    expected: resume("call_model"),
+  },
+  {
+    ending: "a second rejected answer with a try left, after tool calls",
+    events: log().start().rejected(1).calls("a").ran("a").rejected(2).build(),
+    expected: resume("call_model"),
+  },
+  {
+    ending: "a rejected answer, then a resumed marker",
+    events: log().start().rejected(1).resumed(2).build(),
+    expected: resume("call_model"),
+  },
+  {
+    ending: "tool calls made after a rejected answer, never started",
+    events: log().start().rejected(1).calls("a").build(),
+    expected: resume("run_tools", ["a"]),
+  },
 ];
 
 const notResumable: Row[] = [
@@ -107,6 +127,21 @@ const notResumable: Row[] = [
     ending: "an unknown stop word",
     events: log().start().respond("?", "content_filter").build(),
     expected: stopped("unknown_stop", 2),
+  },
+  {
+    ending: "a rejected answer with no try left",
+    events: log().start().rejected(1).rejected(2).rejected(3, false).build(),
+    expected: stopped("invalid_output", 4),
+  },
+  {
+    ending: "a rejected answer with no try left, then a resumed marker",
+    events: log().start().rejected(1, false).resumed(2).build(),
+    expected: stopped("invalid_output", 2),
+  },
+  {
+    ending: "an accepted answer after a rejected one",
+    events: log().start().rejected(1).respond('{"ok":true}').build(),
+    expected: stopped("completed", 3),
   },
   { ending: "no events", events: [], expected: stopped("empty") },
 ];
@@ -165,6 +200,11 @@ const malformed: Row[] = [
   {
     ending: "a user message while calls are unanswered",
     events: log().start().calls("a").user().build(),
+    expected: stopped("malformed", 3),
+  },
+  {
+    ending: "a rejected answer while calls are unanswered",
+    events: log().start().calls("a").rejected(1).build(),
     expected: stopped("malformed", 3),
   },
   {

@@ -66,6 +66,19 @@ describe("schema v1 fixtures", () => {
   });
 });
 
+describe("schema v1 fixtures: structured output", () => {
+  it("a run whose first answer was rejected completes with the value the schema accepted", () => {
+    const events = decodeLog("structured-output.json");
+    expect(classify(events)).toMatchObject({ resumable: false, reason: "completed", seq: 3 });
+    expect(finalOutput(events)).toEqual({ city: "Lisbon", celsius: 21 });
+    expect(toMessages(events).map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    // The log cut after the rejection: the model is called again, told the problems.
+    const cut = events.slice(0, 2);
+    expect(classify(cut)).toMatchObject({ resumable: true, kind: "call_model" });
+    expect(toMessages(cut).at(-1)?.content).toContain("celsius: Invalid input");
+  });
+});
+
 describe("broken fixtures", () => {
   it.each([
     { file: "unknown-version.json", names: "unknown schema version 99" },

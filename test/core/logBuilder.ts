@@ -40,6 +40,18 @@ export class LogBuilder {
     return this.add({ type: "model_response", text, toolCalls: [], stop });
   }
 
+  /** A final answer the agent's output schema rejected: `retry` asks the model again. */
+  rejected(attempt: number, retry = true, text = "not json"): this {
+    return this.add({
+      type: "output_rejected",
+      text,
+      problems: "the answer is not JSON",
+      attempt,
+      retry,
+      model: "scripted:test",
+    });
+  }
+
   failed(message = "connection reset"): this {
     return this.add({
       type: "model_failed",

@@ -5,6 +5,7 @@ import {
   INTERRUPTED_TOOL_RESULT,
   PARTIAL_RESPONSE_NOTE,
   RETRY_RESPONSE_NOTE,
+  rejectedOutputNote,
   UNDECIDED_TOOL_RESULT,
 } from "../../lib/core/messages.ts";
 
@@ -40,7 +41,8 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
   };
 
   for (const event of events) {
-    if (["user_message", "model_response", "model_failed"].includes(event.type)) partial = "";
+    if (["user_message", "model_response", "model_failed", "output_rejected"].includes(event.type))
+      partial = "";
     if (event.type === "resumed" && event.input !== undefined) partial = "";
     switch (event.type) {
       case "run_started":
@@ -63,6 +65,11 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
         if (event.stop === "max_output") messages.push({ role: "user", content: CONTINUE_RESPONSE_NOTE });
         break;
       }
+      case "output_rejected":
+        closeOpenCalls();
+        messages.push({ role: "assistant", content: event.text, toolCalls: [] });
+        messages.push({ role: "user", content: rejectedOutputNote(event.problems) });
+        break;
       case "tool_result": {
         const call = open.get(event.callId);
         if (!call) break;

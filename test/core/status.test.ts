@@ -45,6 +45,16 @@ describe("restingStatus", () => {
       status: "unknown_stop",
     },
     {
+      ending: "a rejected answer with a try left",
+      events: log().start().rejected(1).build(),
+      status: "interrupted",
+    },
+    {
+      ending: "a rejected answer with no try left",
+      events: log().start().rejected(1).rejected(2, false).build(),
+      status: "invalid_output",
+    },
+    {
       ending: "a gap in seq",
       events: withSeqs(log().start().user().build(), [1, 3]),
       status: "malformed",

@@ -7,6 +7,7 @@ import type {
 } from "@aws-sdk/client-bedrock-runtime";
 import type { ToolCall } from "../../core/events.ts";
 import type { ChatMessage } from "../../core/messages.ts";
+import { outputInstruction } from "../../core/structuredOutput.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
 import { BEDROCK_CALL_IDS, callIdForProvider } from "../callIds.ts";
 import { converseSettings } from "./settings.ts";
@@ -22,7 +23,12 @@ export function toConverseRequest(modelId: string, request: ModelRequest): Conve
     messages: toConverseMessages(request.messages),
   };
   // Converse refuses a blank system block, so an agent without instructions sends none.
-  if (request.instructions.length > 0) input.system = [{ text: request.instructions }];
+  const system = request.instructions.length > 0 ? [{ text: request.instructions }] : [];
+  // Converse's own JSON Schema mode (outputConfig) is not served by every model, and a model that
+  // lacks it refuses the request: the wanted shape is asked for in words, which every model takes,
+  // and runlog checks the answer against the agent's schema either way.
+  if (request.output) system.push({ text: outputInstruction(request.output) });
+  if (system.length > 0) input.system = system;
   // Converse refuses an empty tools list, so an agent without tools sends no toolConfig.
   if (request.tools.length > 0) input.toolConfig = { tools: request.tools.map(toConverseTool) };
   return input;

@@ -6,6 +6,7 @@ import type {
 import type { ChatMessage } from "../../core/messages.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";
 import { callIdForProvider, OPENAI_CALL_IDS } from "../callIds.ts";
+import { toResponseFormat } from "./responseFormat.ts";
 import { chatSettings, type MaxTokensField } from "./settings.ts";
 
 /** The streamed Chat Completions request for one runlog model call, with the run's model settings. */
@@ -27,6 +28,8 @@ export function toChatRequest(
   };
   // Several providers reject an empty tools array, so an agent without tools sends none.
   if (request.tools.length > 0) body.tools = request.tools.map(toProviderTool);
+  // An agent with an output schema asks for it; the answer is checked against the agent's schema anyway.
+  if (request.output) body.response_format = toResponseFormat(request.output);
   return body;
 }
 

@@ -46,6 +46,8 @@ export function title(event: RunEvent): string {
       return "User message";
     case "model_response":
       return event.stop === "tool_calls" ? "Model asks for tools" : "Model response";
+    case "output_rejected":
+      return `Answer ${event.attempt} rejected by the output schema`;
     case "model_failed":
       return "Model call failed";
     case "tool_started":
@@ -83,6 +85,10 @@ ${payload(runId, event, "input", event.input)}`;
       return payload(runId, event, "message", event.text);
     case "model_response":
       return modelTurn(runId, event);
+    case "output_rejected":
+      return html`<p class="facts"><span>attempt ${String(event.attempt)}</span><span>${event.retry ? "asked again" : "no try left: invalid_output"}</span>${ms(event.ms)}${event.model ? html`<span>${event.model}</span>` : null}</p>
+${payload(runId, event, "model text", event.text)}
+${payload(runId, event, "problems", event.problems)}`;
     case "model_failed":
       return html`<p class="facts"><span>${event.error.name}</span><span>${event.retryable ? "retryable" : "not retryable"}</span>${event.model ? html`<span>${event.model}</span>` : null}</p>
 ${payload(runId, event, "error message", event.error.message)}`;

@@ -1,5 +1,6 @@
 import type { Runlog } from "../../api/runlog.ts";
 import { resumePointLines } from "../../api/views.ts";
+import type { JsonValue } from "../../core/structuredOutput.ts";
 import { actions } from "./actions.ts";
 import { clipped } from "./fold.ts";
 import { type Html, html } from "./html.ts";
@@ -10,12 +11,18 @@ import { type Html, html } from "./html.ts";
  * fetches it again (GET /runs/{id}/view/state) when the status changes.
  */
 export async function runState(runlog: Runlog, runId: string, lastSeq: number): Promise<Html> {
-  const outcome = await runlog.outcome(runId);
+  const outcome = await runlog.outcome<JsonValue>(runId);
   const point = await runlog.resumePoint(runId);
+  const text =
+    outcome.output === null || typeof outcome.output === "string"
+      ? outcome.output
+      : JSON.stringify(outcome.output, null, 2);
   const output =
-    outcome.output === null
-      ? null
-      : html`<h3>Output</h3><pre class="payload" data-testid="output">${clipped(outcome.output)}</pre>`;
+    text === null
+      ? outcome.invalidOutput
+        ? html`<h3>Rejected output</h3><p>${outcome.invalidOutput.problems}</p><pre class="payload" data-testid="output">${clipped(outcome.invalidOutput.text)}</pre>`
+        : null
+      : html`<h3>Output</h3><pre class="payload" data-testid="output">${clipped(text)}</pre>`;
   return html`<p>Status: <strong data-testid="run-status" data-status="${outcome.status}">${outcome.status}</strong></p>
 ${output}
 <h3 id="resume-point-heading">Resume point</h3>

@@ -131,6 +131,22 @@ describe("Bedrock model: what is sent", () => {
     expect(sent.body).not.toHaveProperty("system");
     expect(sent.body).not.toHaveProperty("toolConfig");
   });
+
+  it("an agent's output schema as a system block after the instructions (Converse has no JSON mode for every model)", async () => {
+    server.enqueue(textStream(['{"celsius":3}']));
+    const schema = { type: "object", properties: { celsius: { type: "number" } }, required: ["celsius"] };
+    await model().call(request({ output: { name: "forecaster", schema } }));
+    const sent = server.requests.at(-1)!;
+    expect(sent.body.system).toEqual([
+      { text: "Be brief." },
+      { text: expect.stringContaining(`fits this JSON Schema:\n${JSON.stringify(schema)}`) },
+    ]);
+    expect(sent.body).not.toHaveProperty("outputConfig");
+    // Without instructions, the schema's block is the only one.
+    server.enqueue(textStream(['{"celsius":3}']));
+    await model().call(request({ instructions: "", output: { name: "forecaster", schema } }));
+    expect(server.requests.at(-1)!.body.system).toHaveLength(1);
+  });
 });
 
 describe("Bedrock model: how a response ends", () => {

@@ -1,7 +1,9 @@
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
 import { createOpenAIModel, parseOpenAISpec } from "../../../lib/adapters/openai/index.ts";
 import { InvalidInputError, ModelRejectedError } from "../../../lib/core/errors.ts";
+import { outputJsonSchema } from "../../../lib/core/structuredOutput.ts";
 import type { ModelRequest } from "../../../lib/ports/model.ts";
 import { createFakeOpenAI, type FakeOpenAI, textReply } from "../../helpers/fakeOpenAI.ts";
 
@@ -161,5 +163,51 @@ describe("parseOpenAISpec", () => {
 
   it.each(["gpt-4.1-mini", "scripted:demo", "openai:", "openai:  "])("rejects %j", (spec) => {
     expect(() => parseOpenAISpec(spec)).toThrow(InvalidInputError);
+  });
+});
+
+describe("OpenAI model: an agent's output schema", () => {
+  const ask = async (output?: ModelRequest["output"]) => {
+    fake.enqueue(textReply(['{"city":"Rome","celsius":20}']));
+    const model = createOpenAIModel({ model: "gpt-4.1-mini", apiKey: "sk-test", baseURL: server.baseURL });
+    await model.call({ ...conversation, ...(output === undefined ? {} : { output }) });
+    return fake.requests.at(-1)!.body as Record<string, unknown>;
+  };
+
+  it("is sent as response_format json_schema, strict when every object is closed and fully required", async () => {
+    const schema = outputJsonSchema(z.object({ city: z.string(), celsius: z.number() }));
+    const body = await ask({ name: "forecaster", schema });
+    expect(body.response_format).toEqual({
+      type: "json_schema",
+      json_schema: {
+        name: "forecaster",
+        strict: true,
+        schema: {
+          type: "object",
+          properties: { city: { type: "string" }, celsius: { type: "number" } },
+          required: ["city", "celsius"],
+          additionalProperties: false,
+        },
+      },
+    });
+  });
+
+  it("leaves strict off for a schema strict mode would reject (an optional property, a format)", async () => {
+    for (const shape of [
+      z.object({ city: z.string(), note: z.string().optional() }),
+      z.object({ city: z.string(), at: z.iso.datetime() }),
+      z.record(z.string(), z.number()),
+    ]) {
+      const body = await ask({ name: "forecaster", schema: outputJsonSchema(shape) });
+      expect(body.response_format).toMatchObject({
+        type: "json_schema",
+        json_schema: { name: "forecaster" },
+      });
+      expect((body.response_format as { json_schema: object }).json_schema).not.toHaveProperty("strict");
+    }
+  });
+
+  it("sends no response_format for an agent without one", async () => {
+    expect(await ask()).not.toHaveProperty("response_format");
   });
 });
