@@ -4,8 +4,9 @@
  * Options: --turns 10,100,1000  --systems runlog,langgraph,...  --reps N (runs per system × N).
  *
  * Before them, the short-run and performance figures of issues 31 and 27, each with its target
- * (shortRuns.ts). --only short|systems runs one of the two sections; --short-reps N (fresh processes
- * per figure, default 10); --no-lambda leaves out the Lambda bundles (a synth, the slowest part).
+ * (shortRuns.ts), and the AWS price of one turn recomputed from the synthesized template
+ * (cost/fromTemplate.ts). --only short|systems|cost runs one of the sections; --short-reps N (fresh
+ * processes per figure, default 10); --no-lambda leaves out the Lambda bundles (a synth, the slowest part).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -36,7 +37,7 @@ function option(name: string): string | undefined {
 const TURNS = (option("turns") ?? "10,100,1000").split(",").map(Number);
 const ONLY = (option("systems") ?? SYSTEMS.join(",")).split(",");
 const REPS = option("reps");
-const SECTIONS = ["short", "systems"];
+const SECTIONS = ["short", "systems", "cost"];
 const ONLY_SECTION = option("only");
 if (ONLY_SECTION !== undefined && !SECTIONS.includes(ONLY_SECTION)) {
   process.stderr.write(`--only must be one of ${SECTIONS.join(", ")}, got ${JSON.stringify(ONLY_SECTION)}\n`);
@@ -218,6 +219,17 @@ let short: ShortResults | undefined;
 if (runs("short")) {
   short = shortRuns({ reps: SHORT_REPS, lambda: !process.argv.includes("--no-lambda"), log });
 }
+let awsCost: string | undefined;
+if (runs("cost")) {
+  log("bench: the AWS price of a turn, from the synthesized template …");
+  const priced = spawnSync(process.execPath, ["--import", "tsx", join(HERE, "cost", "fromTemplate.ts")], {
+    cwd: ROOT,
+    env,
+    encoding: "utf8",
+  });
+  if (priced.status !== 0) throw new Error(`cost/fromTemplate.ts: exit ${priced.status}: ${priced.stderr}`);
+  awsCost = priced.stdout.trim().split("\n").slice(0, -1).join("\n");
+}
 // The peers are installed only for the section that runs them.
 if (runs("systems")) {
   const install = spawnSync(process.execPath, [join(BENCH, "install.mjs")], { stdio: "inherit" });
@@ -286,6 +298,14 @@ const markdown = [
   `Run ${results.startedAt}, ${results.wallSeconds} s, \`${results.command}\`; ${machine.cpu}, ${machine.ramGb} GB, Node ${machine.node}, ${machine.os}; load average at the start ${loadAverageAtStart.join(" ")}, at the end ${results.loadAverageAtEnd.join(" ")}.`,
   "",
   ...(short ? [short.markdown, ""] : []),
+  ...(awsCost
+    ? [
+        "What one turn costs on AWS, recomputed from the synthesized template (list prices, us-east-1; the model's own price extra):",
+        "",
+        awsCost,
+        "",
+      ]
+    : []),
   ...(rows.length ? [table(rows), "", ratios(rows), ""] : []),
   resumePoint && !("error" in resumePoint)
     ? `runlog resume-point on a 10,000-event run, fresh process (median of ${resumePoint.freshProcesses}): first resumePoint ${fmt(resumePoint.medianFirstResumePointMs as number)} ms after openLocal (${fmt(resumePoint.medianOpenMs as number)} ms); later calls on the same instance ${fmt(resumePoint.medianWarmResumePointMs as number)} ms.`

@@ -107,7 +107,7 @@ async function step(): Promise<void> {
     // The first steps warm the JIT (and, incrementally, read the whole log once).
     const steady = samples.slice(10);
     // The messages alone, as the step builds them: from the cache where it can (incrementally), else toMessages.
-    const cache = logs as unknown as { messagesOf?: (runId: string, events: RunEvent[]) => unknown };
+    const cache = logs as unknown as { messagesOf?: (runId: string, events: readonly RunEvent[]) => unknown };
     const build = async () => {
       const events = await logs.current(RUN_ID);
       return cache.messagesOf ? cache.messagesOf(RUN_ID, events) : toMessages(events);
