@@ -105,7 +105,9 @@ export class RunlogFunction extends Construct {
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       tracing: Tracing.ACTIVE,
-      environment: { NODE_OPTIONS: "--enable-source-maps", ...props.environment },
+      // No --enable-source-maps: Node would decode the bundle's map on every cold start; a logged
+      // error's stack is mapped when it is logged instead (functions/observability/mappedStack.ts).
+      ...(props.environment ? { environment: props.environment } : {}),
       ...(props.reservedConcurrency === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrency }),

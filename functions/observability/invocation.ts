@@ -5,6 +5,7 @@ import { redact } from "../../lib/core/redact.ts";
 import { type Powertools, powertools } from "../../lib/runtime/aws/powertools.ts";
 import type { StepObserver } from "../../lib/steps/deps.ts";
 import { emit } from "./emit.ts";
+import { mappedStack } from "./mappedStack.ts";
 import { stepObserver } from "./observer.ts";
 
 /** The context Lambda passes a handler (request id, function name …), as the logger takes it. */
@@ -73,7 +74,7 @@ export async function observed<O>(
     // Redacted as every error runlog shows (lib/core/redact.ts): a log group is read by more people than the run.
     const logged =
       error instanceof Error
-        ? { name: error.name, message: errorMessage(error), stack: redact(error.stack ?? "") }
+        ? { name: error.name, message: errorMessage(error), stack: redact(mappedStack(error.stack ?? "")) }
         : errorMessage(error);
     log[level]("step failed", { outcome, ms: elapsed(started), error: logged });
     throw error;

@@ -71,6 +71,12 @@ describe("the functions", () => {
         Handler: "index.handler",
         TracingConfig: { Mode: "Active" },
       });
+      // No --enable-source-maps: a cold start does not decode the bundle's map (functions/observability/mappedStack.ts).
+      expect(
+        (functionProps(handler) as { Environment?: { Variables?: Record<string, unknown> } }).Environment
+          ?.Variables?.NODE_OPTIONS,
+        handler,
+      ).toBeUndefined();
     }
     expect(functionProps("callModel").Timeout).toBe(TASK_TIMEOUT_SECONDS.CallModel);
     expect(functionProps("finish").Timeout).toBe(TASK_TIMEOUT_SECONDS.Finish);
