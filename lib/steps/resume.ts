@@ -6,7 +6,7 @@ import {
   type Limits,
   limitsInForce,
 } from "../core/budget.ts";
-import { ConflictError, InvalidInputError, StaleError } from "../core/errors.ts";
+import { ConflictError, InvalidInputError, LeaseHeldError, StaleError } from "../core/errors.ts";
 import { RESUMED_BY } from "../core/events.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
 import type { LogFacts } from "../core/log.ts";
@@ -91,8 +91,13 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
   } catch (error) {
     // Refused because someone holds or moved the run: an equal request (the same key) may be that someone.
     if (key === undefined || !(error instanceof ConflictError || error instanceof StaleError)) throw error;
-    const earlier = await sentBefore(deps, request, key, true);
-    if (earlier) return earlier;
+    // An equal request that claimed the lease first may not have written its `resumed` yet (its
+    // append waits for its commit): give it a moment before answering that the run is busy.
+    for (const waitMs of error instanceof LeaseHeldError ? EQUAL_REQUEST_WAITS_MS : [0]) {
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const earlier = await sentBefore(deps, request, key, true);
+      if (earlier) return earlier;
+    }
     throw error;
   }
 }
@@ -137,6 +142,12 @@ function checkBudgetAsked(
  * keyed event ends the log (its generation may never have executed: the caller completes it as
  * the retry it is). The key on another request is an IdempotencyKeyReusedError.
  */
+/**
+ * How long a keyed request refused by a held lease looks again for an equal request's event before
+ * it answers 409: about a second in all, the time a claim and one append take with room to spare.
+ */
+const EQUAL_REQUEST_WAITS_MS = [0, 10, 20, 40, 80, 160, 320, 400];
+
 async function sentBefore(
   deps: ControlDeps,
   request: ResumeRequest,
