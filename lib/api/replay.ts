@@ -21,7 +21,7 @@ import { Runlog } from "./runlog.ts";
 import type { RunReads } from "./runReads.ts";
 import * as check from "./validate.ts";
 
-export type { RunScript, RunScriptTurn } from "../core/replay.ts";
+export type { RunScript, RunScriptError, RunScriptTurn } from "../core/replay.ts";
 export type { Difference, DifferenceKind, RunSummary } from "../core/replayDiff.ts";
 
 /** A run's model turns as a scripted-model file: `--model scripted:FILE` with it plays the run again. */
@@ -31,6 +31,7 @@ export async function scriptFromRun(runlog: RunReads, runId: string): Promise<Ru
 
 /** How replay answers tool calls: from the recording (nothing runs again), or by running the tools. */
 export const REPLAY_TOOLS = ["recorded", "live"] as const;
+/** One of {@link REPLAY_TOOLS}. */
 export type ReplayTools = (typeof REPLAY_TOOLS)[number];
 
 /** Recorded runs to run again on a model, and how. */
@@ -49,18 +50,25 @@ export interface ReplayRequest extends Omit<LocalOptions, "background"> {
 
 /** Turns, tokens and (with prices) cost of a run. */
 export interface ReplayFigures {
+  /** Model turns: responses and rejected answers. */
   turns: number;
+  /** Input and output tokens, as the model reported them. */
   tokens: number;
+  /** US dollars, when the price table prices the run's models. */
   costUsd?: number;
 }
 
 /** One run and its replay: the differences between them (none: unchanged). */
 export interface ReplayedRun {
+  /** The recorded run. */
   runId: string;
   /** The new run the replay is: `<runId>.replay-<hex>`, its metadata `{ replayOf: runId }`. */
   replayRunId: string;
+  /** Whether anything differs (or the replay could not be run to its end). */
   changed: boolean;
+  /** What differs, in order: status, answer, tool calls, turns. */
   differences: Difference[];
+  /** Turns, tokens and cost of each, beside the differences (never counted as one). */
   figures: { recorded: ReplayFigures; replayed: ReplayFigures };
   /** Set when the replay could not be run to its end: why. */
   error?: string;
@@ -68,7 +76,9 @@ export interface ReplayedRun {
 
 /** What a replay batch found: every run, in the order asked, and how many changed. */
 export interface ReplayReport {
+  /** Each run asked for, in the order asked. */
   runs: ReplayedRun[];
+  /** How many of them changed. */
   changed: number;
 }
 

@@ -11,15 +11,21 @@ export type RunScriptError = "connection" | "rate_limit" | "rejected";
 
 /** One turn of a script written from a run: the scripted model's file format (lib/adapters/scripted/script.ts). */
 export interface RunScriptTurn {
+  /** The answer's text. */
   text?: string;
+  /** The calls it made: arguments an object when the recorded text is its JSON, else that text. */
   toolCalls?: { name: string; arguments: Record<string, unknown> | string }[];
+  /** How the response ended, as recorded. */
   stop?: string;
+  /** The failure a recorded failed model call is played as. */
   error?: RunScriptError;
+  /** The tokens it reported. */
   usage?: Usage;
 }
 
 /** A run's model turns, in order: `--model scripted:FILE` with this file plays the run again. */
 export interface RunScript {
+  /** One per model turn of the run, in order. */
   turns: RunScriptTurn[];
 }
 

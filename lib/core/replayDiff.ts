@@ -24,8 +24,11 @@ export type DifferenceKind =
 
 /** One change: what it is, the recorded value and the replayed one (null where there is none). */
 export interface Difference {
+  /** What changed. */
   what: DifferenceKind;
+  /** The original run's value: a status, an answer, a `{ name, arguments }` call, a count; null for an added call. */
   recorded: unknown;
+  /** The replay's value, of the same kind; null for a removed call. */
   replayed: unknown;
 }
 
