@@ -1,11 +1,13 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as z from "zod";
 import { openLocal } from "../../lib/api/local.ts";
 import { replayRuns, scriptFromRun } from "../../lib/api/replay.ts";
 import { NotFoundError } from "../../lib/core/errors.ts";
 import { canonicalJson } from "../../lib/core/events.ts";
 import { toolCallsOf } from "../../lib/core/replay.ts";
+import { defineAgent, defineTool } from "../../lib/index.ts";
 import { tempDataDir } from "../support/cli.ts";
 
 // The demo agent: get_weather is pure, write_note appends a line to notes.txt (a side effect to count).
@@ -159,6 +161,56 @@ describe("replayRuns", () => {
     const report = await replayRuns({ dataDir: dir, runIds: ["day"], model: "scripted:demo", tools: "live" });
     expect(report.changed).toBe(0);
     expect(notes().length).toBe(before + 2);
+  });
+
+  it("runs at most `concurrency` replays at once", async () => {
+    // A live tool that waits a little and counts the calls in flight: each replay makes one call at a time.
+    let inFlight = 0;
+    let most = 0;
+    const agents = {
+      slow: defineAgent({
+        name: "slow",
+        instructions: "Wait.",
+        model: "scripted:demo",
+        tools: [
+          defineTool({
+            name: "pause",
+            description: "Pause.",
+            parameters: z.object({}),
+            run: async () => {
+              most = Math.max(most, ++inFlight);
+              await new Promise((resolve) => setTimeout(resolve, 30));
+              inFlight--;
+              return "paused";
+            },
+          }),
+        ],
+      }),
+    };
+    const model = spec("pause", [{ toolCalls: [{ name: "pause", arguments: {} }] }, { text: "done" }]);
+    const local = await openLocal({ dataDir: dir, agents });
+    try {
+      for (const runId of ["p1", "p2", "p3", "p4"])
+        await local.runlog.start({ agent: "slow", input: "wait", model, runId });
+    } finally {
+      await local.close();
+    }
+    for (const concurrency of [1, 2]) {
+      most = 0;
+      const ends: number[] = [];
+      const report = await replayRuns({
+        dataDir: dir,
+        agents,
+        runIds: ["p1", "p2", "p3", "p4"],
+        model,
+        tools: "live",
+        concurrency,
+        onProgress: (_, done) => ends.push(done),
+      });
+      expect(report.changed).toBe(0);
+      expect(most).toBeLessThanOrEqual(concurrency);
+      expect(ends).toEqual([1, 2, 3, 4]);
+    }
   });
 
   it("starts nothing when a run is unknown or the model spec is bad", async () => {

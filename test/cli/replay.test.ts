@@ -1,8 +1,20 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { replayCommand } from "../../lib/cli/replay.ts";
 import { canonicalJson, type RunEvent } from "../../lib/core/events.ts";
-import { cleanup, events, notes, runlog, runlogJson, script, tempDataDir } from "../support/cli.ts";
+import { readConfig } from "../../lib/runtime/config.ts";
+import {
+  cleanup,
+  events,
+  notes,
+  runlog,
+  runlogJson,
+  script,
+  storeEnv,
+  tempDataDir,
+  testEnv,
+} from "../support/cli.ts";
 
 interface Report {
   runs: {
@@ -140,6 +152,19 @@ describe("runlog replay", () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain("tool call arguments changed: get_weather");
     expect(text.stdout).toContain("1 of 1 run(s) changed");
+  });
+
+  it("prints progress on stderr only when it is a terminal", async () => {
+    const config = readConfig(testEnv(storeEnv(dir)));
+    for (const terminal of [true, false]) {
+      const out: string[] = [];
+      const err: string[] = [];
+      const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), json: () => {} };
+      const args = ["day", "day2", "--model", "scripted:demo", "--dir", dir, "--concurrency", "1"];
+      expect(await replayCommand(args, io, config, terminal)).toBe(0);
+      expect(err).toEqual(terminal ? ["replay 1/2: day unchanged", "replay 2/2: day2 unchanged"] : []);
+      expect(out.at(-1)).toBe("0 of 2 run(s) changed");
+    }
   });
 
   it.each([
