@@ -173,7 +173,7 @@ async function replay(
   const replayedEvents = await runlog.events(replayRunId).catch(unlessMissing([]));
   const replayed = await summaryOf(runlog, replayRunId, replayedEvents, prices);
   const differences = differencesOf(recorded, replayed);
-  const figures = { recorded: figures_(recorded), replayed: figures_(replayed) };
+  const figures = { recorded: figuresOfSummary(recorded), replayed: figuresOfSummary(replayed) };
   return {
     runId,
     replayRunId,
@@ -184,7 +184,7 @@ async function replay(
   };
 }
 
-const figures_ = ({ turns, tokens, costUsd }: RunSummary): ReplayFigures => ({
+const figuresOfSummary = ({ turns, tokens, costUsd }: RunSummary): ReplayFigures => ({
   turns,
   tokens,
   ...(costUsd === undefined ? {} : { costUsd }),
