@@ -24,6 +24,21 @@ export {
 } from "./api/lifecycleFeed.ts";
 export type { LiveFeed, LiveListener } from "./api/liveFeed.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
+export {
+  type Difference,
+  type DifferenceKind,
+  REPLAY_TOOLS,
+  type ReplayedRun,
+  type ReplayFigures,
+  type ReplayReport,
+  type ReplayRequest,
+  type ReplayTools,
+  type RunScript,
+  type RunScriptError,
+  type RunScriptTurn,
+  replayRuns,
+  scriptFromRun,
+} from "./api/replay.ts";
 export type { ResumePlan } from "./api/resumePlan.ts";
 export { type ResumePointAnswer, Runlog } from "./api/runlog.ts";
 export type {

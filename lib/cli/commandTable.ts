@@ -10,6 +10,7 @@ import {
   resumeCommand,
   resumePointCommand,
   runCommand,
+  scriptCommand,
   showCommand,
 } from "./commands.ts";
 import { INPUT_FILE, readInput } from "./input.ts";
@@ -166,6 +167,11 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
         ...parseLimits("resume", values),
         ...parseSettings("resume", values),
       }),
+  },
+  script: {
+    options: { out: { type: "string" } },
+    positionals: one("<runId>"),
+    run: (context, values, [runId]) => scriptCommand(context, runId!, str(values, "out")),
   },
   "resume-point": {
     options: {},

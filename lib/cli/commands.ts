@@ -1,5 +1,7 @@
+import { writeFile } from "node:fs/promises";
 import type { RunOutcome } from "../api/types.ts";
 import { outcomeView, type ResumeView, resumePointLines } from "../api/views.ts";
+import { scriptOf } from "../core/replay.ts";
 import type { JsonValue } from "../core/structuredOutput.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
@@ -88,6 +90,22 @@ export async function showCommand({ runs, io, json }: CommandContext, runId: str
   else
     for (const event of events)
       io.out(`#${String(event.seq).padStart(4)}  ${event.at}  ${describeEvent(event)}`);
+  return EXIT.completed;
+}
+
+/**
+ * `script`: a run's model turns as a scripted-model file, to stdout or `--out FILE`, so
+ * `--model scripted:FILE` plays the run again (docs/guides/replay.md).
+ */
+export async function scriptCommand(context: CommandContext, runId: string, out?: string): Promise<number> {
+  const script = scriptOf(await context.runs.events(runId));
+  if (out === undefined) {
+    context.io.json(script);
+    return EXIT.completed;
+  }
+  await writeFile(out, `${JSON.stringify(script, null, 2)}\n`);
+  if (context.json) context.io.json({ runId, out, turns: script.turns.length });
+  else context.io.out(`wrote the ${script.turns.length} model turn(s) of run ${runId} to ${out}`);
   return EXIT.completed;
 }
 

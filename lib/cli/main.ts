@@ -59,6 +59,10 @@ export async function main(
       const { configCommand } = await import("./configCommand.ts");
       return await configCommand(args, io, config);
     }
+    if (name === "replay") {
+      const { replayCommand } = await import("./replay.ts");
+      return await replayCommand(args, io, config);
+    }
     if (name === "serve") {
       const { serveCommand } = await import("./serve.ts");
       return await serveCommand(args, io, config);

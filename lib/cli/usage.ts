@@ -61,6 +61,13 @@ Usage:
   runlog resume <runId> [--model SPEC] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--json]
   runlog resume-point <runId> [--json]
   runlog show <runId> [--json]
+  runlog script <runId> [--out FILE] [--json]
+                                   the run's model turns as a scripted-model file (stdout, or FILE):
+                                   --model scripted:FILE plays the run again
+  runlog replay <runId>... [--ids-from FILE] --model SPEC [--tools recorded|live] [--fail-on-change]
+                [--junit FILE] [--concurrency N] [--json]
+                                   each run's inputs again on SPEC under a new run id, tools answered
+                                   from the recording (or run: live); prints what changed
   runlog ls [--status STATUS] [--forks-of RUNID] [--json]
   runlog send <runId> "message" | - | --input-file PATH [--idempotency-key KEY] [--json]
   runlog fork <runId> [--at SEQ] [--id ID] [--model SPEC] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--idempotency-key KEY] ["input" | - | --input-file PATH] [--json]

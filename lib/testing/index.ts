@@ -98,6 +98,17 @@ function withModel(
 }
 
 export {
+  type Difference,
+  type DifferenceKind,
+  REPLAY_TOOLS,
+  type ReplayedRun,
+  type ReplayFigures,
+  type ReplayReport,
+  type ReplayRequest,
+  type ReplayTools,
+  replayRuns,
+} from "../api/replay.ts";
+export {
   type ContractFixture,
   type ContractReply,
   type ContractTest,
@@ -106,3 +117,4 @@ export {
   type ModelContractSubject,
   SETTLE_MS,
 } from "./modelContract/index.ts";
+export { expectReplaysUnchanged, ReplayChangedError } from "./replay.ts";

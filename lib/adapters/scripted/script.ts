@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import * as z from "zod";
 import { errorMessage, InvalidInputError } from "../../core/errors.ts";
 import { type Usage, UsageSchema } from "../../core/events.ts";
+import type { RunScript } from "../../core/replay.ts";
 import { jsonErrorAt } from "./jsonPosition.ts";
 import { isPlainScript } from "./plainScript.ts";
 
@@ -77,6 +78,8 @@ export const ScriptSchema: z.ZodType<Script> = ScriptFileSchema;
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type MustHold<T extends true> = T;
 export type ScriptShapeCheck = MustHold<Same<z.output<typeof ScriptFileSchema>, Script>>;
+/** A run exported as a script (lib/core/replay.ts) is a script this model plays. */
+export type RunScriptCheck = MustHold<RunScript extends Script ? true : false>;
 
 /** Validate an already parsed script, naming `source` and the offending path when it does not fit. */
 export function parseScript(raw: unknown, source: string): Script {

@@ -1,0 +1,239 @@
+import { randomBytes } from "node:crypto";
+import { recordedAgents } from "../agents/recordedTools.ts";
+import { BUILT_IN_AGENTS } from "../agents/registry.ts";
+import { figuresOf } from "../core/budget.ts";
+import { ConflictError, errorMessage, InvalidInputError, NotFoundError } from "../core/errors.ts";
+import { canonicalValue, type RunEvent } from "../core/events.ts";
+import { readLog } from "../core/log.ts";
+import {
+  inputsOf,
+  Recording,
+  type RunScript,
+  recordedCallsOf,
+  scriptOf,
+  toolCallsOf,
+} from "../core/replay.ts";
+import { type Difference, differencesOf, type RunSummary } from "../core/replayDiff.ts";
+import { localPrincipal } from "../runtime/local/localPrincipal.ts";
+import { openLocalRuntime } from "../runtime/local/localRuntime.ts";
+import type { LocalOptions } from "./local.ts";
+import { Runlog } from "./runlog.ts";
+import type { RunReads } from "./runReads.ts";
+import * as check from "./validate.ts";
+
+export type { RunScript, RunScriptError, RunScriptTurn } from "../core/replay.ts";
+export type { Difference, DifferenceKind, RunSummary } from "../core/replayDiff.ts";
+
+/** A run's model turns as a scripted-model file: `--model scripted:FILE` with it plays the run again. */
+export async function scriptFromRun(runlog: RunReads, runId: string): Promise<RunScript> {
+  return scriptOf(await runlog.events(check.runId(runId)));
+}
+
+/** How replay answers tool calls: from the recording (nothing runs again), or by running the tools. */
+export const REPLAY_TOOLS = ["recorded", "live"] as const;
+/** One of {@link REPLAY_TOOLS}. */
+export type ReplayTools = (typeof REPLAY_TOOLS)[number];
+
+/** Recorded runs to run again on a model, and how. */
+export interface ReplayRequest extends Omit<LocalOptions, "background"> {
+  /** The runs to replay: each must exist, or nothing is replayed. */
+  runIds: readonly string[];
+  /** The model spec every replay runs on (`openai:…`, `scripted:FILE`). */
+  model: string;
+  /** `recorded`: a call the recording has gets its recorded result, any other a tool error; `live` runs the tools. @default "recorded" */
+  tools?: ReplayTools;
+  /** Replays run at once. @default 4 */
+  concurrency?: number;
+  /** Told as each replay ends, with how many have ended. */
+  onProgress?(run: ReplayedRun, done: number, total: number): void;
+}
+
+/** Turns, tokens and (with prices) cost of a run. */
+export interface ReplayFigures {
+  /** Model turns: responses and rejected answers. */
+  turns: number;
+  /** Input and output tokens, as the model reported them. */
+  tokens: number;
+  /** US dollars, when the price table prices the run's models. */
+  costUsd?: number;
+}
+
+/** One run and its replay: the differences between them (none: unchanged). */
+export interface ReplayedRun {
+  /** The recorded run. */
+  runId: string;
+  /** The new run the replay is: `<runId>.replay-<hex>`, its metadata `{ replayOf: runId }`. */
+  replayRunId: string;
+  /** Whether anything differs (or the replay could not be run to its end). */
+  changed: boolean;
+  /** What differs, in order: status, answer, tool calls, turns. */
+  differences: Difference[];
+  /** Turns, tokens and cost of each, beside the differences (never counted as one). */
+  figures: { recorded: ReplayFigures; replayed: ReplayFigures };
+  /** Set when the replay could not be run to its end: why. */
+  error?: string;
+}
+
+/** What a replay batch found: every run, in the order asked, and how many changed. */
+export interface ReplayReport {
+  /** Each run asked for, in the order asked. */
+  runs: ReplayedRun[];
+  /** How many of them changed. */
+  changed: number;
+}
+
+const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Replay recorded runs on a model: each run's user inputs, in order, under a new run id with the
+ * same agent (as the current code defines it), then compare the two. Everything is checked before
+ * anything is written (the runs, their agents, the model spec): bad input is an InvalidInputError
+ * or NotFoundError and no replay starts. The originals are only read.
+ */
+export async function replayRuns(request: ReplayRequest): Promise<ReplayReport> {
+  const given = check.object(request, "request");
+  if (!Array.isArray(given.runIds) || given.runIds.length === 0)
+    throw new InvalidInputError("runIds: expected at least one run id", { field: "runIds" });
+  const runIds = [...new Set(given.runIds.map((id: unknown) => check.runId(id as string)))];
+  check.text(given.model, "model");
+  const tools = given.tools ?? "recorded";
+  if (!(REPLAY_TOOLS as readonly unknown[]).includes(tools))
+    throw new InvalidInputError(`tools: expected "recorded" or "live", got ${JSON.stringify(tools)}`, {
+      field: "tools",
+    });
+  check.optionalInteger(given.concurrency, "concurrency", 1);
+  const { runIds: _, model, tools: __, concurrency, onProgress, ...local } = request;
+
+  const recordings = new Map<string, { of: string; recording: Recording }>();
+  const factories = local.agents ?? BUILT_IN_AGENTS;
+  const runtime = await openLocalRuntime({
+    ...local,
+    agents: tools === "recorded" ? recordedAgents(factories, recordings) : factories,
+  });
+  try {
+    const runlog = new Runlog(runtime.deps).as(localPrincipal());
+    // Checked first, all of them: a bad spec or an unknown run or agent starts nothing.
+    runtime.deps.models(model);
+    const originals: { runId: string; events: RunEvent[] }[] = [];
+    for (const runId of runIds) {
+      const events = await runlog.events(runId);
+      const started = events[0];
+      if (started?.type !== "run_started")
+        throw new InvalidInputError(`run ${runId} has no start to replay`, { runId });
+      runtime.deps.agents(started.agent);
+      originals.push({ runId, events });
+    }
+    const replayOne = async ({ runId, events }: (typeof originals)[number]): Promise<ReplayedRun> => {
+      const replayRunId = replayIdOf(runId);
+      if (tools === "recorded")
+        recordings.set(replayRunId, { of: runId, recording: new Recording(recordedCallsOf(events)) });
+      try {
+        return await replay(runlog, { runId, events, replayRunId, model }, local.prices);
+      } finally {
+        recordings.delete(replayRunId);
+      }
+    };
+    const runs = await inPool(originals, concurrency ?? DEFAULT_CONCURRENCY, replayOne, onProgress);
+    return { runs, changed: runs.filter((run) => run.changed).length };
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** `<runId>.replay-<8 hex>`, within the 128 characters a run id may have. */
+function replayIdOf(runId: string): string {
+  const suffix = `.replay-${randomBytes(4).toString("hex")}`;
+  return `${runId.slice(0, 128 - suffix.length)}${suffix}`;
+}
+
+async function replay(
+  runlog: Runlog,
+  run: { runId: string; events: RunEvent[]; replayRunId: string; model: string },
+  prices: LocalOptions["prices"],
+): Promise<ReplayedRun> {
+  const { runId, events, replayRunId, model } = run;
+  const started = events[0] as Extract<RunEvent, { type: "run_started" }>;
+  const [first, ...more] = inputsOf(events);
+  let error: string | undefined;
+  try {
+    await runlog.start({
+      agent: started.agent,
+      input: first ?? started.input,
+      model,
+      runId: replayRunId,
+      metadata: { replayOf: runId },
+    });
+    for (const input of more) await runlog.send(replayRunId, input);
+  } catch (caught) {
+    // A replay that takes no more input (it failed, or paused) has ended: its status says so.
+    if (!(caught instanceof ConflictError)) error = errorMessage(caught);
+  }
+  const recorded = await summaryOf(runlog, runId, events, prices);
+  // A replay whose start failed has no events: it is summed up as not started.
+  const replayedEvents = await runlog.events(replayRunId).catch(unlessMissing([]));
+  const replayed = await summaryOf(runlog, replayRunId, replayedEvents, prices);
+  const differences = differencesOf(recorded, replayed);
+  const figures = { recorded: figuresOfSummary(recorded), replayed: figuresOfSummary(replayed) };
+  return {
+    runId,
+    replayRunId,
+    changed: differences.length > 0 || error !== undefined,
+    differences,
+    figures,
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+const figuresOfSummary = ({ turns, tokens, costUsd }: RunSummary): ReplayFigures => ({
+  turns,
+  tokens,
+  ...(costUsd === undefined ? {} : { costUsd }),
+});
+
+async function summaryOf(
+  runlog: Runlog,
+  runId: string,
+  events: readonly RunEvent[],
+  prices: LocalOptions["prices"],
+): Promise<RunSummary> {
+  const outcome = await runlog.outcome<unknown>(runId).catch(unlessMissing(undefined));
+  const output = outcome?.output ?? null;
+  const figures = figuresOf(readLog(events).used, prices);
+  return {
+    status: outcome?.status ?? "not_started",
+    answer: output === null ? null : typeof output === "string" ? output : canonicalValue(output),
+    toolCalls: toolCallsOf(events),
+    turns: figures.turns,
+    tokens: figures.tokens,
+    ...(figures.costUsd === undefined ? {} : { costUsd: figures.costUsd }),
+  };
+}
+
+/** A run that is not there reads as `value`; any other error is thrown again. */
+const unlessMissing =
+  <T>(value: T) =>
+  (error: unknown): T => {
+    if (error instanceof NotFoundError) return value;
+    throw error;
+  };
+
+/** `work` over `items`, at most `limit` at once; the results in the items' order. */
+async function inPool<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+  ended?: (result: R, done: number, total: number) => void,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const at = next++;
+      results[at] = await work(items[at]!);
+      ended?.(results[at]!, ++done, items.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
