@@ -68,6 +68,7 @@ export {
   InvalidInputError,
   type InvalidInputOptions,
   LeaseHeldError,
+  McpUnavailableError,
   MissingIndexError,
   ModelRejectedError,
   ModelUnavailableError,
@@ -107,6 +108,7 @@ export {
   LifecycleEventSchema,
   type LifecycleType,
 } from "./core/lifecycleSchemas.ts";
+export type { McpTool } from "./core/mcpTools.ts";
 export type { ChatMessage } from "./core/messages.ts";
 export { type JsonValue, MAX_METADATA_BYTES, type Metadata } from "./core/metadata.ts";
 export {
@@ -123,6 +125,7 @@ export {
   outputInstruction,
 } from "./core/structuredOutput.ts";
 export type { ForkPoint, Lease, RunHead, RunPage } from "./ports/eventStore.ts";
+export type { McpHttpServer, McpServer, McpStdioServer } from "./ports/mcp.ts";
 export type {
   Model,
   ModelFactory,
