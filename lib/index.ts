@@ -108,7 +108,6 @@ export {
   LifecycleEventSchema,
   type LifecycleType,
 } from "./core/lifecycleSchemas.ts";
-export type { McpTool } from "./core/mcpTools.ts";
 export type { ChatMessage } from "./core/messages.ts";
 export { type JsonValue, MAX_METADATA_BYTES, type Metadata } from "./core/metadata.ts";
 export {

@@ -20,6 +20,7 @@ export interface McpHttpServer {
   headers?: Readonly<Record<string, string>>;
 }
 
+/** An MCP server an agent takes tools from (defineAgent `mcp`): a stdio process or a Streamable HTTP endpoint. */
 export type McpServer = McpStdioServer | McpHttpServer;
 
 /** A tool as a server lists it (`tools/list`), the parts runlog records. */

@@ -171,8 +171,23 @@ describe("MCP tools over stdio, through whole runs on one runlog", () => {
  * An MCP server over Streamable HTTP on `port` (0: any free one), stateless: a new McpServer per
  * request, as a Lambda would serve it. `seen` is told each call.
  */
-async function httpServer(tools: string[], port = 0, seen: (call: unknown) => void = () => {}) {
+async function httpServer(
+  tools: string[],
+  port = 0,
+  seen: (call: unknown) => void = () => {},
+  /** By tool: how many of its `tools/call` requests to cut off (the socket destroyed) before they reach it. */
+  cut: Record<string, number> = {},
+) {
   const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const tool = body?.method === "tools/call" ? String(body.params?.name) : undefined;
+    if (tool !== undefined && (cut[tool] ?? 0) > 0) {
+      cut[tool] = (cut[tool] ?? 0) - 1;
+      req.socket.destroy();
+      return;
+    }
     const mcp = makeServer(tools, seen);
     const transport = new StreamableHTTPServerTransport({});
     res.on("close", () => {
@@ -180,7 +195,7 @@ async function httpServer(tools: string[], port = 0, seen: (call: unknown) => vo
       void mcp.close();
     });
     await mcp.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, body);
   });
   servers.push(server);
   await new Promise<void>((done) => server.listen(port, "127.0.0.1", done));
@@ -243,6 +258,46 @@ describe("MCP tools over Streamable HTTP", () => {
       { tool: "lookup", args: { id: "A1" }, meta: { "runlog/runId": run!.runId, "runlog/callId": "c1" } },
     ]);
     expect(toolNames(requests.at(-1))).toEqual(["shop__lookup"]);
+  });
+});
+
+describe("a connection that fails mid-call", () => {
+  it("fails the step; its retry runs an idempotentHint tool again and answers the other as interrupted", async () => {
+    const seen: unknown[] = [];
+    const cut = { lookup: 1, refund: 1 };
+    const { port } = await httpServer(["lookup", "refund"], 0, (call) => seen.push(call), cut);
+    const support = agentWith({ name: "shop", url: `http://127.0.0.1:${port}/mcp` });
+    const requests: ModelRequest[] = [];
+    const turns: ModelReply[] = [
+      {
+        text: "",
+        toolCalls: [
+          { id: "c1", name: "shop__lookup", arguments: '{"id":"A1"}' },
+          { id: "c2", name: "shop__refund", arguments: '{"id":"A1"}' },
+        ],
+        stop: "tool_calls",
+      },
+      answer("Done."),
+    ];
+    const runlog = await open({
+      agents: { support },
+      models: { spy: () => spyModel(turns, requests) },
+      env: { RUNLOG_RETRY_INTERVAL_MS: "5" },
+    });
+    const run = await runlog.runlog.start({ agent: "support", input: "Look up and refund A1" });
+    expect(run.status).toBe("completed");
+    expect(cut).toEqual({ lookup: 0, refund: 0 });
+    const log = await runlog.events(run.runId);
+    // Both calls started once; neither was lost.
+    expect(
+      log.filter((e) => e.type === "tool_started").map((e) => e.type === "tool_started" && e.callId),
+    ).toEqual(expect.arrayContaining(["c1", "c2"]));
+    expect(resultOf(log, "c1")).toMatchObject({ content: "order A1: shipped", isError: false, rerun: true });
+    expect(resultOf(log, "c2")).toMatchObject({ isError: true, interrupted: true });
+    // Only the idempotent tool reached the server, on its re-run.
+    expect(seen).toEqual([
+      { tool: "lookup", args: { id: "A1" }, meta: { "runlog/runId": run.runId, "runlog/callId": "c1" } },
+    ]);
   });
 });
 
