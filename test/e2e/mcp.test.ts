@@ -1,9 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import {
   defineAgent,
   InvalidInputError,
@@ -16,7 +16,7 @@ import {
   type RunEvent,
 } from "../../lib/index.ts";
 import { createTestRunlog, type TestRunlog } from "../../lib/testing/index.ts";
-import { tempDataDir } from "../support/cli.ts";
+import { storeEnv, tempDataDir, testEnv } from "../support/cli.ts";
 // @ts-expect-error: a plain ES module fixture, no types
 import { makeServer } from "./fixtures/mcpServer.mjs";
 
@@ -51,6 +51,8 @@ const agentWith = (server: McpServer) =>
   defineAgent({ name: "support", instructions: "Help with orders.", model: "spy:turns", mcp: [server] });
 
 let opened: TestRunlog[] = [];
+/** Data dirs made here (createTestRunlog removes only those it makes). */
+const dirs: string[] = [];
 let servers: Server[] = [];
 afterEach(async () => {
   await Promise.all(opened.map((runlog) => runlog.close()));
@@ -59,16 +61,26 @@ afterEach(async () => {
   opened = [];
   servers = [];
 });
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
+/**
+ * A test runlog on the suite's store (SQLite, or DynamoDB under `npm run test:dynamodb`), with
+ * fast workflow retries (testEnv).
+ */
 async function open(options: Parameters<typeof createTestRunlog>[0]): Promise<TestRunlog> {
-  const runlog = await createTestRunlog(options);
+  const dataDir = options.dataDir ?? tempDataDir("mcp");
+  dirs.push(dataDir);
+  const runlog = await createTestRunlog({ ...options, dataDir, env: testEnv(storeEnv(dataDir)) });
   opened.push(runlog);
   return runlog;
 }
 
 describe("MCP tools over stdio, through whole runs on one runlog", () => {
   it("records the server's list at start, sends it to the model, calls through tools/call with the run and call in _meta", async () => {
-    const dir = tempDataDir();
+    const dir = tempDataDir("mcp");
+    dirs.push(dir);
     const toolsFile = join(dir, "tools.txt");
     const seenFile = join(dir, "seen.jsonl");
     writeFileSync(toolsFile, "lookup,refund");
@@ -97,6 +109,8 @@ describe("MCP tools over stdio, through whole runs on one runlog", () => {
       dataDir: join(dir, "data"),
       models: { spy: () => spyModel(turns, requests) },
     });
+    // The suite's store: `npm run test:dynamodb` runs this on the DynamoDB adapter.
+    expect(first.where).toMatch(inject("e2eStore") === "dynamodb" ? /^DynamoDB at / : /^SQLite, /);
     const run = await first.runlog.start({ agent: "support", input: "Where is A1? Refund it." });
     expect(run).toMatchObject({ status: "completed", output: "A1 shipped; refunds are closed." });
     const log = await first.events(run.runId);
@@ -227,7 +241,6 @@ describe("MCP tools over Streamable HTTP", () => {
     const runlog = await open({
       agents: { support },
       models: { spy: () => downing },
-      env: { RUNLOG_RETRY_INTERVAL_MS: "5" },
       onBackgroundError: () => {},
     });
     const failure = await runlog.runlog.start({ agent: "support", input: "Where is A1?" }).then(
@@ -282,7 +295,6 @@ describe("a connection that fails mid-call", () => {
     const runlog = await open({
       agents: { support },
       models: { spy: () => spyModel(turns, requests) },
-      env: { RUNLOG_RETRY_INTERVAL_MS: "5" },
     });
     const run = await runlog.runlog.start({ agent: "support", input: "Look up and refund A1" });
     expect(run.status).toBe("completed");
