@@ -61,8 +61,11 @@ export async function startRun(
   assertPriced(limits, deps.prices, modelSpec);
   const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
   if (request.owner) await withinOwnerCap(deps, request.owner, request.runId);
-  // Listed now and recorded in `run_started`: the run goes by this list all its life.
-  const mcpTools = await discoverMcpTools(deps, agent);
+  // Listed now and recorded in `run_started`: the run goes by this list all its life. A retried
+  // start of a run that exists keeps the list it recorded, so it asks no server (one may be down).
+  const exists =
+    request.runId !== undefined && (agent.mcp ?? []).length > 0 && (await deps.store.getHead(runId));
+  const mcpTools = exists ? undefined : await discoverMcpTools(deps, agent);
 
   const first = stamp(
     {

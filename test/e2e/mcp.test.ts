@@ -243,7 +243,7 @@ describe("MCP tools over Streamable HTTP", () => {
       models: { spy: () => downing },
       onBackgroundError: () => {},
     });
-    const failure = await runlog.runlog.start({ agent: "support", input: "Where is A1?" }).then(
+    const failure = await runlog.runlog.start({ agent: "support", input: "Where is A1?", runId: "down" }).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -259,6 +259,9 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(log.some((e) => e.type === "tool_started" || e.type === "tool_result")).toBe(false);
     expect(log.at(-1)).toMatchObject({ type: "model_response", toolCalls: [{ id: "c1" }] });
     expect(seen).toEqual([]);
+    // The same start again, the server still down: the run exists with its list, so no server is asked.
+    const retried = await runlog.runlog.start({ agent: "support", input: "Where is A1?", runId: "down" });
+    expect(retried).toMatchObject({ runId: "down", created: false });
 
     // Back, on the same port, with another list: the resume runs the call and the model is still
     // sent the recorded list.
