@@ -243,10 +243,12 @@ describe("MCP tools over Streamable HTTP", () => {
       models: { spy: () => downing },
       onBackgroundError: () => {},
     });
-    const failure = await runlog.runlog.start({ agent: "support", input: "Where is A1?", runId: "down" }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const failure = await runlog.runlog
+      .start({ agent: "support", input: "Where is A1?", runId: "down" })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     // The execution failed retryably (its RunTool retries spent), because the server was down.
     expect(failure).toBeInstanceOf(RetryableError);
     expect((failure as Error).cause).toBeInstanceOf(McpUnavailableError);
