@@ -83,6 +83,7 @@ export {
   InvalidInputError,
   type InvalidInputOptions,
   LeaseHeldError,
+  McpUnavailableError,
   MissingIndexError,
   ModelRejectedError,
   ModelUnavailableError,
@@ -138,6 +139,7 @@ export {
   outputInstruction,
 } from "./core/structuredOutput.ts";
 export type { ForkPoint, Lease, RunHead, RunPage } from "./ports/eventStore.ts";
+export type { McpHttpServer, McpServer, McpStdioServer } from "./ports/mcp.ts";
 export type {
   Model,
   ModelFactory,

@@ -9,7 +9,9 @@ import {
   outputJsonSchema,
 } from "../core/structuredOutput.ts";
 import { toolSpec } from "../core/toolSpecs.ts";
+import type { McpServer } from "../ports/mcp.ts";
 import type { Agent, AgentContext, Tool } from "../ports/tool.ts";
+import { checkMcpServers } from "./mcpServers.ts";
 import type { AgentFactory } from "./registry.ts";
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -48,6 +50,13 @@ export interface AgentDefinition<Output extends z.ZodType | undefined = undefine
    * `invalid_output` (0 to MAX_OUTPUT_RETRIES). @default 2 (DEFAULT_OUTPUT_RETRIES)
    */
   outputRetries?: number;
+  /**
+   * MCP servers whose tools the agent takes: `{ name, command, args?, env? }` (a process on stdio)
+   * or `{ name, url, headers? }` (Streamable HTTP). Their tools are listed when a run starts and
+   * recorded in its log; the model sees them as `<name>__<tool>` (docs/guides/mcp-tools.md).
+   * @default none
+   */
+  mcp?: readonly McpServer[];
 }
 
 /** The type of an agent's outcome `output`: what its `output` schema gives, or the answer's text. */
@@ -76,6 +85,7 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
   const modelSettings =
     settings === undefined ? undefined : within(where, () => checkModelSettings(settings));
   const output = outputSpec(where, definition);
+  const mcp = definition.mcp === undefined ? [] : checkMcpServers(where, definition.mcp);
   const { tools } = definition;
   if (typeof tools !== "function") checkTools(where, tools ?? []);
   return (context) => {
@@ -89,6 +99,7 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
       limits,
       ...(modelSettings === undefined ? {} : { modelSettings }),
       ...(output === undefined ? {} : { output }),
+      ...(mcp.length === 0 ? {} : { mcp }),
     };
     return agent;
   };

@@ -165,6 +165,21 @@ export class LeaseHeldError extends ConflictError {}
 /** A model call failed in a way that retrying may fix (connection, 429, 5xx, timeout). */
 export class ModelUnavailableError extends RetryableError {}
 
+/**
+ * An MCP server could not be reached, or its connection failed mid-call (lib/adapters/mcp): trying
+ * again may work. Before a call starts it fails the step, which is retried, so the call runs once
+ * the server is back; after, the call is answered as any interrupted call is.
+ */
+export class McpUnavailableError extends RetryableError {
+  /** The server's name in the agent's `mcp` list. */
+  readonly server: string;
+
+  constructor(server: string, message: string, options: RunlogErrorOptions = {}) {
+    super(message, options);
+    this.server = server;
+  }
+}
+
 /** A model call that will fail again the same way (bad key, unknown model, bad request). */
 export class ModelRejectedError extends PermanentError {}
 

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { LIMIT_NAMES, LimitsSchema } from "./budget.ts";
+import { McpToolSchema } from "./mcpTools.ts";
 import { JsonValueSchema, MetadataSchema } from "./metadata.ts";
 import { ModelSettingsSchema } from "./modelSettings.ts";
 
@@ -96,6 +97,12 @@ export const RunStartedSchema = z.object({
   limits: LimitsSchema.optional(),
   /** How every model call of the run is made (lib/core/modelSettings.ts): its agent's, changed by the start's. */
   modelSettings: ModelSettingsSchema.optional(),
+  /**
+   * The tools of the agent's MCP servers, discovered when the run started (lib/core/mcpTools.ts):
+   * every model turn of the run, its resumes and forks are sent these, never the servers' lists of
+   * the day. Absent when the agent has no MCP servers (or the run started before they existed).
+   */
+  mcpTools: z.array(McpToolSchema).optional(),
 });
 
 export const UserMessageSchema = z.object({

@@ -10,6 +10,7 @@ import type {
   ToolDecided,
   ToolResult,
 } from "./events.ts";
+import type { McpTool } from "./mcpTools.ts";
 import type { ModelSettings } from "./modelSettings.ts";
 
 /** The tool calls of the latest response that asked for tools, and what became of each. */
@@ -55,6 +56,8 @@ export interface LogFacts {
    */
   model?: string;
   agent?: string;
+  /** The MCP tools `run_started` recorded (lib/core/mcpTools.ts); a tail that does not show it has none. */
+  mcpTools?: readonly McpTool[];
   /** Set once the run was cancelled: nothing may be written after it. */
   cancelled?: CancelledEvent;
   /**
@@ -203,6 +206,7 @@ export class LogReader {
         facts.model = event.model;
         if (event.limits) facts.limits = { ...event.limits };
         if (event.modelSettings) facts.modelSettings = { ...event.modelSettings };
+        if (event.mcpTools) facts.mcpTools = event.mcpTools;
         facts.last = event;
         break;
       case "user_message":

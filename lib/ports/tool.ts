@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Limits } from "../core/budget.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
 import type { OutputSpec } from "../core/structuredOutput.ts";
+import type { McpServer } from "./mcp.ts";
 
 export interface ToolContext {
   runId: string;
@@ -40,6 +41,8 @@ export interface Agent {
   modelSettings?: ModelSettings;
   /** What its final answer must be (lib/core/structuredOutput.ts). @default none: any text */
   output?: OutputSpec;
+  /** The MCP servers its runs take tools from (docs/guides/mcp-tools.md). @default none */
+  mcp?: readonly McpServer[];
 }
 
 export interface AgentContext {

@@ -9,6 +9,7 @@ import {
 } from "../core/errors.ts";
 import type { NewEvent, RunEvent } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
+import { mcpToolSpecs } from "../core/mcpTools.ts";
 import { checkOutput, type JsonValue } from "../core/structuredOutput.ts";
 import { toolSpecs } from "../core/toolSpecs.ts";
 import type { Model, ModelReply, ModelRequest } from "../ports/model.ts";
@@ -192,7 +193,8 @@ function modelRequest(
     turn: facts.modelTurns,
     instructions: agent.instructions,
     messages: deps.logs.messagesOf(input.runId, events),
-    tools: toolSpecs(agent),
+    // The agent's own tools, then the MCP tools as the run recorded them when it started.
+    tools: [...toolSpecs(agent), ...mcpToolSpecs(facts.mcpTools)],
     ...(agent.output ? { output: { name: agent.name, schema: agent.output.jsonSchema } } : {}),
     // As the log records them (run_started, changed on resume): every turn calls the model the same way.
     ...(facts.modelSettings === undefined ? {} : { settings: facts.modelSettings }),

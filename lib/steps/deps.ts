@@ -1,5 +1,6 @@
 import type { PriceTable } from "../core/budget.ts";
 import type { EventStore } from "../ports/eventStore.ts";
+import type { McpClients } from "../ports/mcp.ts";
 import type { ModelResolver } from "../ports/model.ts";
 import type { Clock, Faults, Observer, Orchestrator } from "../ports/runtime.ts";
 import type { AgentRegistry } from "../ports/tool.ts";
@@ -41,6 +42,8 @@ export interface StepDeps {
   retentionMs?: number;
   /** Model prices by spec, for runs with a `maxCostUsd` limit (lib/core/budget.ts). @default none */
   prices?: PriceTable;
+  /** The MCP clients of this runlog, shared by all its runs. @default none: an agent with `mcp` cannot start */
+  mcp?: McpClients;
 }
 
 /** Deps of the operations that start executions (start, resume). */

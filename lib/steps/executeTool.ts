@@ -1,4 +1,4 @@
-import { errorMessage } from "../core/errors.ts";
+import { errorMessage, McpUnavailableError } from "../core/errors.ts";
 import type { ToolCall } from "../core/events.ts";
 import { stoppedToolResult, timedOutToolResult } from "../core/messages.ts";
 import { issuesText } from "../core/structuredOutput.ts";
@@ -12,6 +12,11 @@ export interface ToolOutcome {
 /** What running a tool came to, and whether that run repeats one that had started before (an idempotent tool's re-run). */
 export interface ToolRun extends ToolOutcome {
   rerun?: boolean;
+}
+
+/** Thrown by a tool whose own answer is an error: its message is the call's result as it is (not "NAME failed: …"). */
+export class ToolErrorResult extends Error {
+  override name = "ToolErrorResult";
 }
 
 /** Find the tool a call names; undefined when the agent has no such tool. */
@@ -41,7 +46,8 @@ export function parseArguments(
 }
 
 /**
- * Run a tool under its timeout. A throw or a timeout becomes an error result; the run goes on.
+ * Run a tool under its timeout. A throw or a timeout becomes an error result; the run goes on,
+ * except for McpUnavailableError (a server that cannot be reached), which fails the step.
  * Aborting is only a request: a tool that passed its timeout, or failed after its execution was
  * stopped, may still have done (or still be doing) its work, so the model is told so, in the words
  * it is told an interrupted call with (lib/core/messages.ts).
@@ -71,6 +77,10 @@ export async function runWithTimeout(
         isError: false,
       };
     } catch (error) {
+      // The server could not be reached mid-call: not the tool's answer. The step fails and is
+      // retried, and the call that started is answered as interrupted (or run again if idempotent).
+      if (error instanceof McpUnavailableError) throw error;
+      if (error instanceof ToolErrorResult) return fail(error.message);
       // Failing after the execution asked it to stop is no proof that it did nothing.
       if (stopped?.aborted) return fail(stoppedToolResult(tool.name, errorMessage(stopped.reason)));
       return fail(`${tool.name} failed: ${errorMessage(error)}`);

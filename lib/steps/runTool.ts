@@ -6,6 +6,7 @@ import { assertCurrent } from "./appendNext.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments, runWithTimeout, type ToolRun } from "./executeTool.ts";
 import { currentRun } from "./logReads.ts";
+import { recordedMcpTool } from "./mcpTools.ts";
 import { stepDeadline } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
 import { awaitTurn } from "./toolTurns.ts";
@@ -60,14 +61,22 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
     return record(deps, input, call, { content, isError: true }, deadline);
   }
   const agent = deps.agents(facts.agent!);
-  const tool = findTool(agent, call.name);
+  // An agent's own tool, else one of the MCP tools the run recorded when it started.
+  const mcp = findTool(agent, call.name)
+    ? undefined
+    : recordedMcpTool(deps, agent, facts.mcpTools, call.name);
+  const tool = findTool(agent, call.name) ?? mcp?.tool;
   if (!tool) {
-    const known = agent.tools.map((t) => t.name).join(", ");
+    const known = [...agent.tools, ...(facts.mcpTools ?? [])].map((t) => t.name).join(", ");
     const content = `unknown tool ${call.name}; available: ${known}`;
     return record(deps, input, call, { content, isError: true }, deadline);
   }
   const parsed = parseArguments(tool, call);
   if ("error" in parsed) return record(deps, input, call, parsed.error, deadline);
+  // A server that is down fails the step here, before `tool_started`: the step is retried (and,
+  // once its retries are spent, a resume runs the call), so the call is never lost nor answered
+  // as interrupted for it. Not needed for a call that will be answered as interrupted.
+  if (mcp && (!batch.started.has(call.id) || tool.idempotent)) await mcp.ready();
 
   const claim = await writeNext<"run" | "rerun" | "interrupted" | ToolResult>(
     deps,

@@ -8,6 +8,7 @@ import { type Owner, ownerScope } from "../core/principal.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
+import { discoverMcpTools } from "./mcpTools.ts";
 import { startSettings } from "./modelSettingsAsked.ts";
 
 export interface StartRequest {
@@ -38,8 +39,8 @@ export interface StartResult {
 }
 
 /**
- * Start a run: check the agent and model exist before anything is written,
- * write `run_started` (holding the lease), then execute generation 1. The
+ * Start a run: check the agent and model exist before anything is written, list the tools of the
+ * agent's MCP servers, write `run_started` (holding the lease, recording those tools), then execute generation 1. The
  * same start retried (a caller-chosen id, an event delivered again) after a
  * crash or a failed start executes generation 1 if it never ran; once the run
  * has gone on it starts nothing.
@@ -60,6 +61,11 @@ export async function startRun(
   assertPriced(limits, deps.prices, modelSpec);
   const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
   if (request.owner) await withinOwnerCap(deps, request.owner, request.runId);
+  // Listed now and recorded in `run_started`: the run goes by this list all its life. A retried
+  // start of a run that exists keeps the list it recorded, so it asks no server (one may be down).
+  const exists =
+    request.runId !== undefined && (agent.mcp ?? []).length > 0 && (await deps.store.getHead(runId));
+  const mcpTools = exists ? undefined : await discoverMcpTools(deps, agent);
 
   const first = stamp(
     {
@@ -72,6 +78,7 @@ export async function startRun(
       ...(metadata === undefined ? {} : { metadata }),
       limits,
       ...(modelSettings === undefined ? {} : { modelSettings }),
+      ...(mcpTools === undefined ? {} : { mcpTools }),
     },
     1,
     deps.clock.now(),

@@ -87,6 +87,7 @@ const SDKS = [
   "@aws-sdk",
   "@aws-lambda-powertools",
   "openai",
+  "@modelcontextprotocol",
   "aws-cdk-lib",
   "constructs",
   "cdk-nag",
@@ -104,7 +105,8 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   "lib/steps": ["zod"],
   /** The demo agent's tools write files. */
   "lib/agents": ["zod", "node:"],
-  "lib/adapters": ["zod", "node:", "@aws-sdk", "openai"],
+  /** `@modelcontextprotocol/sdk`: the MCP clients (lib/adapters/mcp), loaded by runtime on first use. */
+  "lib/adapters": ["zod", "node:", "@aws-sdk", "openai", "@modelcontextprotocol"],
   "lib/runtime": ["zod", "node:", "@aws-sdk", "@aws-lambda-powertools", "openai"],
   "lib/api": ["zod", "node:"],
   "lib/requireNode.ts": [],

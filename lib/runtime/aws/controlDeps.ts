@@ -10,6 +10,7 @@ import type { AgentRegistry } from "../../ports/tool.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
 import { LogCache } from "../../steps/logCache.ts";
 import { unstoredWork } from "../../steps/unstoredWork.ts";
+import { mcpClients } from "../mcp.ts";
 
 /** What step deps over a deployed table are made of; the clients are built (and traced) by the caller. */
 export interface TableStepOptions {
@@ -46,6 +47,8 @@ export function tableStepDeps(options: TableStepOptions): StepDeps {
     models: options.models,
     clock: { now: () => new Date() },
     faults: { reached: () => {} },
+    // Made once per cold start and kept while the container is warm: its runs share one client per server.
+    mcp: mcpClients(),
     ...(options.stepsPerExecution === undefined ? {} : { stepsPerExecution: options.stepsPerExecution }),
     ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
     ...(options.stepTimeoutSeconds === undefined ? {} : { stepTimeoutSeconds: options.stepTimeoutSeconds }),

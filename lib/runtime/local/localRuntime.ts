@@ -19,6 +19,7 @@ export { checkToolGroups, type ToolGroups };
 
 import { type RunlogConfig, readConfig } from "../config.ts";
 import { type LifecycleListener, tellingLifecycle } from "../lifecycleDelivery.ts";
+import { mcpClients } from "../mcp.ts";
 import { modelResolver } from "../models.ts";
 import { connectStore, storeOptions } from "../store.ts";
 import { ApprovalTimer } from "./approvalTimer.ts";
@@ -113,6 +114,8 @@ export async function openLocalRuntime(
   const observer = options.background
     ? tellingTimer(options.observer, (event) => approvals?.appended(event))
     : options.observer;
+  // One client per MCP server for every run of this runlog, started on first use, closed by close().
+  const mcp = mcpClients();
   const deps: StepDeps = {
     store,
     // This process executes its runs itself: its cached log is the tail (a lost seq race re-reads).
@@ -125,6 +128,7 @@ export async function openLocalRuntime(
     }),
     clock: { now: () => new Date() },
     faults,
+    mcp,
     ...(observer === undefined ? {} : { observer }),
     ...(steps === undefined ? {} : { stepsPerExecution: steps }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
@@ -161,6 +165,8 @@ export async function openLocalRuntime(
     close: async () => {
       await approvals?.close();
       await background?.drain();
+      // After the executions: a tool call under way finishes before its server goes.
+      await mcp.close();
       await close();
     },
   };

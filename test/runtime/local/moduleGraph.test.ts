@@ -1,6 +1,7 @@
 /**
  * Issue 31: a plain local run (openLocal on SQLite, a scripted model, one tool, ten turns) loads
- * no AWS SDK, no HTTP framework, no CDK and no third-party state-machine interpreter or validator.
+ * no AWS SDK, no HTTP framework, no CDK, no MCP SDK and no third-party state-machine interpreter or
+ * validator.
  * Checked on the modules a fresh Node actually loads (a `load` hook), not on the time they take.
  */
 import { spawnSync } from "node:child_process";
@@ -21,6 +22,8 @@ const FORBIDDEN = [
   "aws-local-stepfunctions",
   "asl-validator",
   "ajv",
+  // An agent without MCP servers never loads the MCP SDK (lib/runtime/mcp.ts loads it on first use).
+  "@modelcontextprotocol/",
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "runlog-module-graph-"));
