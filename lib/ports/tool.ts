@@ -40,6 +40,13 @@ export interface Agent {
   modelSettings?: ModelSettings;
   /** What its final answer must be (lib/core/structuredOutput.ts). @default none: any text */
   output?: OutputSpec;
+  /** What it is for: the description of the tool other agents transfer to it with. @default none */
+  description?: string;
+  /**
+   * The agents it may hand the conversation to, by name (defineAgent's `handoffs`): the model sees a
+   * `transfer_to_<name>` tool for each (lib/core/transfers.ts). @default none
+   */
+  handoffs?: readonly string[];
 }
 
 export interface AgentContext {

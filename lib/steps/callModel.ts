@@ -28,6 +28,7 @@ import {
   withinBudget,
 } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
+import { transferTools } from "./transfer.ts";
 import type { Kept } from "./unstoredWork.ts";
 import { writeNext } from "./writeNext.ts";
 
@@ -192,7 +193,8 @@ function modelRequest(
     turn: facts.modelTurns,
     instructions: agent.instructions,
     messages: deps.logs.messagesOf(input.runId, events),
-    tools: toolSpecs(agent),
+    // Its own tools, then a transfer_to_<name> for each agent it may hand the conversation to.
+    tools: [...toolSpecs(agent), ...transferTools(deps, agent)],
     ...(agent.output ? { output: { name: agent.name, schema: agent.output.jsonSchema } } : {}),
     // As the log records them (run_started, changed on resume): every turn calls the model the same way.
     ...(facts.modelSettings === undefined ? {} : { settings: facts.modelSettings }),
