@@ -66,6 +66,7 @@ function emitFor(metrics: Metrics, event: RunEvent): void {
     case "run_started":
     case "user_message":
     case "tool_started":
+    case "transferred":
     case "cancelled":
     case "budget_exhausted":
     case "paused":

@@ -9,6 +9,7 @@ import {
   outputJsonSchema,
 } from "../core/structuredOutput.ts";
 import { toolSpec } from "../core/toolSpecs.ts";
+import { MAX_TRANSFER_TARGET, transferTarget, transferToolName } from "../core/transfers.ts";
 import type { McpServer } from "../ports/mcp.ts";
 import type { Agent, AgentContext, Tool } from "../ports/tool.ts";
 import { checkMcpServers } from "./mcpServers.ts";
@@ -57,6 +58,18 @@ export interface AgentDefinition<Output extends z.ZodType | undefined = undefine
    * @default none
    */
   mcp?: readonly McpServer[];
+  /**
+   * What the agent is for, in a sentence: the description of the `transfer_to_<name>` tool other
+   * agents hand the conversation to it with. @default none
+   */
+  description?: string;
+  /**
+   * The agents this one may hand the conversation to (docs/guides/handoffs.md): each an agent made
+   * with defineAgent, or its name (a name lets two agents name each other). The model sees a
+   * `transfer_to_<name>` tool for each; calling it goes on under that agent, with the whole history.
+   * Every name must be an agent of the same registry. @default none
+   */
+  handoffs?: readonly (AgentFactory<unknown> | string)[];
 }
 
 /** The type of an agent's outcome `output`: what its `output` schema gives, or the answer's text. */
@@ -86,11 +99,13 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
     settings === undefined ? undefined : within(where, () => checkModelSettings(settings));
   const output = outputSpec(where, definition);
   const mcp = definition.mcp === undefined ? [] : checkMcpServers(where, definition.mcp);
+  const description = checkDescription(where, definition.description);
+  const handoffs = handoffNames(where, definition.name, definition.handoffs);
   const { tools } = definition;
-  if (typeof tools !== "function") checkTools(where, tools ?? []);
-  return (context) => {
+  if (typeof tools !== "function") checkTools(where, tools ?? [], handoffs);
+  const factory = (context: AgentContext) => {
     const made = typeof tools === "function" ? tools(context) : (tools ?? []);
-    if (typeof tools === "function") checkTools(where, made);
+    if (typeof tools === "function") checkTools(where, made, handoffs);
     const agent: Agent = {
       name: definition.name,
       instructions: definition.instructions,
@@ -100,9 +115,67 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
       ...(modelSettings === undefined ? {} : { modelSettings }),
       ...(output === undefined ? {} : { output }),
       ...(mcp.length === 0 ? {} : { mcp }),
+      ...(description === undefined ? {} : { description }),
+      ...(handoffs.length === 0 ? {} : { handoffs }),
     };
     return agent;
   };
+  return Object.assign(factory, { agentName: definition.name, handoffs });
+}
+
+function checkDescription(where: string, description: unknown): string | undefined {
+  if (description === undefined) return undefined;
+  if (typeof description !== "string") {
+    throw new InvalidInputError(`${where}: description must be a string`, { field: "description" });
+  }
+  return description;
+}
+
+/**
+ * The names `handoffs` gives, checked: each an agent (defineAgent) or a name, no name twice, not the
+ * agent itself, short enough for its `transfer_to_<name>` tool. Whether each names a known agent
+ * is checked when the registry is made (agentRegistry).
+ */
+function handoffNames(where: string, self: string, handoffs: unknown): string[] {
+  if (handoffs === undefined) return [];
+  if (!Array.isArray(handoffs)) {
+    throw new InvalidInputError(`${where}: handoffs must be an array of agents or agent names`, {
+      field: "handoffs",
+    });
+  }
+  const names: string[] = [];
+  for (const [index, entry] of handoffs.entries()) {
+    const name =
+      typeof entry === "string"
+        ? entry
+        : typeof entry === "function"
+          ? (entry as AgentFactory).agentName
+          : undefined;
+    if (typeof name !== "string" || !NAME.test(name)) {
+      throw new InvalidInputError(
+        `${where}: handoffs[${index}] must be an agent made with defineAgent or an agent's name, got ${JSON.stringify(name ?? entry)}`,
+        { field: "handoffs" },
+      );
+    }
+    if (name.length > MAX_TRANSFER_TARGET) {
+      throw new InvalidInputError(
+        `${where}: handoffs[${index}] names ${JSON.stringify(name)}, longer than the ${MAX_TRANSFER_TARGET} characters its ${transferToolName("")}… tool name can hold`,
+        { field: "handoffs" },
+      );
+    }
+    if (name === self) {
+      throw new InvalidInputError(`${where}: handoffs[${index}] names the agent itself`, {
+        field: "handoffs",
+      });
+    }
+    if (names.includes(name)) {
+      throw new InvalidInputError(`${where}: handoffs names ${JSON.stringify(name)} twice`, {
+        field: "handoffs",
+      });
+    }
+    names.push(name);
+  }
+  return names;
 }
 
 /** The agent's output spec, checked: a schema that has a JSON Schema, a whole number of retries. */
@@ -150,7 +223,7 @@ function within<T>(where: string, check: () => T): T {
   }
 }
 
-function checkTools(where: string, tools: readonly Tool[]): void {
+function checkTools(where: string, tools: readonly Tool[], handoffs: readonly string[]): void {
   if (!Array.isArray(tools))
     throw new InvalidInputError(`${where}: tools must be an array of defineTool(...)`);
   const seen = new Set<string>();
@@ -159,6 +232,12 @@ function checkTools(where: string, tools: readonly Tool[]): void {
       throw new InvalidInputError(`${where}: tools[${index}] is not a tool; make it with defineTool(...)`);
     }
     if (seen.has(tool.name)) throw new InvalidInputError(`${where}: two tools are named ${tool.name}`);
+    const target = transferTarget(tool.name);
+    if (target !== undefined && handoffs.includes(target)) {
+      throw new InvalidInputError(
+        `${where}: tool ${tool.name} has the name of the transfer to agent ${target} (handoffs); rename the tool`,
+      );
+    }
     seen.add(tool.name);
     // A tool made without defineTool meets its schema check here, before any run.
     try {

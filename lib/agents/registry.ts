@@ -1,4 +1,4 @@
-import { NotFoundError } from "../core/errors.ts";
+import { InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { Agent, AgentContext, AgentRegistry } from "../ports/tool.ts";
 import { demoAgent } from "./demo.ts";
 
@@ -8,6 +8,10 @@ import { demoAgent } from "./demo.ts";
  */
 export type AgentFactory<Output = unknown> = ((context: AgentContext) => Agent) & {
   readonly __output?: Output;
+  /** The agent's name, known without making it (defineAgent sets it): how `handoffs` may name it. */
+  readonly agentName?: string;
+  /** The names its `handoffs` give, known without making it: checked against the registry when it is made. */
+  readonly handoffs?: readonly string[];
 };
 
 /** The agents this build knows, by name. */
@@ -18,6 +22,7 @@ export function agentRegistry(
   context: AgentContext,
   factories: Readonly<Record<string, AgentFactory>> = BUILT_IN_AGENTS,
 ): AgentRegistry {
+  checkHandoffs(factories);
   const cache = new Map<string, Agent>();
   return (name) => {
     const known = cache.get(name);
@@ -32,4 +37,29 @@ export function agentRegistry(
     cache.set(name, agent);
     return agent;
   };
+}
+
+/**
+ * Every agent's `handoffs` names an agent of the registry, and every agent is registered under its
+ * own name (what a transfer's `to` and a run's log say): a typo fails when the registry is made,
+ * not in the middle of a conversation. A cycle (a hands to b, b to a) is allowed.
+ */
+function checkHandoffs(factories: Readonly<Record<string, AgentFactory>>): void {
+  const known = Object.keys(factories);
+  for (const [key, factory] of Object.entries(factories)) {
+    if (factory.agentName !== undefined && factory.agentName !== key) {
+      throw new InvalidInputError(
+        `agents: the agent named ${JSON.stringify(factory.agentName)} is registered as ${JSON.stringify(key)}; register it under its own name`,
+        { field: `agents.${key}` },
+      );
+    }
+    for (const target of factory.handoffs ?? []) {
+      if (!Object.hasOwn(factories, target)) {
+        throw new InvalidInputError(
+          `agent ${JSON.stringify(key)}: handoffs names unknown agent ${JSON.stringify(target)}; known agents: ${known.join(", ")}`,
+          { field: "handoffs" },
+        );
+      }
+    }
+  }
 }

@@ -69,7 +69,8 @@ export class RunReads {
       }
       throw error;
     }
-    const classification = classifyFacts(viewFacts(this.deps, runId, tail));
+    const facts = viewFacts(this.deps, runId, tail);
+    const classification = classifyFacts(facts);
     if (!classification.resumable) return classification;
     if (await this.isLive(head)) {
       return {
@@ -78,14 +79,16 @@ export class RunReads {
         description: `run ${runId} is being executed by ${head.lease!.owner}`,
       };
     }
-    return this.plan(head, classification);
+    // The batch's calls are the tools of the agent that asked for them (after a transfer, not the
+    // run's first agent): known when the log read shows it, else the agent the run started with.
+    return this.plan(facts.batch?.agent ?? head.agent, classification);
   }
 
   /** The point as resume will carry it out: the tools of the run's agent say which calls run again. */
-  private plan(head: RunHead, point: ResumePoint): ResumePlan {
+  private plan(agent: string, point: ResumePoint): ResumePlan {
     // Only asked when a call was interrupted: a run of an agent this process lacks still answers.
     if (point.interruptedToolCalls.length === 0) return planResume(point, () => false);
-    const tools = this.deps.agents(head.agent).tools;
+    const tools = this.deps.agents(agent).tools;
     return planResume(point, (name) => tools.find((tool) => tool.name === name)?.idempotent === true);
   }
 

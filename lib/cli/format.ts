@@ -32,6 +32,8 @@ export function describeEvent(event: RunEvent): string {
       const again = event.rerun ? " (run again after an interruption)" : "";
       return `tool ${event.name} ${how}${again}${took(event.ms)}: ${clip(event.content, 70)}`;
     }
+    case "transferred":
+      return `transferred from agent ${event.from} to ${event.to} (${event.callId})${event.reason ? `: ${clip(event.reason, 60)}` : ""}${event.model ? `, model ${event.model}` : ""}`;
     case "resumed":
       return event.input === undefined
         ? `resumed as generation ${event.generation}: ${event.kind}${event.model ? `, model ${event.model}` : ""}${settingsText(event.modelSettings)}`

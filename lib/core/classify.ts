@@ -1,4 +1,4 @@
-import type { ResumeKind, RunEvent, ToolCall } from "./events.ts";
+import type { ResumeKind, RunEvent, ToolCall, Transferred } from "./events.ts";
 import {
   assertNever,
   isCleared,
@@ -156,7 +156,9 @@ function classifyTail(facts: LogFacts): Classification {
     case "tool_started":
     case "tool_result":
     case "tool_decided":
-      return classifyBatch(facts.batch!);
+      return classifyBatch(facts.batch!, facts.transferred);
+    case "transferred":
+      return classifyBatch(facts.batch!, last);
     case "cancelled":
     case "budget_exhausted":
       throw new Error(`unreachable: ${last.type} is handled before the tail`);
@@ -171,9 +173,17 @@ function classifyTail(facts: LogFacts): Classification {
 }
 
 /** The open tool batch: recover what was interrupted, run what may run, then wait for decisions. */
-function classifyBatch(batch: ToolBatch): Classification {
+function classifyBatch(batch: ToolBatch, transfer?: Transferred): Classification {
   const open = unanswered(batch);
-  if (open.length === 0) return point("call_model", "every tool call has its result: call the model");
+  if (open.length === 0) {
+    // A transfer answered in this batch: the next model call is the new agent's.
+    return transfer && batch.results.get(transfer.callId) === transfer
+      ? point(
+          "call_model",
+          `every tool call has its result and the run was transferred to ${transfer.to}: call the model as ${transfer.to}`,
+        )
+      : point("call_model", "every tool call has its result: call the model");
+  }
   const interrupted = open.filter((call) => batch.started.has(call.id));
   const decided = (call: ToolCall) => isCleared(batch, call.id) || batch.decisions.has(call.id);
   const waiting = open.filter((call) => !decided(call));

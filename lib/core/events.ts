@@ -192,6 +192,31 @@ export const ToolResultSchema = z.object({
   ms: z.number().min(0).optional(),
 });
 
+/**
+ * The run went on under another agent: the model of `from` called its `transfer_to_<to>` tool
+ * (an agent's `handoffs` option; lib/core/transfers.ts). One event that is both the answer to
+ * that call (the model reads it as the call's result, so the conversation stays well-formed) and
+ * the change of agent: from the next model call on, `to`'s instructions, tools and model are in
+ * force, with the whole history. Named "transfer" in code because "handoff" already names an
+ * execution handing a long run to the next one (lib/steps/handoff.ts).
+ */
+export const TransferredSchema = z.object({
+  ...base,
+  type: z.literal("transferred"),
+  /** The call this answers. */
+  callId: z.string().min(1),
+  /** The tool the model called (`transfer_to_<to>`). */
+  name: z.string().min(1),
+  /** The agent that asked for the transfer. */
+  from: z.string().min(1),
+  /** The agent the run goes on under. */
+  to: z.string().min(1),
+  /** Why, as the model said it (the call's `reason` argument). */
+  reason: z.string().optional(),
+  /** The model spec in force from here on: `to`'s model. */
+  model: z.string().min(1).optional(),
+});
+
 export const ResumedSchema = z.object({
   ...base,
   type: z.literal("resumed"),
@@ -351,6 +376,7 @@ export const EventSchema = z.discriminatedUnion("type", [
   OutputRejectedSchema,
   ToolStartedSchema,
   ToolResultSchema,
+  TransferredSchema,
   ResumedSchema,
   ToolDecidedSchema,
   CancelledSchema,
@@ -368,6 +394,7 @@ export type RunStarted = EventOf<"run_started">;
 export type ModelResponse = EventOf<"model_response">;
 export type OutputRejected = EventOf<"output_rejected">;
 export type ToolResult = EventOf<"tool_result">;
+export type Transferred = EventOf<"transferred">;
 export type ToolDecided = EventOf<"tool_decided">;
 export type CancelledEvent = EventOf<"cancelled">;
 export type ExecutionStopped = EventOf<"execution_stopped">;

@@ -43,6 +43,8 @@ const ANNOUNCES: Record<RunEvent["type"], boolean> = {
   user_message: false,
   tool_started: false,
   tool_result: false,
+  // A transfer goes on within the run: lifecycle events name the agent the run was started with.
+  transferred: false,
   tool_decided: false,
   response_progress: false,
 };
@@ -190,6 +192,7 @@ export function lifecycleOf(
     case "user_message":
     case "tool_started":
     case "tool_result":
+    case "transferred":
     case "tool_decided":
     case "response_progress":
       return [];

@@ -9,6 +9,7 @@ import type {
   ToolCall,
   ToolDecided,
   ToolResult,
+  Transferred,
 } from "./events.ts";
 import type { McpTool } from "./mcpTools.ts";
 import type { ModelSettings } from "./modelSettings.ts";
@@ -18,14 +19,19 @@ export interface ToolBatch {
   response: ModelResponse;
   /** Call ids with a `tool_started` event. */
   started: ReadonlySet<string>;
-  /** Results by call id. */
-  results: ReadonlyMap<string, ToolResult>;
+  /** Results by call id: a tool's, or the `transferred` event that answers a transfer call. */
+  results: ReadonlyMap<string, ToolResult | Transferred>;
   /** Call ids that need a person's approval before they run. */
   needsApproval: ReadonlySet<string>;
   /** Approval decisions by call id. */
   decisions: ReadonlyMap<string, ToolDecided>;
   /** False once a later message closed the batch (its open calls count as interrupted). */
   open: boolean;
+  /**
+   * The agent that made the response: its tools answer the batch's calls, even after one of them
+   * transferred the run to another agent. Unknown on a tail that does not show it.
+   */
+  agent?: string;
 }
 
 /** What a log says, derived in one pass. Pure: the same events give the same facts. */
@@ -55,9 +61,15 @@ export interface LogFacts {
    * failed) the latest turn, whichever came last: each of those events records it.
    */
   model?: string;
+  /**
+   * The agent in force: the latest `transferred` event's `to`, else `run_started`'s. A tail knows
+   * it only when it shows one of those.
+   */
   agent?: string;
   /** The MCP tools `run_started` recorded (lib/core/mcpTools.ts); a tail that does not show it has none. */
   mcpTools?: readonly McpTool[];
+  /** The latest transfer, if the run was transferred (of a tail: if the tail shows it). */
+  transferred?: Transferred;
   /** Set once the run was cancelled: nothing may be written after it. */
   cancelled?: CancelledEvent;
   /**
@@ -132,7 +144,7 @@ export function readLog(events: readonly RunEvent[], start?: LogStart): LogFacts
 export class LogReader {
   private readonly state: LogFacts;
   private started = new Set<string>();
-  private results = new Map<string, ToolResult>();
+  private results = new Map<string, ToolResult | Transferred>();
   private decisions = new Map<string, ToolDecided>();
   private byModel = new Map<string, { inputTokens: number; outputTokens: number }>();
   private readonly firstSeq: number;
@@ -245,6 +257,7 @@ export class LogReader {
           needsApproval,
           decisions: this.decisions,
           open: true,
+          ...(facts.agent === undefined ? {} : { agent: facts.agent }),
         };
         break;
       }
@@ -295,6 +308,26 @@ export class LogReader {
         if (!call) return fail(event.seq, `tool_result for call ${event.callId}, which answers no open call`);
         if (this.results.has(call.id)) return fail(event.seq, `a second tool_result for call ${call.id}`);
         this.results.set(call.id, event);
+        facts.generationSteps++;
+        facts.last = event;
+        break;
+      }
+      case "transferred": {
+        // The answer to a transfer call: a result of the batch, and the agent from here on.
+        const call = this.callOf(event.callId);
+        if (!call) return fail(event.seq, `transferred for call ${event.callId}, which answers no open call`);
+        if (this.results.has(call.id)) return fail(event.seq, `a second answer to call ${call.id}`);
+        if (this.started.has(call.id))
+          return fail(event.seq, `transferred for call ${call.id}, which had started as a tool`);
+        if (facts.transferred && this.results.has(facts.transferred.callId))
+          return fail(
+            event.seq,
+            `a second transfer in one response (call ${facts.transferred.callId} transferred)`,
+          );
+        this.results.set(call.id, event);
+        facts.agent = event.to;
+        if (event.model) facts.model = event.model;
+        facts.transferred = event;
         facts.generationSteps++;
         facts.last = event;
         break;

@@ -8,6 +8,7 @@ import {
   rejectedOutputNote,
   UNDECIDED_TOOL_RESULT,
 } from "./messages.ts";
+import { transferredToolResult } from "./transfers.ts";
 
 /**
  * A run's model messages built one event at a time, for a log that grows: a process that holds a run's log folds
@@ -81,6 +82,20 @@ export class MessageBuilder {
           name: call.name,
           content: event.content,
           isError: event.isError,
+        });
+        break;
+      }
+      case "transferred": {
+        // Answered as the call's result, so every call has its answer for the provider.
+        const call = this.open.get(event.callId);
+        if (!call) break;
+        this.open.delete(event.callId);
+        this.settled.push({
+          role: "tool",
+          toolCallId: call.id,
+          name: call.name,
+          content: transferredToolResult(event.to),
+          isError: false,
         });
         break;
       }

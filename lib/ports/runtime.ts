@@ -66,6 +66,9 @@ export type CrashPoint =
   | "tool:after-append"
   | "handoff:after-claim"
   | "handoff:after-append"
+  // Answering a transfer call (an agent's handoffs), just before and just after `transferred` is written.
+  | "transfer:before-append"
+  | "transfer:after-append"
   // Inside control operations (start, resume, send, fork, approve/reject, sweep): see lib/steps/generation/.
   | "control:after-claim"
   | "control:after-append"
@@ -89,6 +92,15 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
  * of CRASH_POINTS so every run still passes each of those.
  */
 export const HANDOFF_CRASH_POINTS: readonly CrashPoint[] = ["handoff:after-claim", "handoff:after-append"];
+
+/**
+ * Points around a transfer between agents (`transferred` written), which only runs of agents with
+ * handoffs pass: accepted as crash points, kept out of CRASH_POINTS for the same reason.
+ */
+export const TRANSFER_CRASH_POINTS: readonly CrashPoint[] = [
+  "transfer:before-append",
+  "transfer:after-append",
+];
 
 /**
  * Points inside the control operations (start, resume, send, fork, approve/reject, sweep), which

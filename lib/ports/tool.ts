@@ -43,6 +43,13 @@ export interface Agent {
   output?: OutputSpec;
   /** The MCP servers its runs take tools from (docs/guides/mcp-tools.md). @default none */
   mcp?: readonly McpServer[];
+  /** What it is for: the description of the tool other agents transfer to it with. @default none */
+  description?: string;
+  /**
+   * The agents it may hand the conversation to, by name (defineAgent's `handoffs`): the model sees a
+   * `transfer_to_<name>` tool for each (lib/core/transfers.ts). @default none
+   */
+  handoffs?: readonly string[];
 }
 
 export interface AgentContext {

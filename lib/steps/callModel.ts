@@ -29,6 +29,7 @@ import {
   withinBudget,
 } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
+import { transferTools } from "./transfer.ts";
 import type { Kept } from "./unstoredWork.ts";
 import { writeNext } from "./writeNext.ts";
 
@@ -193,8 +194,9 @@ function modelRequest(
     turn: facts.modelTurns,
     instructions: agent.instructions,
     messages: deps.logs.messagesOf(input.runId, events),
-    // The agent's own tools, then the MCP tools as the run recorded them when it started.
-    tools: [...toolSpecs(agent), ...mcpToolSpecs(facts.mcpTools)],
+    // The agent's own tools, the MCP tools as the run recorded them when it started, then a
+    // transfer_to_<name> for each agent it may hand the conversation to.
+    tools: [...toolSpecs(agent), ...mcpToolSpecs(facts.mcpTools), ...transferTools(deps, agent)],
     ...(agent.output ? { output: { name: agent.name, schema: agent.output.jsonSchema } } : {}),
     // As the log records them (run_started, changed on resume): every turn calls the model the same way.
     ...(facts.modelSettings === undefined ? {} : { settings: facts.modelSettings }),

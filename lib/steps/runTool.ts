@@ -1,7 +1,8 @@
 import { InvalidInputError, StaleError } from "../core/errors.ts";
-import type { ToolCall, ToolResult } from "../core/events.ts";
+import type { NewEvent, ToolCall, ToolResult, Transferred } from "../core/events.ts";
 import { isCleared } from "../core/log.ts";
 import { INTERRUPTED_TOOL_RESULT, rejectedToolResult } from "../core/messages.ts";
+import { transferToolName } from "../core/transfers.ts";
 import { assertCurrent } from "./appendNext.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments, runWithTimeout, type ToolRun } from "./executeTool.ts";
@@ -10,6 +11,7 @@ import { recordedMcpTool } from "./mcpTools.ts";
 import { stepDeadline } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
 import { awaitTurn } from "./toolTurns.ts";
+import { decideTransfer, transferOf } from "./transfer.ts";
 import type { Kept } from "./unstoredWork.ts";
 import { writeNext } from "./writeNext.ts";
 
@@ -60,14 +62,25 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
     const content = rejectedToolResult(decision.onBehalfOf ?? decision.by, decision.reason);
     return record(deps, input, call, { content, isError: true }, deadline);
   }
-  const agent = deps.agents(facts.agent!);
+  // The agent that asked for the call answers it, even once another call of the batch transferred.
+  const agent = deps.agents(batch.agent ?? facts.agent!);
+  const to = transferOf(agent, call);
+  if (to !== undefined) {
+    const decided = decideTransfer(deps, batch, agent, call, to);
+    if ("error" in decided) return record(deps, input, call, decided.error, deadline);
+    return transfer(deps, input, call, decided.append, deadline);
+  }
   // An agent's own tool, else one of the MCP tools the run recorded when it started.
   const mcp = findTool(agent, call.name)
     ? undefined
     : recordedMcpTool(deps, agent, facts.mcpTools, call.name);
   const tool = findTool(agent, call.name) ?? mcp?.tool;
   if (!tool) {
-    const known = [...agent.tools, ...(facts.mcpTools ?? [])].map((t) => t.name).join(", ");
+    const known = [
+      ...agent.tools.map((t) => t.name),
+      ...(facts.mcpTools ?? []).map((t) => t.name),
+      ...(agent.handoffs ?? []).map(transferToolName),
+    ].join(", ");
     const content = `unknown tool ${call.name}; available: ${known}`;
     return record(deps, input, call, { content, isError: true }, deadline);
   }
@@ -78,7 +91,7 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   // as interrupted for it. Not needed for a call that will be answered as interrupted.
   if (mcp && (!batch.started.has(call.id) || tool.idempotent)) await mcp.ready();
 
-  const claim = await writeNext<"run" | "rerun" | "interrupted" | ToolResult>(
+  const claim = await writeNext<"run" | "rerun" | "interrupted" | ToolResult | Transferred>(
     deps,
     input.runId,
     input.generation,
@@ -169,4 +182,27 @@ async function record(
   return storeWithin(deps, deadline, write);
 }
 
-const output = (result: ToolResult): RunToolOutput => ({ callId: result.callId, isError: result.isError });
+/** Append the `transferred` event that answers a transfer call, unless the call has its answer. */
+async function transfer(
+  deps: StepDeps,
+  input: RunToolInput,
+  call: ToolCall,
+  event: NewEvent,
+  deadline: number,
+): Promise<RunToolOutput> {
+  const write = () =>
+    writeNext(deps, input.runId, input.generation, (_, facts) => {
+      const result = facts.batch?.results.get(call.id);
+      if (result) return { done: output(result) };
+      return { append: event, result: () => ({ callId: call.id, isError: false }) };
+    });
+  deps.faults.reached("transfer:before-append");
+  const result = await storeWithin(deps, deadline, write);
+  deps.faults.reached("transfer:after-append");
+  return result;
+}
+
+const output = (result: ToolResult | Transferred): RunToolOutput => ({
+  callId: result.callId,
+  isError: result.type === "tool_result" ? result.isError : false,
+});

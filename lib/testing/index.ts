@@ -11,6 +11,7 @@ import { parseScript, type Script, type ScriptTurn } from "../adapters/scripted/
 import type { AgentFactory } from "../agents/registry.ts";
 import { type LocalOptions, type LocalRunlog, openLocal } from "../api/local.ts";
 import type { RunEvent } from "../core/events.ts";
+import type { AgentContext } from "../ports/tool.ts";
 
 export { DEMO_SCRIPT } from "../adapters/scripted/demo.ts";
 export { SCRIPTED_SPEC_PREFIX, scriptedCallId } from "../adapters/scripted/model.ts";
@@ -92,7 +93,11 @@ function withModel(
   return Object.fromEntries(
     Object.entries(agents).map(([name, factory]) => [
       name,
-      (context) => ({ ...factory(context), defaultModel: model }),
+      // Keeps what the factory says of itself (its name, its handoffs), so the registry checks it.
+      Object.assign((context: AgentContext) => ({ ...factory(context), defaultModel: model }), {
+        ...(factory.agentName === undefined ? {} : { agentName: factory.agentName }),
+        ...(factory.handoffs === undefined ? {} : { handoffs: factory.handoffs }),
+      }),
     ]),
   );
 }

@@ -41,6 +41,9 @@ const anyEvent: fc.Arbitrary<NewEvent> = fc.oneof(
       isError,
     }),
   ),
+  anyCallId.map(
+    (callId): NewEvent => ({ type: "transferred", callId, name: "transfer_to_b", from: "a", to: "b" }),
+  ),
   fc
     .integer({ min: 2, max: 4 })
     .map((generation): NewEvent => ({ type: "resumed", generation, kind: "call_model", description: "d" })),
@@ -55,6 +58,8 @@ const anyTurn = fc.oneof(
       const tokens = [...Array(n).keys(), ...Array(n).keys()];
       return fc.shuffledSubarray(tokens, { minLength: tokens.length, maxLength: tokens.length });
     }),
+    // Call 0 transfers to another agent: it writes nothing first, then `transferred` as its answer.
+    transfer: fc.boolean(),
   }),
   fc.record({
     failures: fc.nat({ max: 2 }),
@@ -76,16 +81,20 @@ const validEvents: fc.Arbitrary<NewEvent[]> = fc
       for (let f = 0; f < turn.failures; f++) events.push(FAILED);
       if ("order" in turn) {
         const ids = [...new Set(turn.order)].sort().map((i) => `call_${t}_${i}`);
+        const transferId = turn.transfer ? `call_${t}_0` : undefined;
         events.push({
           type: "model_response",
           text: "",
-          toolCalls: ids.map((id) => call(id)),
+          toolCalls: ids.map((id) => (id === transferId ? call(id, "transfer_to_b") : call(id))),
           stop: "tool_calls",
         });
         const seen = new Set<number>();
         for (const i of turn.order) {
           const callId = `call_${t}_${i}`;
-          if (seen.has(i))
+          if (callId === transferId) {
+            if (seen.has(i))
+              events.push({ type: "transferred", callId, name: "transfer_to_b", from: "a", to: "b" });
+          } else if (seen.has(i))
             events.push({ type: "tool_result", callId, name: "echo", content: "ok", isError: false });
           else events.push({ type: "tool_started", callId, name: "echo" });
           seen.add(i);

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { Classification } from "../../lib/core/classify.ts";
 import { classify } from "../../lib/core/classify.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
-import { log, withSeqs } from "./logBuilder.ts";
+import { call, log, withSeqs } from "./logBuilder.ts";
+
+const transferCall = (id: string) => call(id, "transfer_to_billing", '{"reason":"a refund"}');
 
 /** What a user of the classification relies on, with call ids instead of whole calls. */
 function outcome(c: Classification) {
@@ -29,6 +31,31 @@ interface Row {
 }
 
 const resumable: Row[] = [
+  {
+    ending: "a transferred event that answers the response's only call",
+    events: log().start().callsOf(transferCall("t")).transferred("t").build(),
+    expected: resume("call_model"),
+  },
+  {
+    ending: "a transferred event with another call of the response still to run",
+    events: log().start().callsOf(transferCall("t"), call("a")).transferred("t").build(),
+    expected: resume("run_tools", ["a"]),
+  },
+  {
+    ending: "a transferred event with another call of the response started, no result",
+    events: log().start().callsOf(call("a"), transferCall("t")).started("a").transferred("t").build(),
+    expected: resume("recover_tools", ["a"], ["a"]),
+  },
+  {
+    ending: "a tool result after a transfer in the same response",
+    events: log().start().callsOf(transferCall("t"), call("a")).transferred("t").ran("a").build(),
+    expected: resume("call_model"),
+  },
+  {
+    ending: "a transfer call never answered (a crash before transferred was written)",
+    events: log().start().callsOf(transferCall("t")).build(),
+    expected: resume("run_tools", ["t"]),
+  },
   { ending: "just run_started", events: log().start().build(), expected: resume("call_model") },
   {
     ending: "a follow-up user message after a final answer",
@@ -221,6 +248,31 @@ const malformed: Row[] = [
     ending: "two calls sharing an id",
     events: log().start().calls("a", "a").build(),
     expected: stopped("malformed", 2),
+  },
+  {
+    ending: "a transferred event that answers no call",
+    events: log().start().transferred("ghost").build(),
+    expected: stopped("malformed", 2),
+  },
+  {
+    ending: "a second transferred event for one call",
+    events: log().start().callsOf(transferCall("t")).transferred("t").transferred("t").build(),
+    expected: stopped("malformed", 4),
+  },
+  {
+    ending: "a transferred event for a call that had a tool result",
+    events: log().start().callsOf(transferCall("t")).result("t").transferred("t").build(),
+    expected: stopped("malformed", 4),
+  },
+  {
+    ending: "two transferred events in one response",
+    events: log()
+      .start()
+      .callsOf(transferCall("t"), call("u", "transfer_to_refunds"))
+      .transferred("t")
+      .transferred("u", "refunds")
+      .build(),
+    expected: stopped("malformed", 4),
   },
   {
     ending: "a resumed with a non-increasing generation",

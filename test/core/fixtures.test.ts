@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { decodeEvent, decodeStoredEvent } from "../../lib/core/events.ts";
+import { readLog } from "../../lib/core/log.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { finalOutput } from "../../lib/core/messages.ts";
 
@@ -76,6 +77,23 @@ describe("schema v1 fixtures: structured output", () => {
     const cut = events.slice(0, 2);
     expect(classify(cut)).toMatchObject({ resumable: true, kind: "call_model" });
     expect(toMessages(cut).at(-1)?.content).toContain("celsius: Invalid input");
+  });
+});
+
+describe("schema v1 fixtures: a transfer between agents", () => {
+  it("a run triage handed to billing reads as billing's, with the transfer as its call's answer", () => {
+    const events = decodeLog("transferred.json");
+    expect(classify(events)).toMatchObject({ resumable: false, reason: "completed", seq: 6 });
+    expect(readLog(events)).toMatchObject({ agent: "billing", model: "openai:gpt-4.1" });
+    expect(toMessages(events).map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "assistant"]);
+    // The log cut at the transfer: the model is called again, as billing.
+    const cut = events.slice(0, 5);
+    expect(classify(cut)).toMatchObject({ resumable: true, kind: "call_model" });
+    expect(readLog(cut).agent).toBe("billing");
+    // Cut before it: the transfer call is answered first, and the run is still triage's.
+    const before = events.slice(0, 4);
+    expect(classify(before)).toMatchObject({ resumable: true, kind: "run_tools" });
+    expect(readLog(before)).toMatchObject({ agent: "triage", batch: { agent: "triage" } });
   });
 });
 

@@ -74,6 +74,23 @@ export class LogBuilder {
     return this;
   }
 
+  /** A response whose calls are given whole (a transfer call among them: `call("t", "transfer_to_billing")`). */
+  callsOf(...calls: ToolCall[]): this {
+    return this.add({ type: "model_response", text: "", toolCalls: calls, stop: "tool_calls" });
+  }
+
+  /** The `transferred` event that answers call `callId`: the run goes on under `to`. */
+  transferred(callId: string, to = "billing", from = "demo"): this {
+    return this.add({
+      type: "transferred",
+      callId,
+      name: `transfer_to_${to}`,
+      from,
+      to,
+      model: `scripted:${to}`,
+    });
+  }
+
   resumed(generation: number, kind: ResumeKind = "call_model"): this {
     return this.add({ type: "resumed", generation, kind, description: "resumed by a test" });
   }

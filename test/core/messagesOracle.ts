@@ -8,6 +8,7 @@ import {
   rejectedOutputNote,
   UNDECIDED_TOOL_RESULT,
 } from "../../lib/core/messages.ts";
+import { transferredToolResult } from "../../lib/core/transfers.ts";
 
 /**
  * The conversation a provider accepts, derived from a log. Every tool call is
@@ -80,6 +81,19 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
           name: call.name,
           content: event.content,
           isError: event.isError,
+        });
+        break;
+      }
+      case "transferred": {
+        const call = open.get(event.callId);
+        if (!call) break;
+        open.delete(event.callId);
+        messages.push({
+          role: "tool",
+          toolCallId: call.id,
+          name: call.name,
+          content: transferredToolResult(event.to),
+          isError: false,
         });
         break;
       }

@@ -57,6 +57,8 @@ export function title(event: RunEvent): string {
       return `Tool ${event.name} ${event.isError ? "failed" : "finished"}${event.rerun ? " (re-run)" : ""}`;
     case "resumed":
       return `Resumed: generation ${event.generation}`;
+    case "transferred":
+      return `Transferred to agent ${event.to}`;
     case "tool_decided":
       return `${event.approved ? "Approved" : "Rejected"} ${event.callId}`;
     case "cancelled":
@@ -96,6 +98,9 @@ ${payload(runId, event, "error message", event.error.message)}`;
       return html`<p class="facts"><span>call ${callLink(event.callId)}</span></p>`;
     case "tool_result":
       return toolResult(runId, event);
+    case "transferred":
+      return html`<p class="facts"><span>from <strong>${event.from}</strong></span><span>to <strong data-testid="transferred-to">${event.to}</strong></span><span>call ${callLink(event.callId)}</span>${event.model ? html`<span>model ${event.model}</span>` : null}</p>
+${event.reason ? payload(runId, event, "reason", event.reason) : null}`;
     case "resumed":
       return html`<p class="facts">${actor(event.by ?? "unknown (not recorded)", event.onBehalfOf, "resumed-by")}${event.actor ? html`<span>asked by <strong data-testid="resumed-actor">${event.actor}</strong></span>` : null}<span>${event.kind}</span>${event.model ? html`<span>model ${event.model}</span>` : null}</p>
 <p>${event.description}</p>
