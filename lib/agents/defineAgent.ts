@@ -78,7 +78,7 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
   const output = outputSpec(where, definition);
   const { tools } = definition;
   if (typeof tools !== "function") checkTools(where, tools ?? []);
-  return (context) => {
+  const factory = (context: AgentContext) => {
     const made = typeof tools === "function" ? tools(context) : (tools ?? []);
     if (typeof tools === "function") checkTools(where, made);
     const agent: Agent = {
@@ -92,6 +92,7 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
     };
     return agent;
   };
+  return Object.assign(factory, { agentName: definition.name });
 }
 
 /** The agent's output spec, checked: a schema that has a JSON Schema, a whole number of retries. */

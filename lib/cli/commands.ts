@@ -107,13 +107,19 @@ export async function listCommand(context: CommandContext, filter: RunFilter = {
 export function printRuns(
   { io, json, where }: Omit<CommandContext, "runs">,
   runs: ListedRun[],
-  { status, parent }: RunFilter = {},
+  { status, parent, childrenOf }: RunFilter = {},
 ): number {
   if (json) {
     io.json({ runs });
     return EXIT.completed;
   }
-  const which = `${status ? `${status} ` : ""}${parent === undefined ? "runs" : `forks of run ${parent}`}`;
+  const what =
+    childrenOf !== undefined
+      ? `sub-agent runs of run ${childrenOf}`
+      : parent === undefined
+        ? "runs"
+        : `forks of run ${parent}`;
+  const which = `${status ? `${status} ` : ""}${what}`;
   if (runs.length === 0) io.out(`no ${which} in ${where}`);
   for (const run of runs) {
     io.out(

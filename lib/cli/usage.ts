@@ -61,7 +61,7 @@ Usage:
   runlog resume <runId> [--model SPEC] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--json]
   runlog resume-point <runId> [--json]
   runlog show <runId> [--json]
-  runlog ls [--status STATUS] [--forks-of RUNID] [--json]
+  runlog ls [--status STATUS] [--forks-of RUNID | --children-of RUNID] [--json]
   runlog send <runId> "message" | - | --input-file PATH [--idempotency-key KEY] [--json]
   runlog fork <runId> [--at SEQ] [--id ID] [--model SPEC] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--idempotency-key KEY] ["input" | - | --input-file PATH] [--json]
   runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]

@@ -41,6 +41,12 @@ export interface StepDeps {
   retentionMs?: number;
   /** Model prices by spec, for runs with a `maxCostUsd` limit (lib/core/budget.ts). @default none */
   prices?: PriceTable;
+  /**
+   * The control deps a step starts, resumes and cancels other runs with: a sub-agent call's child,
+   * a child's parent (lib/steps/subagents/). A function, as they and these deps refer to each
+   * other. @default none: a sub-agent call is answered with an error saying so
+   */
+  control?: () => ControlDeps;
 }
 
 /** Deps of the operations that start executions (start, resume). */

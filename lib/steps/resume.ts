@@ -16,6 +16,7 @@ import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
 import { loadRun } from "./logReads.ts";
 import { settingsAsked } from "./modelSettingsAsked.ts";
+import { lookUpChildren } from "./subagents/lookUp.ts";
 
 export type { ResumeResult } from "./generation/outcome.ts";
 
@@ -87,6 +88,10 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
         ? { kind: "resume", runId, by, ...asked }
         : { kind: "send", runId, by, input, ...asked, ...(key === undefined ? {} : { idempotencyKey: key }) },
     );
+    // A parent waiting for its sub-agents looks them up instead: it has nothing to run itself.
+    if (outcome.kind === "not_resumable" && outcome.classification.reason === "awaiting_children") {
+      await lookUpChildren(deps, runId);
+    }
     return resumeResult(outcome);
   } catch (error) {
     // Refused because someone holds or moved the run: an equal request (the same key) may be that someone.

@@ -8,6 +8,7 @@ import { findTool, parseArguments, runWithTimeout, type ToolRun } from "./execut
 import { currentRun } from "./logReads.ts";
 import { stepDeadline } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
+import { callSubagent } from "./subagents/call.ts";
 import { awaitTurn } from "./toolTurns.ts";
 import type { Kept } from "./unstoredWork.ts";
 import { writeNext } from "./writeNext.ts";
@@ -68,6 +69,14 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   }
   const parsed = parseArguments(tool, call);
   if ("error" in parsed) return record(deps, input, call, parsed.error, deadline);
+  if (tool.subagent && !deps.control) {
+    const content = `sub-agent tool ${tool.name}: this runtime cannot start runs, so it cannot start one of agent ${tool.subagent.agent}`;
+    return record(deps, input, call, { content, isError: true }, deadline);
+  }
+  if (tool.subagent) {
+    const result = await callSubagent(deps, input, events, call, tool, parsed.args as { input: string });
+    return result ? output(result) : { callId: call.id, isError: false };
+  }
 
   const claim = await writeNext<"run" | "rerun" | "interrupted" | ToolResult>(
     deps,
