@@ -14,7 +14,7 @@ import type { ModelSettings } from "../core/modelSettings.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
-import { loadRun } from "./logReads.ts";
+import { loadRun, readTail, viewFacts } from "./logReads.ts";
 import { settingsAsked } from "./modelSettingsAsked.ts";
 import { lookUpChildren } from "./subagents/lookUp.ts";
 
@@ -90,7 +90,7 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
     );
     // A parent waiting for its sub-agents looks them up instead: it has nothing to run itself.
     if (outcome.kind === "not_resumable" && outcome.classification.reason === "awaiting_children") {
-      await lookUpChildren(deps, runId);
+      return (await lookedUp(deps, runId)) ?? resumeResult(outcome);
     }
     return resumeResult(outcome);
   } catch (error) {
@@ -100,6 +100,19 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
     if (earlier) return earlier;
     throw error;
   }
+}
+
+/**
+ * Look a waiting parent's children up (lib/steps/subagents/lookUp.ts); when that moved the parent
+ * on (a child had ended and its answer resumed the parent), what that resume opened.
+ */
+async function lookedUp(deps: ControlDeps, runId: string): Promise<ResumeResult | undefined> {
+  const before = viewFacts(deps, runId, await readTail(deps, runId)).generation;
+  await lookUpChildren(deps, runId);
+  const tail = await readTail(deps, runId);
+  const opened = tail.events.findLast((e) => e.type === "resumed" && e.generation > before);
+  if (opened?.type !== "resumed") return undefined;
+  return { resumed: true, runId, generation: opened.generation, kind: opened.kind, opened: false };
 }
 
 /**
