@@ -73,6 +73,8 @@ export function grantStore(grantee: IGrantable, table: ITable, use: StoreUse = {
 
 /** The id of the policy letting Handoff start executions (cdk/nag.ts acknowledges its finding). */
 export const HANDOFF_POLICY_ID = "HandoffExecutions";
+/** The id of the policy letting RunTool (a sub-agent's child) and Finish (a child's parent) start executions. */
+export const SUBAGENT_POLICY_ID = "SubagentExecutions";
 
 /** The ARN pattern of this state machine's executions (named per run and generation, so not known up front). */
 export function executionsArn(stateMachine: StateMachine): string {
@@ -113,10 +115,11 @@ export function grantStopExecutions(grantee: IGrantable, stateMachine: StateMach
 export function grantExecutionsApart(
   scope: Construct,
   id: string,
-  role: IRole,
+  role: IRole | readonly IRole[],
   stateMachine: StateMachine,
 ): Policy {
-  return new Policy(scope, id, { statements: executionStatements(stateMachine), roles: [role] });
+  const roles = Array.isArray(role) ? [...role] : [role as IRole];
+  return new Policy(scope, id, { statements: executionStatements(stateMachine), roles });
 }
 
 /**

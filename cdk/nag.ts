@@ -3,7 +3,7 @@ import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { IConstruct } from "constructs";
-import { HANDOFF_POLICY_ID } from "./grants.ts";
+import { HANDOFF_POLICY_ID, SUBAGENT_POLICY_ID } from "./grants.ts";
 import { type HandlerName, VPC_ACCESS_POLICY } from "./runlogFunction.ts";
 
 /** The parts of the Runlog construct (runlog.ts) its accepted findings are on; runlog.ts calls acceptedFindings, so this is not imported from there. */
@@ -81,6 +81,9 @@ export function acceptedFindings(runlog: NaggedRunlog, toolGroups: readonly Node
   // Handoff's own policy (see runlog.ts): the same DescribeExecution, for the same reason.
   const handoff = runlog.node.tryFindChild(HANDOFF_POLICY_ID);
   if (handoff) ack(handoff, `IAM5[Resource::${executions}]`, describe);
+  // The sub-agent policy of RunTool and Finish (see runlog.ts): the same, for the same reason.
+  const subagents = runlog.node.tryFindChild(SUBAGENT_POLICY_ID);
+  if (subagents) ack(subagents, `IAM5[Resource::${executions}]`, describe);
   ack(
     runlog.deadLetters,
     "SQS3",

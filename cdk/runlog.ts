@@ -34,6 +34,7 @@ import {
   grantStopExecutions,
   grantStore,
   HANDOFF_POLICY_ID,
+  SUBAGENT_POLICY_ID,
 } from "./grants.ts";
 import { RunlogHttpApi } from "./httpApi.ts";
 import { LifecyclePublishing } from "./lifecycle.ts";
@@ -231,6 +232,10 @@ export class Runlog extends Construct {
     // Handoff starts the next execution of the machine that invokes it: a policy of its own, apart
     // from the role's default one, so the function does not wait on the machine that waits on it.
     grantExecutionsApart(this, HANDOFF_POLICY_ID, steps.handoff.role!, this.stateMachine);
+    // A sub-agent call starts its child's execution (RunTool, a group's too), and a child's end
+    // resumes its parent (Finish): executions of this machine, so a policy apart for the same reason.
+    const childStarters = [steps.runTool, steps.finish, ...Object.values(this.groups)].map((fn) => fn.role!);
+    grantExecutionsApart(this, SUBAGENT_POLICY_ID, childStarters, this.stateMachine);
 
     const control = { [NAMES.stateMachineArn]: this.stateMachine.stateMachineArn };
     const starters = {

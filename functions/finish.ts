@@ -1,7 +1,18 @@
 import * as z from "zod";
 import { finish } from "../lib/steps/finish.ts";
-import { stepHandler } from "./handler.ts";
+import { withChildren } from "./children.ts";
+import { observedHandler } from "./handler.ts";
 import { StepInputSchema } from "./schemas.ts";
 
-/** The Finish task: record the status the run rests in and release this execution's lease. */
-export const handler = stepHandler("finish", StepInputSchema.extend({ owner: z.string().min(1) }), finish);
+const Schema = StepInputSchema.extend({
+  owner: z.string().min(1),
+  /** The state machine running this execution (`$$.StateMachine.Id`): a child's end resumes its parent on it. */
+  stateMachineArn: z.string().startsWith("arn:").optional(),
+});
+
+export const handler = observedHandler({
+  step: "finish",
+  schema: Schema,
+  deps: (aws, { stateMachineArn }) => withChildren(aws, stateMachineArn),
+  run: (deps, { stateMachineArn: _, ...input }) => finish(deps, input),
+});

@@ -5,6 +5,7 @@ import type { AwsDeps } from "../lib/runtime/aws/handlerDeps.ts";
 import { watchForCancel } from "../lib/runtime/cancelWatch.ts";
 import type { ControlDeps, StepDeps, StepInput } from "../lib/steps/deps.ts";
 import { toWorkflowError } from "../lib/workflow/errors.ts";
+import { withChildren } from "./children.ts";
 import { awsDeps } from "./deps.ts";
 import { type LambdaContext, observed } from "./observability/invocation.ts";
 
@@ -109,10 +110,16 @@ export function watchedStepHandler<S extends z.ZodType<StepInput>, O>(
   return observedHandler({
     step,
     schema,
-    deps: (aws) => ({ ...aws.steps, cancelWatch: aws.cancelWatch }),
+    deps: (aws, input) => ({ ...withChildren(aws, arnOf(input)), cancelWatch: aws.cancelWatch }),
     run: (deps, input) => runWatched(deps, input, (watched) => run(watched, input)),
   });
 }
+
+/** The state machine a task input names (RunTool's), if any. */
+const arnOf = (input: unknown): string | undefined => {
+  const arn = (input as { stateMachineArn?: unknown }).stateMachineArn;
+  return typeof arn === "string" ? arn : undefined;
+};
 
 async function runWatched<O>(
   deps: StepDeps & { cancelWatch: AwsDeps["cancelWatch"] },

@@ -5,6 +5,7 @@
  */
 import "./requireNode.ts";
 
+export { type AgentToolOptions, agentAsTool } from "./agents/agentAsTool.ts";
 export { type AgentDefinition, defineAgent, type OutputOf } from "./agents/defineAgent.ts";
 export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, type ToolDefinition } from "./agents/defineTool.ts";
 export type { AgentFactory } from "./agents/registry.ts";

@@ -1,5 +1,6 @@
 import type { RunEvent, RunStarted } from "../core/events.ts";
 import type { Owner } from "../core/principal.ts";
+import { forkParentOf } from "../core/subagents.ts";
 import type { Lease, RunHead } from "../ports/eventStore.ts";
 
 /**
@@ -16,9 +17,15 @@ export function newHead(first: RunStarted, lease: Lease | undefined, updatedAt: 
     updatedAt,
     leaseVersion: lease ? 1 : 0,
     ...(lease ? { lease } : {}),
-    ...(first.parent ? { parent: { runId: first.parent.runId, seq: first.parent.seq } } : {}),
+    ...forkPointOf(first),
     ...(first.owner ? { owner: ownerCopy(first.owner) } : {}),
   };
+}
+
+/** A fork's head names the run it was copied from (a sub-agent's child names its parent's call in its log only). */
+function forkPointOf(first: RunStarted): Pick<RunHead, "parent"> {
+  const fork = forkParentOf(first.parent);
+  return fork ? { parent: { runId: fork.runId, seq: fork.seq } } : {};
 }
 
 const ownerCopy = (owner: Owner): Owner =>
@@ -36,7 +43,7 @@ export function identityFrom(
   return {
     agent: started?.agent ?? "unknown",
     createdAt: started?.at ?? now,
-    ...(started?.parent ? { parent: { runId: started.parent.runId, seq: started.parent.seq } } : {}),
+    ...(started ? forkPointOf(started) : {}),
     ...(started?.owner ? { owner: ownerCopy(started.owner) } : {}),
   };
 }

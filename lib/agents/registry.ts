@@ -24,10 +24,18 @@ export function agentRegistry(
 ): AgentRegistry {
   checkHandoffs(factories);
   const cache = new Map<string, Agent>();
+  // An agent only reachable as a sub-agent (agentAsTool) of a registered one is found through it.
+  const subagentOf = (name: string): ((context: AgentContext) => Agent) | undefined => {
+    for (const known of Object.values(factories)) {
+      const found = known(context).tools.find((tool) => tool.subagent?.agent === name);
+      if (found) return found.subagent!.make;
+    }
+    return undefined;
+  };
   return (name) => {
     const known = cache.get(name);
     if (known) return known;
-    const factory = Object.hasOwn(factories, name) ? factories[name] : undefined;
+    const factory = Object.hasOwn(factories, name) ? factories[name] : subagentOf(name);
     if (!factory) {
       throw new NotFoundError(
         `unknown agent ${JSON.stringify(name)}; known agents: ${Object.keys(factories).join(", ")}`,

@@ -1,6 +1,6 @@
 import type { ResumePoint } from "../core/classify.ts";
 import { classifyFacts, type NotResumable } from "../core/classify.ts";
-import { CorruptEventError, NotFoundError } from "../core/errors.ts";
+import { CorruptEventError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import type { Principal } from "../core/principal.ts";
@@ -162,12 +162,27 @@ export class RunReads {
     check.optionalString(given.cursor, "cursor");
     check.optionalStatuses(given.status, "status", "one or more");
     check.optionalString(given.parent, "parent");
+    check.optionalString(given.childrenOf, "childrenOf");
+    if (options.childrenOf !== undefined && (options.parent !== undefined || options.cursor !== undefined)) {
+      throw new InvalidInputError(
+        "childrenOf lists one run's children in one page: give it without parent or cursor",
+        {
+          field: "childrenOf",
+        },
+      );
+    }
     const wanted = options.status === undefined ? undefined : [options.status].flat();
     // The store filters by the head's status, and a `running` head whose executor is gone shows
     // the status its log rests in: a killed run is `interrupted` (or `completed`, …) to the reader.
     // So `running` heads are read for any status asked for, and kept by the status they show.
     const stored =
       wanted === undefined || wanted.includes("running") ? wanted : [...wanted, "running" as const];
+    if (options.childrenOf !== undefined) {
+      const children = await this.children(options.childrenOf);
+      return {
+        runs: wanted === undefined ? children : children.filter((run) => wanted.includes(run.status)),
+      };
+    }
     const scope = this.access.listScope();
     const page = await this.deps.store.listRuns({
       ...options,
@@ -178,6 +193,23 @@ export class RunReads {
     for (const head of page.runs) runs.push(head.status === "running" ? await this.asLogShows(head) : head);
     const shown = wanted === undefined ? runs : runs.filter((run) => wanted.includes(run.status));
     return { ...page, runs: shown };
+  }
+
+  /**
+   * The child runs a run's sub-agent calls started, in call order: named by its log (each
+   * `tool_started` of a sub-agent call names its child), so no index is needed, on any store. A
+   * child whose start never happened (its parent died first) is not listed.
+   */
+  private async children(runId: string): Promise<RunHead[]> {
+    const ids = (await this.events(runId)).flatMap((e) =>
+      e.type === "tool_started" && e.child !== undefined ? [e.child] : [],
+    );
+    const runs: RunHead[] = [];
+    for (const id of ids) {
+      const head = await this.deps.store.getHead(id);
+      if (head) runs.push(head.status === "running" ? await this.asLogShows(head) : head);
+    }
+    return runs;
   }
 
   /** A `running` head brought up to its log's tail: last seq, last activity, and status if nobody executes it. */

@@ -174,6 +174,11 @@ export interface ListRequest {
   status?: RunStatus | readonly RunStatus[];
   /** Only the runs forked from this run (its direct forks). @default every run */
   parent?: string;
+  /**
+   * Only the child runs of this run's sub-agent calls (agentAsTool), in the order they were called,
+   * read from its log: one page, no cursor; `status` filters them. @default every run
+   */
+  childrenOf?: string;
 }
 
 // The sweep's and the redrive's options and reports are the steps' own shapes, exported as they are:

@@ -184,13 +184,18 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     run: (context, _, [runId]) => showCommand(context, runId!),
   },
   ls: {
-    options: { status: { type: "string" }, "forks-of": { type: "string" } },
+    options: {
+      status: { type: "string" },
+      "forks-of": { type: "string" },
+      "children-of": { type: "string" },
+    },
     positionals: { min: 0, max: 0, names: "no arguments" },
     withoutRuns: (context) => printRuns(context, []),
     run: (context, values) =>
       listCommand(context, {
         ...optional("status", listedStatus(str(values, "status"))),
         ...optional("parent", str(values, "forks-of")),
+        ...optional("childrenOf", str(values, "children-of")),
       }),
   },
   send: {

@@ -47,6 +47,10 @@ export function reportOutcome(
       io.out(
         `waiting for approval: runlog resume-point ${outcome.runId}, then runlog approve|reject ${outcome.runId} <callId>`,
       );
+    else if (outcome.status === "waiting")
+      io.out(
+        `waiting for its sub-agent runs to end: runlog ls --children-of ${outcome.runId}; each one's end resumes it`,
+      );
     else if (outcome.status === "budget_exhausted")
       io.out(
         `its budget is spent: runlog resume-point ${outcome.runId} says which limit, then runlog resume ${outcome.runId} --max-turns N (or --max-tokens, --max-cost-usd) to raise it`,
@@ -54,7 +58,7 @@ export function reportOutcome(
     else if (outcome.status !== "completed")
       io.out(`see where it stopped: runlog resume-point ${outcome.runId}`);
   }
-  if (outcome.status === "paused") return EXIT.paused;
+  if (outcome.status === "paused" || outcome.status === "waiting") return EXIT.paused;
   return outcome.status === "completed" || started ? EXIT.completed : EXIT.failed;
 }
 
@@ -125,13 +129,19 @@ export async function listCommand(context: CommandContext, filter: RunFilter = {
 export function printRuns(
   { io, json, where }: Omit<CommandContext, "runs">,
   runs: ListedRun[],
-  { status, parent }: RunFilter = {},
+  { status, parent, childrenOf }: RunFilter = {},
 ): number {
   if (json) {
     io.json({ runs });
     return EXIT.completed;
   }
-  const which = `${status ? `${status} ` : ""}${parent === undefined ? "runs" : `forks of run ${parent}`}`;
+  const what =
+    childrenOf !== undefined
+      ? `sub-agent runs of run ${childrenOf}`
+      : parent === undefined
+        ? "runs"
+        : `forks of run ${parent}`;
+  const which = `${status ? `${status} ` : ""}${what}`;
   if (runs.length === 0) io.out(`no ${which} in ${where}`);
   for (const run of runs) {
     io.out(

@@ -37,6 +37,8 @@ export interface RunFilter {
   status?: RunStatus;
   /** Only the forks of this run. */
   parent?: string;
+  /** Only the child runs of this run's sub-agent calls. */
+  childrenOf?: string;
 }
 
 /**

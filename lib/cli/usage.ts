@@ -68,7 +68,7 @@ Usage:
                 [--junit FILE] [--concurrency N] [--json]
                                    each run's inputs again on SPEC under a new run id, tools answered
                                    from the recording (or run: live); prints what changed
-  runlog ls [--status STATUS] [--forks-of RUNID] [--json]
+  runlog ls [--status STATUS] [--forks-of RUNID | --children-of RUNID] [--json]
   runlog send <runId> "message" | - | --input-file PATH [--idempotency-key KEY] [--json]
   runlog fork <runId> [--at SEQ] [--id ID] [--model SPEC] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--idempotency-key KEY] ["input" | - | --input-file PATH] [--json]
   runlog approve <runId> <callId> [--by WHO] [--reason TEXT] [--idempotency-key KEY] [--json]

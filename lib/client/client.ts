@@ -116,6 +116,7 @@ export class RunlogClient {
       ...present("cursor", request.cursor),
       ...present("status", request.status),
       ...present("parent", request.parent),
+      ...present("childrenOf", request.childrenOf),
     };
     return (await this.#json<RunsPage>({ method: "GET", path: "/runs", query, signal: options?.signal }))
       .body;

@@ -18,6 +18,7 @@ export type NotResumableReason =
   | "empty"
   | "malformed"
   | "awaiting_approval"
+  | "awaiting_children"
   | "cancelled"
   | "budget_exhausted"
   | "invalid_output";
@@ -40,6 +41,8 @@ export interface NotResumable {
   seq?: number;
   /** With `awaiting_approval`: the calls waiting for a person's decision. */
   waitingToolCalls?: ToolCall[];
+  /** With `awaiting_children`: the sub-agent calls waiting for their child runs to end, and the children. */
+  waitingChildren?: { call: ToolCall; childRunId: string }[];
 }
 
 export type Classification = ResumePoint | NotResumable;
@@ -174,8 +177,8 @@ function classifyTail(facts: LogFacts): Classification {
 
 /** The open tool batch: recover what was interrupted, run what may run, then wait for decisions. */
 function classifyBatch(batch: ToolBatch, transfer?: Transferred): Classification {
-  const open = unanswered(batch);
-  if (open.length === 0) {
+  const all = unanswered(batch);
+  if (all.length === 0) {
     // A transfer answered in this batch: the next model call is the new agent's.
     return transfer && batch.results.get(transfer.callId) === transfer
       ? point(
@@ -184,6 +187,9 @@ function classifyBatch(batch: ToolBatch, transfer?: Transferred): Classification
         )
       : point("call_model", "every tool call has its result: call the model");
   }
+  // A sub-agent call that started its child is not interrupted: its child's ending answers it.
+  const children = batch.open ? all.filter((call) => batch.children.has(call.id)) : [];
+  const open = all.filter((call) => !children.includes(call));
   const interrupted = open.filter((call) => batch.started.has(call.id));
   const decided = (call: ToolCall) => isCleared(batch, call.id) || batch.decisions.has(call.id);
   const waiting = open.filter((call) => !decided(call));
@@ -203,6 +209,16 @@ function classifyBatch(batch: ToolBatch, transfer?: Transferred): Classification
   }
   if (runnable.length > 0)
     return point("run_tools", `tool calls never started: run ${names(runnable)}`, runnable);
+  if (waiting.length === 0) {
+    return {
+      ...notResumable(
+        "awaiting_children",
+        `waiting for sub-agent runs to end: ${children.map((call) => `${batch.children.get(call.id)} (${call.id})`).join(", ")}`,
+        batch.response.seq,
+      ),
+      waitingChildren: children.map((call) => ({ call, childRunId: batch.children.get(call.id)! })),
+    };
+  }
   return {
     ...notResumable("awaiting_approval", `waiting for a decision on ${names(waiting)}`, batch.response.seq),
     waitingToolCalls: waiting,

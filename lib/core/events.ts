@@ -71,6 +71,13 @@ export const IdempotencyKeySchema = z
   .max(255)
   .regex(/^[\x20-\x7e]+$/, "must be printable ASCII");
 
+/** Where a fork was copied from: its parent run and the last seq copied. */
+export const ForkParentSchema = z.object({ runId: z.string().min(1), seq: z.number().int().min(1) });
+/** The tool call a sub-agent's run answers: the parent run and the call's id. */
+export const CallParentSchema = z.object({ runId: z.string().min(1), callId: z.string().min(1) });
+export type ForkParent = z.infer<typeof ForkParentSchema>;
+export type CallParent = z.infer<typeof CallParentSchema>;
+
 export const OwnerSchema = z.object({ id: z.string().min(1), tenant: z.string().min(1).optional() });
 
 export const RunStartedSchema = z.object({
@@ -82,8 +89,11 @@ export const RunStartedSchema = z.object({
   model: z.string().min(1),
   /** The user's first message; part of this event so a run never exists without its input. */
   input: z.string(),
-  /** Set on a fork: the run and seq it was copied from. */
-  parent: z.object({ runId: z.string().min(1), seq: z.number().int().min(1) }).optional(),
+  /**
+   * Set on a fork: the run and seq it was copied from. Set on a sub-agent's run (a child): the run
+   * and tool call that started it (lib/core/subagents.ts), whose result the child's ending becomes.
+   */
+  parent: z.union([ForkParentSchema, CallParentSchema]).optional(),
   /** Whose the run is (core/principal.ts): who may see and steer it. Absent on runs started before owners were recorded. */
   owner: OwnerSchema.optional(),
   /** The caller's own JSON object (core/metadata.ts), echoed on every lifecycle event; a fork keeps its parent's. */
@@ -172,6 +182,12 @@ export const ToolStartedSchema = z.object({
   type: z.literal("tool_started"),
   callId: z.string().min(1),
   name: z.string().min(1),
+  /**
+   * Set when the call is a sub-agent's (agentAsTool): the id of the child run it starts, derived
+   * from this run's id and the call's (lib/core/subagents.ts). The call then has no result until
+   * the child ends: its ending is the result, and the run waits for it (`awaiting_children`).
+   */
+  child: z.string().min(1).optional(),
 });
 
 export const ToolResultSchema = z.object({
@@ -258,6 +274,8 @@ export const RESUMED_BY = {
   timeout: "timeout",
   /** The generation that opens a fork, written with its copy: part of the fork's start. */
   fork: "fork",
+  /** A sub-agent's run ended and answered its parent's call (or a parent looked its child up). */
+  subagent: "subagent",
 } as const;
 
 export const ToolDecidedSchema = z.object({

@@ -9,6 +9,7 @@ import {
 import { assertNever } from "./log.ts";
 import { notRedrivableWhy } from "./redrive.ts";
 import type { RunStatus } from "./status.ts";
+import { forkParentOf } from "./subagents.ts";
 
 export * from "./lifecycleSchemas.ts";
 
@@ -72,7 +73,8 @@ export function lifecycleOf(
   options: LifecycleOptions = {},
 ): LifecycleEvent[] {
   if (!mayAnnounce(event)) return [];
-  const copied = start.parent !== undefined && event.seq > 1 && event.seq <= start.parent.seq;
+  const fork = forkParentOf(start.parent);
+  const copied = fork !== undefined && event.seq > 1 && event.seq <= fork.seq;
   if (copied) return [];
   const generation = event.gen ?? (event.type === "resumed" ? event.generation : 1);
   const common: Common = (type, status) => ({

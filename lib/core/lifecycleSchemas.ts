@@ -55,8 +55,13 @@ export const RunStartedDetail = z.object({
   ...common,
   type: z.literal("runlog.RunStarted"),
   model: z.string().min(1),
-  /** Set on a fork: the run and seq it was copied from. */
-  parent: z.object({ runId: z.string().min(1), seq: z.number().int().min(1) }).optional(),
+  /** Set on a fork: the run and seq it was copied from; on a sub-agent's run: the run and tool call that started it. */
+  parent: z
+    .union([
+      z.object({ runId: z.string().min(1), seq: z.number().int().min(1) }),
+      z.object({ runId: z.string().min(1), callId: z.string().min(1) }),
+    ])
+    .optional(),
 });
 
 export const RunPausedDetail = z.object({

@@ -25,6 +25,8 @@ export interface ToolBatch {
   needsApproval: ReadonlySet<string>;
   /** Approval decisions by call id. */
   decisions: ReadonlyMap<string, ToolDecided>;
+  /** Sub-agent calls that started a child run: the child's run id by call id (`tool_started.child`). */
+  children: ReadonlyMap<string, string>;
   /** False once a later message closed the batch (its open calls count as interrupted). */
   open: boolean;
   /**
@@ -146,6 +148,7 @@ export class LogReader {
   private started = new Set<string>();
   private results = new Map<string, ToolResult | Transferred>();
   private decisions = new Map<string, ToolDecided>();
+  private children = new Map<string, string>();
   private byModel = new Map<string, { inputTokens: number; outputTokens: number }>();
   private readonly firstSeq: number;
   /** How many events were read (a problem stops the reading). */
@@ -176,6 +179,7 @@ export class LogReader {
         started: new Set(batch.started),
         results: new Map(batch.results),
         decisions: new Map(batch.decisions),
+        children: new Map(batch.children),
       },
     };
   }
@@ -250,12 +254,14 @@ export class LogReader {
         this.started = new Set();
         this.results = new Map();
         this.decisions = new Map();
+        this.children = new Map();
         facts.batch = {
           response: event,
           started: this.started,
           results: this.results,
           needsApproval,
           decisions: this.decisions,
+          children: this.children,
           open: true,
           ...(facts.agent === undefined ? {} : { agent: facts.agent }),
         };
@@ -300,6 +306,7 @@ export class LogReader {
           return fail(event.seq, `tool_started for call ${call.id}, which was not approved`);
         }
         this.started.add(call.id);
+        if (event.child !== undefined) this.children.set(call.id, event.child);
         facts.last = event;
         break;
       }

@@ -14,7 +14,11 @@ const limitsOf = (event: RunStarted) => (event.limits === undefined ? "" : canon
 const settingsOf = (event: RunStarted) =>
   event.modelSettings === undefined ? "" : canonicalValue(event.modelSettings);
 const origin = (event: RunStarted) =>
-  event.parent ? `forked from ${event.parent.runId} at seq ${event.parent.seq}` : "started fresh";
+  event.parent === undefined
+    ? "started fresh"
+    : "seq" in event.parent
+      ? `forked from ${event.parent.runId} at seq ${event.parent.seq}`
+      : `started by call ${event.parent.callId} of run ${event.parent.runId}`;
 
 /**
  * What sets the run stored under an id apart from the start a caller asked for

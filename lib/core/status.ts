@@ -4,7 +4,8 @@ import { type LogFacts, type LogStart, readLog } from "./log.ts";
 
 /**
  * A run's status. `running` comes from a live lease; every other status is
- * derived from the log: `paused` waits for approval decisions, `failed` ends
+ * derived from the log: `paused` waits for approval decisions, `waiting` for the child runs of
+ * its sub-agent calls to end (lib/core/subagents.ts), `failed` ends
  * in a recorded model failure and `interrupted` stopped anywhere else that
  * resume can continue from. `budget_exhausted` reached a limit of its budget
  * (lib/core/budget.ts) and waits for a person to raise it. `invalid_output` ended with a final
@@ -13,6 +14,7 @@ import { type LogFacts, type LogStart, readLog } from "./log.ts";
 export type RunStatus =
   | "running"
   | "paused"
+  | "waiting"
   | "cancelled"
   | "completed"
   | "failed"
@@ -28,6 +30,7 @@ export type RunStatus =
 export const RUN_STATUSES: readonly RunStatus[] = [
   "running",
   "paused",
+  "waiting",
   "cancelled",
   "completed",
   "failed",
@@ -61,4 +64,8 @@ export function restingStatusOf(facts: LogFacts, classification: Classification)
 }
 
 const stoppedStatus = (classification: NotResumable): RunStatus =>
-  classification.reason === "awaiting_approval" ? "paused" : classification.reason;
+  classification.reason === "awaiting_approval"
+    ? "paused"
+    : classification.reason === "awaiting_children"
+      ? "waiting"
+      : classification.reason;

@@ -56,6 +56,7 @@ export function runRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
             ...optional("cursor", query.cursor),
             ...optional("status", query.status),
             ...optional("parent", query.parent),
+            ...optional("childrenOf", query.childrenOf),
           });
         } catch (error) {
           // Every store refuses a cursor it did not issue (lib/adapters/paging.ts decodePosition): say it is the cursor.

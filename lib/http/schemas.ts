@@ -113,6 +113,8 @@ export const ListQuery = z.strictObject({
   status: z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]).optional(),
   /** Only the forks of this run. */
   parent: runId("parent").optional(),
+  /** Only the child runs of this run's sub-agent calls (one page, in call order). */
+  childrenOf: runId("childrenOf").optional(),
 });
 
 /** GET /runs/{id}/events?after&limit&wait: `wait`, seconds to hold an empty answer for the next event. */

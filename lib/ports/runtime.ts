@@ -74,7 +74,10 @@ export type CrashPoint =
   | "control:after-append"
   | "control:before-execute"
   | "fork:after-copy"
-  | "decide:after-append";
+  | "decide:after-append"
+  // Sub-agents (lib/steps/subagents/): a child run started, a parent's call answered by its child.
+  | "subagent:after-child-start"
+  | "subagent:after-answer";
 
 /** The crash points every run passes (lib/runtime/config.ts accepts these and the two lists below). */
 export const CRASH_POINTS: readonly CrashPoint[] = [
@@ -113,6 +116,12 @@ export const CONTROL_CRASH_POINTS: readonly CrashPoint[] = [
   "control:before-execute",
   "fork:after-copy",
   "decide:after-append",
+];
+
+/** Points only runs with sub-agent calls pass (test/reliability/subagentCrashes.test.ts). */
+export const SUBAGENT_CRASH_POINTS: readonly CrashPoint[] = [
+  "subagent:after-child-start",
+  "subagent:after-answer",
 ];
 
 export interface Faults {

@@ -26,7 +26,20 @@ export interface Tool<Args = unknown> {
    * rejected ("approval expired") and the run goes on. Undefined: it waits for a person however long.
    */
   approvalTimeoutMs?: number;
+  /**
+   * Set on a sub-agent (agentAsTool): a call does not run `run`, it starts a child run of this
+   * agent with the call's `input` (lib/steps/subagents/), and the child's ending is its result.
+   */
+  subagent?: SubagentSpec;
   run(args: Args, context: ToolContext): Promise<unknown>;
+}
+
+/** The agent a sub-agent tool's calls start a child run of. */
+export interface SubagentSpec {
+  /** The agent's name: what the child's `run_started` records, and how the registry finds it. */
+  agent: string;
+  /** Makes the agent, for a registry that was not given it by name (lib/agents/registry.ts). */
+  make: (context: AgentContext) => Agent;
 }
 
 /** An agent: its instructions, its tools and the model it uses unless told otherwise. */

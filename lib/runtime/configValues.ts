@@ -8,6 +8,7 @@ import {
   CRASH_POINTS,
   type CrashPoint,
   HANDOFF_CRASH_POINTS,
+  SUBAGENT_CRASH_POINTS,
   TRANSFER_CRASH_POINTS,
 } from "../ports/runtime.ts";
 
@@ -60,6 +61,7 @@ export const KNOWN_CRASH_POINTS: readonly CrashPoint[] = [
   ...HANDOFF_CRASH_POINTS,
   ...TRANSFER_CRASH_POINTS,
   ...CONTROL_CRASH_POINTS,
+  ...SUBAGENT_CRASH_POINTS,
 ];
 /** `<point>[@<n>]`: the n-th time (default the first) execution passes that point. */
 export interface CrashAt {

@@ -1,9 +1,12 @@
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError } from "../core/errors.ts";
-import type { CancelledEvent } from "../core/events.ts";
+import type { CancelledEvent, RunEvent } from "../core/events.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
+import { readLog } from "../core/log.ts";
 import type { ControlDeps } from "./deps.ts";
+import { loadRun } from "./logReads.ts";
 import { expireRun } from "./retention.ts";
+import { answerParent } from "./subagents/answer.ts";
 import { writeNext } from "./writeNext.ts";
 
 type Outcome = { cancelled: boolean; event: CancelledEvent };
@@ -45,7 +48,8 @@ export async function cancelRun(deps: ControlDeps, request: CancelRequest): Prom
     if (facts.cancelled) return { done: { cancelled: false, event: facts.cancelled } };
     const point = classify(events);
     // A run that waits for a person (a decision, a raised budget) has not ended: it may be cancelled.
-    if (!point.resumable && point.reason !== "awaiting_approval" && point.reason !== "budget_exhausted") {
+    const waits = ["awaiting_approval", "awaiting_children", "budget_exhausted"];
+    if (!point.resumable && !waits.includes(point.reason)) {
       throw new ConflictError(`run ${runId} already ended (${point.reason}); there is nothing to cancel`);
     }
     return {
@@ -64,7 +68,31 @@ export async function cancelRun(deps: ControlDeps, request: CancelRequest): Prom
   await stopExecution(deps, runId, outcome.event);
   // A cancelled run takes nothing more: its retention starts now (again, for a repeated cancel).
   await expireRun(deps, runId, "cancelled");
+  // Its sub-agents' runs are cancelled with it, and a cancelled sub-agent answers its parent's call.
+  const events = await loadRun(deps, runId);
+  await cancelChildren(deps, events, request);
+  await answerParent(deps, events[0]!, { events });
   return { cancelled: outcome.cancelled };
+}
+
+/** Cancel the child runs of the run's sub-agent calls still waiting (a repeated cancel finishes a cascade cut short). */
+async function cancelChildren(deps: ControlDeps, events: readonly RunEvent[], request: CancelRequest) {
+  const batch = readLog(events).batch;
+  if (!batch?.open) return;
+  for (const [callId, child] of batch.children) {
+    if (batch.results.has(callId) || !(await deps.store.getHead(child))) continue;
+    try {
+      await cancelRun(deps, {
+        runId: child,
+        by: request.by,
+        ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
+        reason: `its parent run ${request.runId} was cancelled`,
+      });
+    } catch (error) {
+      // A child that ended first answers (or answered) its call itself.
+      if (!(error instanceof ConflictError)) throw error;
+    }
+  }
 }
 
 /**

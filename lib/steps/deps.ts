@@ -44,6 +44,12 @@ export interface StepDeps {
   prices?: PriceTable;
   /** The MCP clients of this runlog, shared by all its runs. @default none: an agent with `mcp` cannot start */
   mcp?: McpClients;
+  /**
+   * The control deps a step starts, resumes and cancels other runs with: a sub-agent call's child,
+   * a child's parent (lib/steps/subagents/). A function, as they and these deps refer to each
+   * other. @default none: a sub-agent call is answered with an error saying so
+   */
+  control?: () => ControlDeps;
 }
 
 /** Deps of the operations that start executions (start, resume). */

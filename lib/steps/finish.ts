@@ -8,6 +8,8 @@ import type { StepDeps, StepInput } from "./deps.ts";
 import { letRest } from "./lease.ts";
 import { loadRun } from "./logReads.ts";
 import { markPaused } from "./restMarkers.ts";
+import { answerParent } from "./subagents/answer.ts";
+import { lookUpChildren } from "./subagents/lookUp.ts";
 
 export interface FinishInput extends StepInput {
   /** The lease owner this execution runs under. */
@@ -45,7 +47,14 @@ export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOut
       outcome.status === "paused"
         ? await markPaused(deps, input.runId, { generation: input.generation })
         : undefined;
+    const control = deps.control?.();
+    // A sub-agent's child answers its parent's call before it rests: a crash before that leaves
+    // it `running` for the sweep, which answers then (sweep.ts).
+    if (control) await answerParent(control, events[0]!, { events });
     await letRest(deps, input.runId, input.owner, outcome.status, marked ?? lastSeq);
+    // Resting `waiting`, the run looks its children up: one that ended while this execution was
+    // finishing could not resume it (its lease was held), so that resume is made here.
+    if (control && outcome.status === "waiting") await lookUpChildren(control, input.runId);
   }
   return outcome;
 }

@@ -14,8 +14,9 @@ import type { ModelSettings } from "../core/modelSettings.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
-import { loadRun } from "./logReads.ts";
+import { loadRun, readTail, viewFacts } from "./logReads.ts";
 import { settingsAsked } from "./modelSettingsAsked.ts";
+import { lookUpChildren } from "./subagents/lookUp.ts";
 
 export type { ResumeResult } from "./generation/outcome.ts";
 
@@ -87,6 +88,10 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
         ? { kind: "resume", runId, by, ...asked }
         : { kind: "send", runId, by, input, ...asked, ...(key === undefined ? {} : { idempotencyKey: key }) },
     );
+    // A parent waiting for its sub-agents looks them up instead: it has nothing to run itself.
+    if (outcome.kind === "not_resumable" && outcome.classification.reason === "awaiting_children") {
+      return (await lookedUp(deps, runId)) ?? resumeResult(outcome);
+    }
     return resumeResult(outcome);
   } catch (error) {
     // Refused because someone holds or moved the run: an equal request (the same key) may be that someone.
@@ -100,6 +105,19 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
     }
     throw error;
   }
+}
+
+/**
+ * Look a waiting parent's children up (lib/steps/subagents/lookUp.ts); when that moved the parent
+ * on (a child had ended and its answer resumed the parent), what that resume opened.
+ */
+async function lookedUp(deps: ControlDeps, runId: string): Promise<ResumeResult | undefined> {
+  const before = viewFacts(deps, runId, await readTail(deps, runId)).generation;
+  await lookUpChildren(deps, runId);
+  const tail = await readTail(deps, runId);
+  const opened = tail.events.findLast((e) => e.type === "resumed" && e.generation > before);
+  if (opened?.type !== "resumed") return undefined;
+  return { resumed: true, runId, generation: opened.generation, kind: opened.kind, opened: false };
 }
 
 /**

@@ -10,6 +10,7 @@ import { currentRun } from "./logReads.ts";
 import { recordedMcpTool } from "./mcpTools.ts";
 import { stepDeadline } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
+import { callSubagent } from "./subagents/call.ts";
 import { awaitTurn } from "./toolTurns.ts";
 import { decideTransfer, transferOf } from "./transfer.ts";
 import type { Kept } from "./unstoredWork.ts";
@@ -90,6 +91,14 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   // once its retries are spent, a resume runs the call), so the call is never lost nor answered
   // as interrupted for it. Not needed for a call that will be answered as interrupted.
   if (mcp && (!batch.started.has(call.id) || tool.idempotent)) await mcp.ready();
+  if (tool.subagent && !deps.control) {
+    const content = `sub-agent tool ${tool.name}: this runtime cannot start runs, so it cannot start one of agent ${tool.subagent.agent}`;
+    return record(deps, input, call, { content, isError: true }, deadline);
+  }
+  if (tool.subagent) {
+    const result = await callSubagent(deps, input, events, call, tool, parsed.args as { input: string });
+    return result ? output(result) : { callId: call.id, isError: false };
+  }
 
   const claim = await writeNext<"run" | "rerun" | "interrupted" | ToolResult | Transferred>(
     deps,

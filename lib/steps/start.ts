@@ -1,6 +1,6 @@
 import { agentLimits, assertPriced, checkLimits, type Limits, startLimits } from "../core/budget.ts";
 import { InvalidInputError, TooManyRunsError } from "../core/errors.ts";
-import { stamp } from "../core/events.ts";
+import { type CallParent, stamp } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import { checkMetadata, type Metadata } from "../core/metadata.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
@@ -30,6 +30,8 @@ export interface StartRequest {
    * naming it. Recorded in `run_started`. @default the agent's
    */
   modelSettings?: ModelSettings;
+  /** The tool call this run answers, when it is a sub-agent's child run (lib/steps/subagents/). @default none */
+  parent?: CallParent;
 }
 
 export interface StartResult {
@@ -74,6 +76,7 @@ export async function startRun(
       agent: agent.name,
       model: modelSpec,
       input: request.input,
+      ...(request.parent ? { parent: { runId: request.parent.runId, callId: request.parent.callId } } : {}),
       ...(request.owner ? { owner: request.owner } : {}),
       ...(metadata === undefined ? {} : { metadata }),
       limits,

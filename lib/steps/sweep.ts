@@ -1,7 +1,7 @@
 import { classifyFacts } from "../core/classify.ts";
 import { forEachConcurrently } from "../core/concurrency.ts";
 import { benignReason, ConflictError, CorruptEventError, errorMessage } from "../core/errors.ts";
-import type { ResumeKind } from "../core/events.ts";
+import type { ResumeKind, RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
@@ -13,9 +13,11 @@ import { lastWriteAt, openedGeneration } from "./generation/opened.ts";
 import { resumeResult } from "./generation/outcome.ts";
 import { leaseFor } from "./lease.ts";
 import { leaseIsLive } from "./liveness.ts";
-import { readTail, viewFacts } from "./logReads.ts";
+import { loadRun, readTail, viewFacts } from "./logReads.ts";
 import { markGivenUp, markPaused, tailReader } from "./restMarkers.ts";
 import { expireRun } from "./retention.ts";
+import { answerParent } from "./subagents/answer.ts";
+import { lookUpChildren } from "./subagents/lookUp.ts";
 import { decodeCursor, encodeCursor, type Position } from "./sweepCursor.ts";
 
 export { autoResumesAfter } from "./autoResumes.ts";
@@ -76,12 +78,16 @@ export interface SweepReport {
   approvals: ExpiryReport;
 }
 
+/** Reasons a run waits for someone (not an ending): nothing to tell a parent. */
+const WAITS = new Set(["awaiting_approval", "awaiting_children", "budget_exhausted"]);
+
 const DEFAULTS = {
   staleAfterMs: 600_000,
   maxAutoResumes: 5,
   backoffMs: 60_000,
   maxBackoffMs: 3_600_000,
-  statuses: ["running"] as readonly RunStatus[],
+  // `waiting` too: a parent whose last child answered as it came to rest is moved on here.
+  statuses: ["running", "waiting"] as readonly RunStatus[],
   maxRuns: Number.POSITIVE_INFINITY,
   budgetMs: Number.POSITIVE_INFINITY,
   concurrency: 16,
@@ -260,7 +266,11 @@ async function consider(
       classification.reason === "awaiting_approval"
         ? await markPaused(deps, runId, { read: reread(tail) })
         : undefined;
+    // A sub-agent's child that ended with nobody to say so answers its parent's call first.
+    if (!WAITS.has(classification.reason)) await answerParent(deps, await firstOf(deps, runId, tail), tail);
     await rest(deps, head, restingStatusOf(facts, classification), marked ?? lastSeq);
+    // A parent waiting for its sub-agents looks them up: a child never started, or ended unannounced.
+    if (classification.reason === "awaiting_children") await lookUpChildren(deps, runId);
     return settle(`not resumable: ${classification.reason}`);
   }
   // A generation opened and never executed (its opener died, or its start failed) is finished, not
@@ -283,6 +293,18 @@ async function consider(
     return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);
   return resumeAs(deps, runId, skip);
 }
+
+/** A run's `run_started`: the tail's first event when it reaches seq 1, else read alone. */
+async function firstOf(deps: ControlDeps, runId: string, tail: LogView): Promise<RunEvent> {
+  const first = tail.events[0]!;
+  if (first.seq === 1) return first;
+  const entry = (await deps.store.readPage(runId, { limit: 1, maxBytes: FIRST_EVENT_BYTES })).entries[0];
+  if (entry !== undefined && "event" in entry) return entry.event;
+  return (await loadRun(deps, runId))[0]!;
+}
+
+/** Enough for any `run_started` (its input is the largest part). */
+const FIRST_EVENT_BYTES = 4_000_000;
 
 /** The tail a sweep read, then the tail as stored after a lost race. */
 function rereadOf(deps: ControlDeps, runId: string) {

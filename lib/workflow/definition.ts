@@ -102,6 +102,8 @@ export const RUN_DEFINITION = {
         "generation.$": "$.generation",
         "callId.$": "$$.Map.Item.Value",
         "batch.$": "$.next.callIds",
+        // A sub-agent call starts its child's execution of this same machine (lib/steps/subagents/).
+        "stateMachineArn.$": "$$.StateMachine.Id",
       },
       ItemProcessor: {
         ProcessorConfig: { Mode: "INLINE" },
@@ -153,7 +155,8 @@ export const RUN_DEFINITION = {
     Finish: {
       Type: "Task",
       Resource: resource("Finish"),
-      Parameters: { ...ids, "owner.$": "$.owner" },
+      // A sub-agent's child that ended resumes its parent: an execution of this same machine.
+      Parameters: { ...ids, "owner.$": "$.owner", "stateMachineArn.$": "$$.StateMachine.Id" },
       ResultPath: "$.outcome",
       TimeoutSeconds: taskStateTimeoutSeconds("Finish"),
       Retry: retry(3),

@@ -144,6 +144,13 @@ async function execute(input: ExecutionInput, failFirst: Record<string, string> 
     ]),
   );
   const execution = machine.run(input as never, {
+    // What Step Functions gives every execution: RunTool, Finish and Handoff are told their machine by it.
+    context: {
+      StateMachine: {
+        Id: "arn:aws:states:us-east-1:000000000000:stateMachine:runlog-test",
+        Name: "runlog-test",
+      },
+    },
     overrides: {
       taskResourceLocalHandlers: handlers as never,
       retryIntervalOverrides: Object.fromEntries(tasks.map(([name]) => [name, 0])),

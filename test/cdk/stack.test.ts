@@ -143,12 +143,13 @@ describe("least privilege", () => {
           "states:StopExecution",
         ]);
         expect(resources, handler).toContainEqual({ Ref: machine });
-      } else if (["startRun", "resume", "sweeper", "handoff"].includes(handler)) {
+      } else if (["startRun", "resume", "sweeper", "handoff", "runTool", "finish"].includes(handler)) {
+        // RunTool starts a sub-agent's child run, Finish resumes a child's parent (lib/steps/subagents/).
         expect(states, handler).toEqual(["states:DescribeExecution", "states:StartExecution"]);
         expect(resources, handler).toContainEqual({ Ref: machine });
       } else expect(states, handler).toEqual([]);
     }
-    expect(permissions("runTool").actions.every((a) => /^(logs|xray|dynamodb):/.test(a))).toBe(true);
+    expect(permissions("runTool").actions.every((a) => /^(logs|xray|dynamodb|states):/.test(a))).toBe(true);
   });
 
   it("serves the HTTP API from the api function, every route behind IAM authorization, with access logs", () => {

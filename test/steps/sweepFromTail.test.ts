@@ -147,8 +147,8 @@ describe("the sweeper from the tail", () => {
       complete: true,
       approvals: { examined: 0, expired: [], failed: [], complete: true },
     });
-    // One listing of the swept heads, one of the paused ones (for approvals that expire).
-    expect(count.calls).toEqual({ listRuns: 2 });
+    // One listing of each swept status (running, waiting), one of the paused heads (for approvals that expire).
+    expect(count.calls).toEqual({ listRuns: 3 });
   });
 
   it("repairs the head of a run whose tail is final or waits for a person", async () => {

@@ -28,7 +28,7 @@ export function recordForkParents(db: DatabaseSync): number {
   for (const row of firsts) {
     const runId = String(row.run_id);
     const first = decodedOrUndefined(runId, row.enc ?? null, row.body ?? null);
-    if (first?.type !== "run_started" || !first.parent) continue;
+    if (first?.type !== "run_started" || !first.parent || !("seq" in first.parent)) continue;
     record.run(first.parent.runId, first.parent.seq, runId);
     recorded++;
   }

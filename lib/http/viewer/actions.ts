@@ -16,7 +16,14 @@ export interface ActionFacts {
 /** Statuses a new message cannot continue (lib/steps/generation/plan.ts refuses them) or must wait for. */
 const NO_MESSAGES = new Set<RunStatus>(["running", "cancelled", "malformed", "empty"]);
 /** Statuses cancel takes: a run that goes on, or that waits (lib/steps/cancel.ts). */
-const CANCELLABLE = new Set<RunStatus>(["running", "paused", "interrupted", "failed", "budget_exhausted"]);
+const CANCELLABLE = new Set<RunStatus>([
+  "running",
+  "paused",
+  "waiting",
+  "interrupted",
+  "failed",
+  "budget_exhausted",
+]);
 
 /** A form the viewer's script submits as JSON to `path` (see script/actions.ts); `data-action` names it. */
 const form = (action: string, path: string, label: string, inner: Html, testId = action) =>

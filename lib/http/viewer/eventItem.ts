@@ -81,7 +81,7 @@ export function title(event: RunEvent): string {
 function body(runId: string, event: RunEvent): Html | null {
   switch (event.type) {
     case "run_started":
-      return html`<p class="facts"><span>agent ${event.agent}</span><span>model ${event.model}</span>${event.parent ? html`<span>forked from <a href="${runHref(event.parent.runId)}#e${event.parent.seq}" data-testid="parent-link">${event.parent.runId}</a> at event ${event.parent.seq}</span>` : null}</p>
+      return html`<p class="facts"><span>agent ${event.agent}</span><span>model ${event.model}</span>${event.parent === undefined ? null : "seq" in event.parent ? html`<span>forked from <a href="${runHref(event.parent.runId)}#e${event.parent.seq}" data-testid="parent-link">${event.parent.runId}</a> at event ${event.parent.seq}</span>` : html`<span>sub-agent of <a href="${runHref(event.parent.runId)}" data-testid="parent-link">${event.parent.runId}</a>, call ${event.parent.callId}</span>`}</p>
 ${payload(runId, event, "input", event.input)}`;
     case "user_message":
       return payload(runId, event, "message", event.text);

@@ -53,9 +53,13 @@ async function forks(runlog: Runlog, runId: string): Promise<Html> {
 
 function about(runId: string, first: RunEvent, forkList: Html): Html {
   const started = first.type === "run_started" ? first : undefined;
-  const parent = started?.parent
-    ? html`<dt>Forked from</dt><dd><a href="${runHref(started.parent.runId)}#e${started.parent.seq}" data-testid="parent-run">${started.parent.runId}</a> at event ${started.parent.seq}</dd>`
-    : null;
+  const from = started?.parent;
+  const parent =
+    from === undefined
+      ? null
+      : "seq" in from
+        ? html`<dt>Forked from</dt><dd><a href="${runHref(from.runId)}#e${from.seq}" data-testid="parent-run">${from.runId}</a> at event ${from.seq}</dd>`
+        : html`<dt>Sub-agent of</dt><dd><a href="${runHref(from.runId)}" data-testid="parent-run">${from.runId}</a>, call ${from.callId}</dd>`;
   return html`<dl class="about">
 <dt>Agent</dt><dd>${started?.agent ?? "unknown"}</dd>
 <dt>Model</dt><dd>${started?.model ?? "unknown"}</dd>

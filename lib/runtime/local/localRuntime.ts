@@ -133,8 +133,11 @@ export async function openLocalRuntime(
     ...(steps === undefined ? {} : { stepsPerExecution: steps }),
     ...(retention === undefined ? {} : { retentionMs: retention }),
     ...(prices === undefined ? {} : { prices }),
+    // Sub-agent calls start child runs, and a child's end resumes its parent: both control operations.
+    control: () => control,
   };
   const local = new LocalOrchestrator({
+    onError: (input, error) => onError(input.runId, error),
     deps: () => deps,
     store,
     leaseMs,

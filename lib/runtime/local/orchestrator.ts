@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { keepLease } from "../../adapters/local/leaseKeeper.ts";
 import {
@@ -9,7 +10,7 @@ import {
   markExecuting,
   markNamed,
 } from "../../adapters/local/processLiveness.ts";
-import { RetryableError, RunCancelledError } from "../../core/errors.ts";
+import { errorMessage, RetryableError, RunCancelledError } from "../../core/errors.ts";
 import type { EventStore } from "../../ports/eventStore.ts";
 import type { ExecutionInput, ExecutionReport, Orchestrator } from "../../ports/runtime.ts";
 import { callModel } from "../../steps/callModel.ts";
@@ -40,6 +41,18 @@ export interface LocalOrchestratorOptions {
   executionTimeoutSeconds?: number;
   /** Tool groups (checked), routed as a deployment with the same `toolGroups` routes them, each group's Task served by RunTool's step. @default none */
   toolGroups?: ToolGroups;
+  /**
+   * Told about an execution a step of another one asked for (a sub-agent's child, a parent its
+   * child resumed) that failed: it runs beside the one that asked, which does not fail with it.
+   * @default writes to stderr
+   */
+  onError?: (input: ExecutionInput, error: unknown) => void;
+}
+
+/** The executions steps of one outermost execution asked for, which it waits for before it returns. */
+interface Started {
+  readonly runs: Set<Promise<void>>;
+  closed: boolean;
 }
 
 /** Tasks that give the run up: they run even after a stop, and the lease is theirs to hand over or release. */
@@ -64,6 +77,8 @@ export class LocalOrchestrator implements Orchestrator {
   private readonly machine: Machine;
   /** What stops each execution running in this process, by its lease owner. */
   private readonly executions = new Map<string, AbortController>();
+  /** Set while an execute of this process runs: executions its steps ask for join it (see execute). */
+  private readonly started = new AsyncLocalStorage<Started>();
 
   constructor(private readonly options: LocalOrchestratorOptions) {
     const groups = this.groupNames();
@@ -131,6 +146,40 @@ export class LocalOrchestrator implements Orchestrator {
    * (never nested in it), and so on until the run rests.
    */
   async execute(input: ExecutionInput): Promise<void> {
+    // Asked for by a step of a running execution (a sub-agent's child started, a parent resumed by
+    // its child's end): it runs beside that one, never nested in a step (whose timeout would bound
+    // it), and the outermost execute waits for it, so a caller that awaits a run awaits its tree.
+    const around = this.started.getStore();
+    if (around && !around.closed) {
+      const run = this.executeChain(input).catch((error: unknown) => this.failedBeside(input, error));
+      around.runs.add(run);
+      return;
+    }
+    const started: Started = { runs: new Set(), closed: false };
+    await this.started.run(started, async () => {
+      let failure: { error: unknown } | undefined;
+      try {
+        await this.executeChain(input);
+      } catch (error) {
+        failure = { error };
+      }
+      while (started.runs.size > 0) {
+        const runs = [...started.runs];
+        started.runs.clear();
+        await Promise.all(runs);
+      }
+      started.closed = true;
+      if (failure) throw failure.error;
+    });
+  }
+
+  private failedBeside(input: ExecutionInput, error: unknown): void {
+    if (this.options.onError) this.options.onError(input, error);
+    else process.stderr.write(`runlog: run ${input.runId}: ${errorMessage(error)}\n`);
+  }
+
+  /** One generation's execution and the ones it hands over to. */
+  private async executeChain(input: ExecutionInput): Promise<void> {
     for (let current: ExecutionInput | undefined = input; current; ) {
       const { successor, error } = await this.executeOne(current);
       // Once handed over, the run is the successor's, whatever became of this execution's last states.

@@ -1,0 +1,57 @@
+import { classify } from "../../core/classify.ts";
+import { benignReason } from "../../core/errors.ts";
+import { childAnswer } from "../../core/subagents.ts";
+import type { ControlDeps } from "../deps.ts";
+import { findTool, parseArguments } from "../executeTool.ts";
+import { leaseIsLive } from "../liveness.ts";
+import { loadRun } from "../logReads.ts";
+import { answerCall, resumeAsSubagent, resumeParent } from "./answer.ts";
+import { startChild } from "./startChild.ts";
+
+/**
+ * A parent that waits for its sub-agent calls looks each child up, never running anything again: a
+ * child that never started (its parent died between `tool_started` and the start) is started; one
+ * that ended answers its call; one that stopped where it can go on, with nobody executing it, is
+ * resumed. Run by the parent's Finish once it rests `waiting`, by a resume of the parent and by the
+ * sweep. Every action is idempotent, so any number of lookers converge on one child and one result.
+ */
+export async function lookUpChildren(control: ControlDeps, parentRunId: string): Promise<void> {
+  const log = await loadRun(control, parentRunId);
+  const point = classify(log);
+  if (point.resumable || point.reason !== "awaiting_children") {
+    // Everything answered meanwhile (a child ended as the parent came to rest): go on.
+    if (point.resumable) await resumeParent(control, parentRunId);
+    return;
+  }
+  for (const { call, childRunId } of point.waitingChildren ?? []) {
+    const head = await control.store.getHead(childRunId);
+    if (!head) {
+      const first = log[0];
+      const agent = first?.type === "run_started" ? control.agents(first.agent) : undefined;
+      const tool = agent && findTool(agent, call.name);
+      const parsed = tool?.subagent ? parseArguments(tool, call) : undefined;
+      const args = parsed && "args" in parsed ? (parsed.args as { input: string }) : undefined;
+      const failed =
+        tool?.subagent && args
+          ? await startChild(control, log, call, tool.subagent.agent, args.input)
+          : {
+              content: `sub-agent tool ${call.name} is no longer known to agent ${first?.type === "run_started" ? first.agent : "?"}`,
+              isError: true,
+            };
+      if (failed) await answerCall(control, parentRunId, call.id, failed);
+      continue;
+    }
+    const childLog = await loadRun(control, childRunId);
+    const answer = childAnswer(childRunId, { events: childLog });
+    if (answer) {
+      await answerCall(control, parentRunId, call.id, answer);
+      continue;
+    }
+    if (!classify(childLog).resumable || (await leaseIsLive(control, head.lease))) continue;
+    try {
+      await resumeAsSubagent(control, childRunId);
+    } catch (error) {
+      if (benignReason(error) === undefined) throw error;
+    }
+  }
+}
