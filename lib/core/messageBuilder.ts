@@ -72,33 +72,13 @@ export class MessageBuilder {
         this.settle({ role: "assistant", content: event.text, toolCalls: [] });
         this.settled.push({ role: "user", content: rejectedOutputNote(event.problems) });
         break;
-      case "tool_result": {
-        const call = this.open.get(event.callId);
-        if (!call) break;
-        this.open.delete(event.callId);
-        this.settled.push({
-          role: "tool",
-          toolCallId: call.id,
-          name: call.name,
-          content: event.content,
-          isError: event.isError,
-        });
+      case "tool_result":
+        this.answer(event.callId, event.content, event.isError);
         break;
-      }
-      case "transferred": {
+      case "transferred":
         // Answered as the call's result, so every call has its answer for the provider.
-        const call = this.open.get(event.callId);
-        if (!call) break;
-        this.open.delete(event.callId);
-        this.settled.push({
-          role: "tool",
-          toolCallId: call.id,
-          name: call.name,
-          content: transferredToolResult(event.to),
-          isError: false,
-        });
+        this.answer(event.callId, transferredToolResult(event.to), false);
         break;
-      }
       case "tool_decided":
         this.awaiting.delete(event.callId);
         break;
@@ -124,6 +104,14 @@ export class MessageBuilder {
   }
 
   /** A new message closes the open calls first: their answers are final from here on. */
+  /** An open call's answer, as the tool message the provider reads; none for a call not open. */
+  private answer(callId: string, content: string, isError: boolean): void {
+    const call = this.open.get(callId);
+    if (!call) return;
+    this.open.delete(callId);
+    this.settled.push({ role: "tool", toolCallId: call.id, name: call.name, content, isError });
+  }
+
   private settle(message: ChatMessage): void {
     this.closeOpenCalls();
     this.settled.push(message);
