@@ -144,7 +144,7 @@ describe("the evaluator", () => {
   it("denies what a role does not allow: another action, another function's grant, a Scan", async () => {
     const wrong = [
       call(
-        "runTool",
+        "callModel",
         "states:StartExecution",
         `arn:aws:states:us-east-1:123456789012:stateMachine:${MACHINE}`,
       ),
@@ -156,7 +156,7 @@ describe("the evaluator", () => {
       ),
     ];
     expect((await deniedCalls(wrong, policies)).map((d) => [d.fn, d.action, d.why])).toEqual([
-      ["runTool", "states:StartExecution", "ImplicitlyDenied"],
+      ["callModel", "states:StartExecution", "ImplicitlyDenied"],
       ["api", "dynamodb:Scan", "ImplicitlyDenied"],
       ["startRun", "secretsmanager:GetSecretValue", "ImplicitlyDenied"],
     ]);
