@@ -303,7 +303,7 @@ export function shortRuns(options: ShortOptions): ShortResults {
           }
           samples[`lambda ${bundle.handler}`] = ms;
           const row: Figure = {
-            figure: `Lambda bundle \`${bundle.handler}\` imported, NODE_OPTIONS=${bundle.environment.NODE_OPTIONS ?? ""}`,
+            figure: `Lambda bundle \`${bundle.handler}\` imported with its template environment${bundle.environment.NODE_OPTIONS ? ` (NODE_OPTIONS=${bundle.environment.NODE_OPTIONS})` : ""}`,
             ms: median(ms),
             target: { limit: 4, unit: "×", of: "node -e 0" },
           };

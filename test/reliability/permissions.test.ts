@@ -51,10 +51,10 @@ function grantsNoTestUses(): string[] {
     ),
     // The steps' appends read their item back after the SDK retried a put whose answer was lost
     // (test/adapters/dynamodb/lostAnswers.test.ts), link big payloads and repair a missing head
-    // (UpdateItem): store paths the handler tests do not reach for these three.
-    ...(["callModel", "runTool", "recordModelFailure"] as const).flatMap((fn) =>
-      table(fn, "GetItem", "UpdateItem"),
-    ),
+    // (UpdateItem): store paths the handler tests do not reach for these three. RunTool's GetItem is
+    // reached: a sub-agent call reads its child's head (test/functions/subagents.test.ts).
+    ...(["callModel", "recordModelFailure"] as const).flatMap((fn) => table(fn, "GetItem", "UpdateItem")),
+    ...table("runTool", "UpdateItem"),
     // The sweeper asks Step Functions whether the execution holding a lease still runs; its test's
     // runs need not (its PutItem, appending `resumed`, test/functions/autoRedrive.test.ts uses).
     `sweeper states:DescribeExecution arn:aws:states:us-east-1:123456789012:execution:${MACHINE}:*`,
