@@ -231,6 +231,11 @@ export const TransferredSchema = z.object({
   reason: z.string().optional(),
   /** The model spec in force from here on: `to`'s model. */
   model: z.string().min(1).optional(),
+  /**
+   * The tools of `to`'s MCP servers, listed at the transfer (as `run_started.mcpTools` lists the
+   * first agent's): the run's MCP tools from here on. Absent: `to` takes none.
+   */
+  mcpTools: z.array(McpToolSchema).optional(),
 });
 
 export const ResumedSchema = z.object({

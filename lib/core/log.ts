@@ -34,6 +34,8 @@ export interface ToolBatch {
    * transferred the run to another agent. Unknown on a tail that does not show it.
    */
   agent?: string;
+  /** That agent's MCP tools (none: empty), known when `agent` is: a transfer in the batch changes the run's, not these. */
+  mcpTools?: readonly McpTool[];
 }
 
 /** What a log says, derived in one pass. Pure: the same events give the same facts. */
@@ -68,7 +70,10 @@ export interface LogFacts {
    * it only when it shows one of those.
    */
   agent?: string;
-  /** The MCP tools `run_started` recorded (lib/core/mcpTools.ts); a tail that does not show it has none. */
+  /**
+   * The MCP tools of the agent in force, as recorded when it took over (lib/core/mcpTools.ts): the
+   * latest `transferred` event's, else `run_started`'s. A tail that shows neither has none.
+   */
   mcpTools?: readonly McpTool[];
   /** The latest transfer, if the run was transferred (of a tail: if the tail shows it). */
   transferred?: Transferred;
@@ -263,7 +268,7 @@ export class LogReader {
           decisions: this.decisions,
           children: this.children,
           open: true,
-          ...(facts.agent === undefined ? {} : { agent: facts.agent }),
+          ...(facts.agent === undefined ? {} : { agent: facts.agent, mcpTools: facts.mcpTools ?? [] }),
         };
         break;
       }
@@ -334,6 +339,8 @@ export class LogReader {
         this.results.set(call.id, event);
         facts.agent = event.to;
         if (event.model) facts.model = event.model;
+        if (event.mcpTools) facts.mcpTools = event.mcpTools;
+        else delete facts.mcpTools;
         facts.transferred = event;
         facts.generationSteps++;
         facts.last = event;

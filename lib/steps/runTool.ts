@@ -67,19 +67,18 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   const agent = deps.agents(batch.agent ?? facts.agent!);
   const to = transferOf(agent, call);
   if (to !== undefined) {
-    const decided = decideTransfer(deps, batch, agent, call, to);
+    const decided = await decideTransfer(deps, batch, agent, call, to);
     if ("error" in decided) return record(deps, input, call, decided.error, deadline);
     return transfer(deps, input, call, decided.append, deadline);
   }
-  // An agent's own tool, else one of the MCP tools the run recorded when it started.
-  const mcp = findTool(agent, call.name)
-    ? undefined
-    : recordedMcpTool(deps, agent, facts.mcpTools, call.name);
+  // An agent's own tool, else one of the MCP tools recorded when that agent took the run over.
+  const mcpTools = batch.mcpTools ?? facts.mcpTools;
+  const mcp = findTool(agent, call.name) ? undefined : recordedMcpTool(deps, agent, mcpTools, call.name);
   const tool = findTool(agent, call.name) ?? mcp?.tool;
   if (!tool) {
     const known = [
       ...agent.tools.map((t) => t.name),
-      ...(facts.mcpTools ?? []).map((t) => t.name),
+      ...(mcpTools ?? []).map((t) => t.name),
       ...(agent.handoffs ?? []).map(transferToolName),
     ].join(", ");
     const content = `unknown tool ${call.name}; available: ${known}`;

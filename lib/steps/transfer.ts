@@ -13,6 +13,7 @@ import {
 import type { Agent } from "../ports/tool.ts";
 import type { StepDeps } from "./deps.ts";
 import type { ToolOutcome } from "./executeTool.ts";
+import { discoverMcpTools } from "./mcpTools.ts";
 
 // Transfers: the agent option is `handoffs`, but in code this is a "transfer", because "handoff"
 // already names an execution handing a long run to a new one (lib/steps/handoff.ts).
@@ -43,16 +44,16 @@ function describe(deps: Pick<StepDeps, "agents">, name: string): string | undefi
 /**
  * What answering a transfer call of the batch comes to: the `transferred` event to append, or a
  * tool error for the model to read (a second transfer in the response, bad arguments, an agent the
- * registry does not know). Decided from the response and the registry alone, so a retry decides
- * the same.
+ * registry does not know). Decided from the response and the registry, so a retry decides the
+ * same; the event also records the target's MCP tools, listed from its servers.
  */
-export function decideTransfer(
-  deps: Pick<StepDeps, "agents">,
+export async function decideTransfer(
+  deps: Pick<StepDeps, "agents" | "mcp">,
   batch: ToolBatch,
   agent: Agent,
   call: ToolCall,
   to: string,
-): { append: NewEvent } | { error: ToolOutcome } {
+): Promise<{ append: NewEvent } | { error: ToolOutcome }> {
   const first = firstTransfer(batch.response.toolCalls, (c) => transferOf(agent, c) !== undefined);
   if (first && first.id !== call.id) return { error: fail(secondTransferResult(first)) };
   const args = parseTransferArguments(call);
@@ -64,6 +65,9 @@ export function decideTransfer(
     if (!(error instanceof NotFoundError)) throw error;
     return { error: fail(`not transferred: ${errorMessage(error)}`) };
   }
+  // The target's MCP tools, listed now and recorded on the event, as a start records the first
+  // agent's: a server that is down fails the step before anything is written, so it is retried.
+  const mcpTools = await discoverMcpTools(deps, target);
   return {
     append: {
       type: "transferred",
@@ -73,6 +77,7 @@ export function decideTransfer(
       to: target.name,
       ...(args.reason === undefined ? {} : { reason: args.reason }),
       model: target.defaultModel,
+      ...(mcpTools === undefined ? {} : { mcpTools }),
     },
   };
 }
