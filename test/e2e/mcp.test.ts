@@ -17,23 +17,11 @@ import {
 } from "../../lib/index.ts";
 import { createTestRunlog, type TestRunlog } from "../../lib/testing/index.ts";
 import { storeEnv, tempDataDir, testEnv } from "../support/cli.ts";
+import { spyModel } from "../support/spyModel.ts";
 // @ts-expect-error: a plain ES module fixture, no types
 import { makeServer } from "./fixtures/mcpServer.mjs";
 
 const FIXTURE = join(import.meta.dirname, "fixtures", "mcpServer.mjs");
-
-/** A model that answers by turn and keeps every request it was sent (the tools it was offered). */
-function spyModel(turns: readonly ModelReply[], requests: ModelRequest[]): Model {
-  return {
-    spec: "spy:turns",
-    call: async (request) => {
-      requests.push(request);
-      const reply = turns[request.turn];
-      if (reply === undefined) throw new Error(`no scripted turn ${request.turn}`);
-      return reply;
-    },
-  };
-}
 
 const callLookup = (id: string, order = "A1"): ModelReply => ({
   text: "",

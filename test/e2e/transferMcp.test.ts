@@ -10,24 +10,13 @@ import {
 } from "../../lib/index.ts";
 import { createTestRunlog, type TestRunlog } from "../../lib/testing/index.ts";
 import { storeEnv, tempDataDir, testEnv } from "../support/cli.ts";
+import { spyModel } from "../support/spyModel.ts";
 
 // An agent's MCP tools follow the agent: a transfer records the target's (listed from its servers
 // when the run is transferred), and from then on those are the run's; the first agent's go with it.
 
 const FIXTURE = join(import.meta.dirname, "fixtures", "mcpServer.mjs");
 
-/** A model that answers by turn and keeps the tools each request offered. */
-function spyModel(turns: readonly ModelReply[], requests: ModelRequest[]): Model {
-  return {
-    spec: "spy:turns",
-    call: async (request) => {
-      requests.push(request);
-      const reply = turns[request.turn];
-      if (reply === undefined) throw new Error(`no scripted turn ${request.turn}`);
-      return reply;
-    },
-  };
-}
 const call = (id: string, name: string, args: unknown): ModelReply => ({
   text: "",
   toolCalls: [{ id, name, arguments: JSON.stringify(args) }],
