@@ -7,5 +7,12 @@ import { buildPackage } from "../../bin/build.ts";
  * JavaScript, as users do.
  */
 export default async function build(): Promise<void> {
+  // A test run started by another test (test/support/iam/handlerCalls.ts) finds dist/ built by
+  // its parent's run: building again would rewrite it under the CLI processes the parent's other
+  // files are running at that moment.
+  if (process.env[BUILT_VARIABLE] === "1") return;
   await buildPackage();
 }
+
+/** Set by a test run that starts a test run of its own: dist/ is built, and in use. */
+export const BUILT_VARIABLE = "RUNLOG_TEST_DIST_BUILT";

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { BUILT_VARIABLE } from "../build.ts";
 import type { AwsCall } from "./awsCalls.ts";
 import { CALLS_DIR_VARIABLE } from "./recorder.ts";
 
@@ -27,7 +28,7 @@ export async function recordHandlerTests(): Promise<AwsCall[]> {
     );
     await promisify(execFile)(process.execPath, [vitest, "run", HANDLER_TESTS, "--reporter=dot"], {
       cwd: ROOT,
-      env: { ...env, [CALLS_DIR_VARIABLE]: dir },
+      env: { ...env, [CALLS_DIR_VARIABLE]: dir, [BUILT_VARIABLE]: "1" },
       maxBuffer: 64 * 1024 * 1024,
     }).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(
