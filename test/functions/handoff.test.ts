@@ -7,7 +7,6 @@ import {
   SFNClient,
   StartExecutionCommand,
 } from "@aws-sdk/client-sfn";
-import { StateMachine } from "aws-local-stepfunctions";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { awsDeps } from "../../functions/deps.ts";
@@ -18,26 +17,16 @@ import { LogCache } from "../../lib/steps/logCache.ts";
 import { resumeRun } from "../../lib/steps/resume.ts";
 import { startRun as startRunStep } from "../../lib/steps/start.ts";
 import { unstoredWork } from "../../lib/steps/unstoredWork.ts";
-import { renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
 import { modelsNeverCalled } from "../support/controlDeps.ts";
+import { execute } from "./execute.ts";
 import { handlers } from "./handlers.ts";
 import { busEvent, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 
-const { callModel, finish, handoff, recordModelFailure, runTool, startRun } = handlers;
+const { finish, handoff, startRun } = handlers;
 
 const env = useFunctionEnvironment("fn-handoff", { STATE_MACHINE_ARN, RUNLOG_STEPS_PER_EXECUTION: "3" });
 const sfn = mockClient(SFNClient);
 const meta = { $metadata: {} };
-const HANDLERS: Record<TaskName, (event: unknown) => Promise<unknown>> = {
-  CallModel: callModel,
-  RunTool: runTool,
-  RecordModelFailure: recordModelFailure,
-  Finish: finish,
-  Handoff: handoff,
-};
-const ARNS = Object.fromEntries(
-  Object.keys(TASKS).map((t) => [t, `arn:aws:lambda:us-east-1:123456789012:function:${t}`]),
-) as Record<TaskName, string>;
 
 beforeEach(() => {
   sfn.reset();
@@ -50,21 +39,6 @@ const starts = () =>
     name: call.args[0].input.name,
     input: JSON.parse(call.args[0].input.input!) as ExecutionInput,
   }));
-
-/** Run one execution of the definition on the functions, as Step Functions would. */
-async function execute(input: ExecutionInput) {
-  const machine = new StateMachine(renderDefinition(ARNS) as never, {
-    validationOptions: { checkArn: false },
-  });
-  const execution = machine.run(input as never, {
-    context: { StateMachine: { Id: STATE_MACHINE_ARN, Name: "RunMachine" } },
-    overrides: {
-      taskResourceLocalHandlers: HANDLERS as never,
-      retryIntervalOverrides: Object.fromEntries(Object.keys(TASKS).map((t) => [t, 0])),
-    },
-  });
-  return (await execution.result) as { outcome?: { status: string }; handoff?: { handedOff: boolean } };
-}
 
 /** Start a run on a script file as the library does: an event may not name a file (functions/startRun.ts). */
 async function startScripted(runId: string, model: string) {

@@ -6,18 +6,17 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from "@aws-sdk/client-sfn";
-import { StateMachine } from "aws-local-stepfunctions";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { awsDeps } from "../../functions/deps.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { startRun as startRunStep } from "../../lib/steps/start.ts";
-import { renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
+import { execute } from "./execute.ts";
 import { handlers } from "./handlers.ts";
 import { busEvent, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 
-const { callModel, finish, handoff, recordModelFailure, runTool, startRun, steerRun } = handlers;
+const { startRun, steerRun } = handlers;
 
 const env = useFunctionEnvironment("fn-steer", {
   STATE_MACHINE_ARN,
@@ -25,16 +24,6 @@ const env = useFunctionEnvironment("fn-steer", {
 });
 const sfn = mockClient(SFNClient);
 const SENDER = "account:123456789012";
-const TASK_HANDLERS: Record<TaskName, (event: unknown) => Promise<unknown>> = {
-  CallModel: callModel,
-  RunTool: runTool,
-  RecordModelFailure: recordModelFailure,
-  Finish: finish,
-  Handoff: handoff,
-};
-const ARNS = Object.fromEntries(
-  Object.keys(TASKS).map((t) => [t, `arn:aws:lambda:us-east-1:123456789012:function:${t}`]),
-) as Record<TaskName, string>;
 
 beforeEach(() => {
   sfn.reset();
@@ -49,21 +38,6 @@ const starts = () =>
   sfn
     .commandCalls(StartExecutionCommand)
     .map((call) => JSON.parse(call.args[0].input.input!) as ExecutionInput);
-
-/** Run one execution of the definition on the functions, as Step Functions would. */
-async function execute(input: ExecutionInput) {
-  const machine = new StateMachine(renderDefinition(ARNS) as never, {
-    validationOptions: { checkArn: false },
-  });
-  const execution = machine.run(input as never, {
-    context: { StateMachine: { Id: STATE_MACHINE_ARN, Name: "RunMachine" } },
-    overrides: {
-      taskResourceLocalHandlers: TASK_HANDLERS as never,
-      retryIntervalOverrides: Object.fromEntries(Object.keys(TASKS).map((t) => [t, 0])),
-    },
-  });
-  return (await execution.result) as { outcome?: { status: string; output: string | null } };
-}
 
 /**
  * A run of the sender account (as its StartRun event would own it) on these model turns, its first

@@ -4,11 +4,10 @@ import {
   SFNClient,
   StartExecutionCommand,
 } from "@aws-sdk/client-sfn";
-import { StateMachine } from "aws-local-stepfunctions";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
-import { renderDefinition, TASKS, type TaskName } from "../../lib/workflow/definition.ts";
+import { execute } from "./execute.ts";
 import { handlers } from "./handlers.ts";
 import { busEvent, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 
@@ -41,21 +40,11 @@ vi.mock("../../functions/agents.ts", async () => {
   return { agents: { triage, researcher }, models: undefined, prices: undefined };
 });
 
-const { callModel, finish, handoff, recordModelFailure, runTool, startRun } = handlers;
+const { callModel, runTool, startRun } = handlers;
 
 const env = useFunctionEnvironment("fn-subagents", { STATE_MACHINE_ARN });
 const sfn = mockClient(SFNClient);
 const meta = { $metadata: {} };
-const HANDLERS: Record<TaskName, (event: unknown) => Promise<unknown>> = {
-  CallModel: callModel,
-  RunTool: runTool,
-  RecordModelFailure: recordModelFailure,
-  Finish: finish,
-  Handoff: handoff,
-};
-const ARNS = Object.fromEntries(
-  Object.keys(TASKS).map((t) => [t, `arn:aws:lambda:us-east-1:123456789012:function:${t}`]),
-) as Record<TaskName, string>;
 
 beforeEach(() => {
   sfn.reset();
@@ -69,21 +58,6 @@ const starts = () =>
     name: call.args[0].input.name!,
     input: JSON.parse(call.args[0].input.input!) as ExecutionInput,
   }));
-
-/** Run one execution of the definition on the functions, as Step Functions would. */
-async function execute(input: ExecutionInput) {
-  const machine = new StateMachine(renderDefinition(ARNS) as never, {
-    validationOptions: { checkArn: false },
-  });
-  const execution = machine.run(input as never, {
-    context: { StateMachine: { Id: STATE_MACHINE_ARN, Name: "RunMachine" } },
-    overrides: {
-      taskResourceLocalHandlers: HANDLERS as never,
-      retryIntervalOverrides: Object.fromEntries(Object.keys(TASKS).map((t) => [t, 0])),
-    },
-  });
-  return (await execution.result) as { outcome?: { status: string; output?: string } };
-}
 
 describe("a sub-agent call on the deployed functions", () => {
   it("RunTool starts the child's execution; the child's Finish answers the call and starts the parent's next", async () => {
