@@ -1,28 +1,21 @@
 import { randomBytes } from "node:crypto";
 import { recordedAgents } from "../agents/recordedTools.ts";
 import { BUILT_IN_AGENTS } from "../agents/registry.ts";
-import { figuresOf } from "../core/budget.ts";
-import { ConflictError, errorMessage, InvalidInputError, NotFoundError } from "../core/errors.ts";
-import { canonicalValue, type RunEvent } from "../core/events.ts";
-import { readLog } from "../core/log.ts";
-import {
-  inputsOf,
-  Recording,
-  type RunScript,
-  recordedCallsOf,
-  scriptOf,
-  toolCallsOf,
-} from "../core/replay.ts";
-import { type Difference, differencesOf, type RunSummary } from "../core/replayDiff.ts";
+import { ConflictError, errorMessage, InvalidInputError } from "../core/errors.ts";
+import type { RunEvent } from "../core/events.ts";
+import { inputsOf, Recording, type RunScript, recordedCallsOf, scriptOf } from "../core/replay.ts";
+import type { Difference } from "../core/replayDiff.ts";
 import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import { openLocalRuntime } from "../runtime/local/localRuntime.ts";
 import type { LocalOptions } from "./local.ts";
+import { compareRuns, type ReplayFigures } from "./replayCompare.ts";
 import { Runlog } from "./runlog.ts";
 import type { RunReads } from "./runReads.ts";
 import * as check from "./validate.ts";
 
 export type { RunScript, RunScriptError, RunScriptTurn } from "../core/replay.ts";
 export type { Difference, DifferenceKind, RunSummary } from "../core/replayDiff.ts";
+export type { ReplayFigures } from "./replayCompare.ts";
 
 /** A run's model turns as a scripted-model file: `--model scripted:FILE` with it plays the run again. */
 export async function scriptFromRun(runlog: RunReads, runId: string): Promise<RunScript> {
@@ -46,16 +39,6 @@ export interface ReplayRequest extends Omit<LocalOptions, "background"> {
   concurrency?: number;
   /** Told as each replay ends, with how many have ended. */
   onProgress?(run: ReplayedRun, done: number, total: number): void;
-}
-
-/** Turns, tokens and (with prices) cost of a run. */
-export interface ReplayFigures {
-  /** Model turns: responses and rejected answers. */
-  turns: number;
-  /** Input and output tokens, as the model reported them. */
-  tokens: number;
-  /** US dollars, when the price table prices the run's models. */
-  costUsd?: number;
 }
 
 /** One run and its replay: the differences between them (none: unchanged). */
@@ -168,12 +151,7 @@ async function replay(
     // A replay that takes no more input (it failed, or paused) has ended: its status says so.
     if (!(caught instanceof ConflictError)) error = errorMessage(caught);
   }
-  const recorded = await summaryOf(runlog, runId, events, prices);
-  // A replay whose start failed has no events: it is summed up as not started.
-  const replayedEvents = await runlog.events(replayRunId).catch(unlessMissing([]));
-  const replayed = await summaryOf(runlog, replayRunId, replayedEvents, prices);
-  const differences = differencesOf(recorded, replayed);
-  const figures = { recorded: figuresOfSummary(recorded), replayed: figuresOfSummary(replayed) };
+  const { differences, figures } = await compareRuns(runlog, runId, replayRunId, prices);
   return {
     runId,
     replayRunId,
@@ -183,39 +161,6 @@ async function replay(
     ...(error === undefined ? {} : { error }),
   };
 }
-
-const figuresOfSummary = ({ turns, tokens, costUsd }: RunSummary): ReplayFigures => ({
-  turns,
-  tokens,
-  ...(costUsd === undefined ? {} : { costUsd }),
-});
-
-async function summaryOf(
-  runlog: Runlog,
-  runId: string,
-  events: readonly RunEvent[],
-  prices: LocalOptions["prices"],
-): Promise<RunSummary> {
-  const outcome = await runlog.outcome<unknown>(runId).catch(unlessMissing(undefined));
-  const output = outcome?.output ?? null;
-  const figures = figuresOf(readLog(events).used, prices);
-  return {
-    status: outcome?.status ?? "not_started",
-    answer: output === null ? null : typeof output === "string" ? output : canonicalValue(output),
-    toolCalls: toolCallsOf(events),
-    turns: figures.turns,
-    tokens: figures.tokens,
-    ...(figures.costUsd === undefined ? {} : { costUsd: figures.costUsd }),
-  };
-}
-
-/** A run that is not there reads as `value`; any other error is thrown again. */
-const unlessMissing =
-  <T>(value: T) =>
-  (error: unknown): T => {
-    if (error instanceof NotFoundError) return value;
-    throw error;
-  };
 
 /** `work` over `items`, at most `limit` at once; the results in the items' order. */
 async function inPool<T, R>(

@@ -1,0 +1,78 @@
+import { figuresOf, type PriceTable } from "../core/budget.ts";
+import { NotFoundError } from "../core/errors.ts";
+import { canonicalValue, type RunEvent } from "../core/events.ts";
+import { readLog } from "../core/log.ts";
+import { toolCallsOf } from "../core/replay.ts";
+import { type Difference, differencesOf, type RunSummary } from "../core/replayDiff.ts";
+import type { RunReads } from "./runReads.ts";
+
+/** Turns, tokens and (with prices) cost of a run. */
+export interface ReplayFigures {
+  /** Model turns: responses and rejected answers. */
+  turns: number;
+  /** Input and output tokens, as the model reported them. */
+  tokens: number;
+  /** US dollars, when the price table prices the run's models. */
+  costUsd?: number;
+}
+
+/** A recorded run against its replay: what changed, and each side's figures. */
+export interface RunComparison {
+  differences: Difference[];
+  figures: { recorded: ReplayFigures; replayed: ReplayFigures };
+}
+
+/**
+ * Compares a recorded run with its replay, both read through `reads` (so held to its scope). A
+ * replay that never started (no events) is summed up as `not_started`. Shared by the library's
+ * replay, the HTTP replay report and the viewer's compare page: one comparison, one wording.
+ */
+export async function compareRuns(
+  reads: RunReads,
+  runId: string,
+  replayRunId: string,
+  prices?: PriceTable,
+): Promise<RunComparison> {
+  const [recorded, replayed] = await Promise.all([
+    summaryOf(reads, runId, await reads.events(runId), prices),
+    summaryOf(reads, replayRunId, await reads.events(replayRunId).catch(unlessMissing([])), prices),
+  ]);
+  return {
+    differences: differencesOf(recorded, replayed),
+    figures: { recorded: figuresOfSummary(recorded), replayed: figuresOfSummary(replayed) },
+  };
+}
+
+/** One run as the comparison sees it: status, answer, tool calls, turns, tokens, cost. */
+export async function summaryOf(
+  reads: RunReads,
+  runId: string,
+  events: readonly RunEvent[],
+  prices?: PriceTable,
+): Promise<RunSummary> {
+  const outcome = await reads.outcome<unknown>(runId).catch(unlessMissing(undefined));
+  const output = outcome?.output ?? null;
+  const figures = figuresOf(readLog(events).used, prices);
+  return {
+    status: outcome?.status ?? "not_started",
+    answer: output === null ? null : typeof output === "string" ? output : canonicalValue(output),
+    toolCalls: toolCallsOf(events),
+    turns: figures.turns,
+    tokens: figures.tokens,
+    ...(figures.costUsd === undefined ? {} : { costUsd: figures.costUsd }),
+  };
+}
+
+const figuresOfSummary = ({ turns, tokens, costUsd }: RunSummary): ReplayFigures => ({
+  turns,
+  tokens,
+  ...(costUsd === undefined ? {} : { costUsd }),
+});
+
+/** A run that is not there reads as `value`; any other error is thrown again. */
+export const unlessMissing =
+  <T>(value: T) =>
+  (error: unknown): T => {
+    if (error instanceof NotFoundError) return value;
+    throw error;
+  };
