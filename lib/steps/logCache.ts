@@ -16,9 +16,16 @@ export interface LogCacheOptions {
   trustTail?: boolean;
   /** Roughly how many bytes of events (as JSON) to keep, over all runs. @default 64 MiB */
   maxBytes?: number;
-  /** How many runs to keep. @default 64 */
+  /**
+   * How many runs to keep. Generous, because runs in one process take turns round-robin: with more
+   * runs under way than this, least-recently-used evicts each run just before its next turn, and
+   * every turn reads and decodes its whole log again (200 runs at once under a bound of 64 spent
+   * most of their CPU doing that). The byte budget is what bounds the memory. @default 1024
+   */
   maxRuns?: number;
 }
+
+const DEFAULT_MAX_RUNS = 1024;
 
 interface Cached {
   /**
@@ -74,7 +81,7 @@ export class LogCache {
     options: LogCacheOptions = {},
   ) {
     this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-    this.maxRuns = options.maxRuns ?? 64;
+    this.maxRuns = options.maxRuns ?? DEFAULT_MAX_RUNS;
     this.trustTail = options.trustTail ?? false;
   }
 

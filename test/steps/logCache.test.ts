@@ -146,6 +146,18 @@ describe("LogCache", () => {
     await cache.load("c");
     expect([cache.has("a"), cache.has("b"), cache.has("c")]).toEqual([true, false, true]);
   });
+
+  it("by default holds hundreds of runs taking turns, so each turn reads only what is new", async () => {
+    // A process serving runs round-robin: under a run bound smaller than the runs under way,
+    // LRU drops each run just before its next turn and every turn reads the whole log again.
+    const { store, reads } = fakeStore([message(1), message(2)]);
+    const cache = new LogCache(store, { trustTail: true });
+    const runs = Array.from({ length: 300 }, (_, i) => `run-${i}`);
+    for (const runId of runs) await cache.load(runId);
+    for (let turn = 0; turn < 3; turn++) for (const runId of runs) await cache.current(runId);
+    expect(reads).toEqual(runs.map(() => 0));
+    expect(runs.every((runId) => cache.has(runId))).toBe(true);
+  });
 });
 
 describe("LogCache.factsOf", () => {
