@@ -118,6 +118,11 @@ describe.each<[string, string, KilledAt]>([
     "transfer:after-append",
     { run: "p", last: { type: "transferred", from: "triage", to: "technical" } },
   ],
+  [
+    "after the handoff, mid-call in technical's MCP tool",
+    "tool:after-start",
+    { run: "p", last: { type: "tool_started", name: "shop__known_incident" } },
+  ],
 ])("technical ticket killed %s (%s)", (_, crashAt, killedAt) => {
   it("resumes to one transfer, and technical's typed ticket", async () => {
     const { resumed, log } = await killAndResume(SAMPLE_TICKETS.technical, crashAt, killedAt);
@@ -125,6 +130,10 @@ describe.each<[string, string, KilledAt]>([
     expect(Ticket.parse(resumed.output)).toMatchObject({ category: "technical", priority: "high" });
     expect(ofType(log, "transferred")).toEqual([
       expect.objectContaining({ from: "triage", to: "technical" }),
+    ]);
+    // Technical's MCP tool, recorded at the transfer, answered once (run again if it was cut off).
+    expect(ofType(log, "tool_result")).toEqual([
+      expect.objectContaining({ name: "shop__known_incident", isError: false }),
     ]);
     expect(log.at(-1)).toMatchObject({ type: "model_response", stop: "stop", output: resumed.output });
   });
