@@ -19,3 +19,11 @@ npm start
 npm run cli
 npm run client   # a backend calling `runlog serve` through runlog/client
 npm run synth
+
+cd "$root/examples/triage-desk"
+# Agents that compose: a typed ticket, a sub-agent, a handoff, the example's own MCP server on stdio.
+rm -rf node_modules package-lock.json .runlog
+npm install --no-audit --no-fund --loglevel=error
+npm run typecheck
+npm test
+npm start
