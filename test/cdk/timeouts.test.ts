@@ -45,8 +45,8 @@ describe("the deployed timeouts", () => {
 
   it("end every attempt of CallModel's model client, and the waits between, well before its function's timeout", () => {
     const options = modelClientOptions(async () => "sk-test");
-    const attempts = options.maxRetries! + 1;
-    const worstMs = attempts * options.timeout! + options.maxRetries! * MODEL_CLIENT.retryWaitMs;
+    const attempts = options.maxRetries + 1;
+    const worstMs = attempts * options.timeoutMs + options.maxRetries * MODEL_CLIENT.retryWaitMs;
     expect(worstMs + MODEL_CALL_MARGIN_MS).toBeLessThan(functionProps(stack, "callModel").Timeout * 1_000);
   });
 

@@ -16,8 +16,11 @@ import { OPENAI_SPEC_PREFIX } from "./spec.ts";
 export interface OpenAIModelOptions {
   /** The provider's model name, e.g. `gpt-4.1-mini` or `llama3.1:8b`. */
   model: string;
-  /** @default the `OPENAI_API_KEY` environment variable (read by the SDK) */
-  apiKey?: string;
+  /**
+   * The key, or a function the SDK asks for it before each request (a key read from a secret and
+   * rotated). @default the `OPENAI_API_KEY` environment variable (read by the SDK)
+   */
+  apiKey?: string | (() => Promise<string>);
   /** Any OpenAI-compatible endpoint. @default `OPENAI_BASE_URL`, else https://api.openai.com/v1 */
   baseURL?: string;
   /** Retries the SDK makes itself (429, 408, 409, 5xx, connection errors) before runlog sees a failure. @default 2 (MODEL_CLIENT, lib/workflow/timeouts.ts) */
@@ -66,7 +69,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       signal?.throwIfAborted();
       if (deadline?.aborted) throw noTextBeforeDeadline(spec, error);
       if (isContextLengthError(error)) return contextFull();
-      throw toModelError(error, spec, [options.apiKey]);
+      // The key as the client last resolved it (a key given by a function too) is kept out of the message.
+      throw toModelError(error, spec, [client.apiKey ?? undefined]);
     }
     const assembler = new ReplyAssembler((position) => `call_${request.turn}_${position}`);
     return readReply(stream, assembler, { spec, idleMs, signal, deadline, onText: request.onText });

@@ -1,16 +1,14 @@
 import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { LambdaClient } from "@aws-sdk/client-lambda";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient } from "@aws-sdk/client-sfn";
-import { SQSClient } from "@aws-sdk/client-sqs";
-import OpenAI from "openai";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
 import { METRICS_DEPLOYMENT } from "../../adapters/aws/metrics.ts";
-import {
-  type RedriveDeadLettersOptions,
-  type RedriveDeadLettersReport,
-  redriveDeadLetters,
+import type {
+  RedriveDeadLettersOptions,
+  RedriveDeadLettersReport,
 } from "../../adapters/deadLetters/redrive.ts";
 import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
 import { checkPrices, type PriceTable } from "../../core/budget.ts";
@@ -89,16 +87,19 @@ export function readFunctionConfig(env: NodeJS.ProcessEnv): HandlerConfig {
 }
 
 /**
- * Models with `openai:` specs on one client taking the key last read from Secrets
- * Manager (`apiKey` gives it). A function without the secret can still name and check
- * openai models; calling one fails clearly.
+ * Models with `openai:` specs taking the key last read from Secrets Manager (`apiKey` gives
+ * it). A function without the secret can still name and check openai models; calling one fails
+ * clearly. The OpenAI SDK loads on a model's first call (lib/runtime/lazyModels.ts), so the
+ * functions that never call a model (Finish, Sweeper, Api …) do not evaluate it on a cold start.
  */
 function awsModels(
   apiKey: (() => Promise<string>) | undefined,
   providers: ModelProviders | undefined,
 ): ModelResolver {
-  const client = new OpenAI(modelClientOptions(apiKey));
-  return modelResolver({ openai: { client }, ...(providers === undefined ? {} : { providers }) });
+  return modelResolver({
+    openai: modelClientOptions(apiKey),
+    ...(providers === undefined ? {} : { providers }),
+  });
 }
 
 /**
@@ -174,12 +175,18 @@ export async function buildDeps(
       ...(config.adminPrincipals === undefined ? {} : { adminPrincipals: config.adminPrincipals }),
     },
     trustedEventSources: config.trustedEventSources ?? [],
-    redriveDeadLetters(options) {
+    async redriveDeadLetters(options) {
       if (deadLettersUrl === undefined || redriveTargets === undefined) {
         throw new PermanentError(
           `this function redrives no dead letters: ${NAMES.deadLettersUrl} and ${NAMES.redriveTargets} must both be set`,
         );
       }
+      // Loaded here, by the one function that redrives: the others never evaluate these clients.
+      const [{ LambdaClient }, { SQSClient }, { redriveDeadLetters }] = await Promise.all([
+        import("@aws-sdk/client-lambda"),
+        import("@aws-sdk/client-sqs"),
+        import("../../adapters/deadLetters/redrive.ts"),
+      ]);
       sqs ??= made(new SQSClient(AWS_CLIENT));
       lambda ??= made(new LambdaClient(AWS_CLIENT));
       return redriveDeadLetters({ sqs, lambda, queueUrl: deadLettersUrl, targets: redriveTargets }, options);

@@ -1,4 +1,4 @@
-import type { ClientOptions } from "openai";
+import type { OpenAIModelOptions } from "../../adapters/openai/model.ts";
 import { ModelRejectedError } from "../../core/errors.ts";
 import { MODEL_CLIENT } from "../../workflow/timeouts.ts";
 
@@ -9,10 +9,12 @@ import { MODEL_CLIENT } from "../../workflow/timeouts.ts";
  * is still streaming before that (lib/steps/callModel.ts). Without a key, calling a model fails
  * clearly; naming and checking one still works.
  */
-export function modelClientOptions(apiKey: (() => Promise<string>) | undefined): ClientOptions {
+export function modelClientOptions(
+  apiKey: (() => Promise<string>) | undefined,
+): Required<Pick<OpenAIModelOptions, "apiKey" | "timeoutMs" | "maxRetries">> {
   return {
     apiKey: apiKey ?? (() => Promise.reject(new ModelRejectedError("this function holds no model key"))),
-    timeout: MODEL_CLIENT.perAttemptMs,
+    timeoutMs: MODEL_CLIENT.perAttemptMs,
     maxRetries: MODEL_CLIENT.attempts - 1,
   };
 }
