@@ -54,7 +54,7 @@ const TRY_MS = 25;
  *   transaction, which takes the lock first, so a write never fails late on a
  *   snapshot another writer moved, and a busy call has written nothing and can
  *   be made again whole.
- * - Appends commit in groups (groupCommit.ts): the appends of one turn of the
+ * - Writes commit in groups (groupCommit.ts): the writes of one turn of the
  *   event loop share one transaction, so one fsync.
  * Statements are synchronous: a transaction never spans an await, so calls in
  * one process never interleave inside one.

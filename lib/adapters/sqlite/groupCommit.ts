@@ -3,33 +3,47 @@ import type { SqliteConnection } from "./connection.ts";
 import { toRunlogError } from "./errors.ts";
 import { type EventRow, insertEvent } from "./log.ts";
 
-/** At most this many rows in one commit, so one commit never holds the event loop long. */
+/** At most this many writes in one commit, so one commit never holds the event loop long. */
 export const MAX_BATCH_ROWS = 256;
 /** At most about this many body bytes in one commit (a single larger row still goes alone). */
 export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
+/** One write of a batch: its statements, and how its caller names a failure. */
+export interface Write<T> {
+  /** The statements, run synchronously inside the batch's transaction. */
+  run: () => T;
+  /** What the write does, for the error its caller gets ("append seq 3 to run r1"). */
+  what: string;
+  /** The run (and seq) an error names. */
+  facts?: { runId?: string; seq?: number };
+  /** One statement, so a write alone in its batch is its own transaction (no BEGIN and COMMIT). */
+  oneStatement?: boolean;
+  /** Body bytes it stores, towards MAX_BATCH_BYTES. */
+  bytes?: number;
+}
+
 interface Pending {
-  row: EventRow;
-  bytes: number;
-  resolve: () => void;
+  write: Write<unknown>;
+  resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
-const what = ({ runId, event }: EventRow) => `append seq ${event.seq} to run ${runId}`;
-
 /**
- * Appends that arrive in one turn of the event loop commit together: one
- * BEGIN IMMEDIATE … COMMIT (one fsync) for all of them instead of one per
- * event. A batch is gathered until the loop's check phase (setImmediate), so
- * every I/O callback of that turn joins it and a lone append waits no longer
- * than the rest of the turn. Each row is the same conditional insert as a
- * single append, in the order queued, so a seq taken by a committed row or by
- * an earlier row of the batch is a ConflictError for that caller only. No
- * promise settles before the COMMIT has returned; when the transaction fails,
- * it is rolled back and every caller of the batch gets the error a single
- * append would have given (busy: retryable; disk full: permanent), naming its
- * own run and seq. The whole batch is one synchronous call, so no other write
- * of this process runs inside it.
+ * Writes that arrive in one turn of the event loop commit together: one
+ * BEGIN IMMEDIATE … COMMIT (one fsync) for all of them instead of one each.
+ * Appends of events and the head's writes (a run's creation, lease claims and
+ * releases, status) share it, so hundreds of runs starting, stepping or
+ * ending at once cost a few fsyncs, not one each, and the event loop is not
+ * held by a row of synchronous commits. A batch is gathered until the loop's
+ * check phase (setImmediate), so every I/O callback of that turn joins it and
+ * a lone write waits no longer than the rest of the turn. Each write runs its
+ * statements in the order queued, so an append's seq taken by a committed row
+ * or by an earlier row of the batch is a ConflictError for that caller only.
+ * No promise settles before the COMMIT has returned; when the transaction
+ * fails, it is rolled back and every caller of the batch gets the error its
+ * write alone would have given (busy: retryable; disk full: permanent),
+ * naming its own run. The whole batch is one synchronous call, so no other
+ * write of this process runs inside it.
  */
 export class GroupCommit {
   private queue: Pending[] = [];
@@ -38,20 +52,38 @@ export class GroupCommit {
 
   constructor(private readonly db: SqliteConnection) {}
 
-  /** Write transactions made so far (committed or not): how many appends shared each. */
+  /** Write transactions made so far (committed or not): how many writes shared each. */
   get commits(): number {
     return this.commitCount;
   }
 
-  /** Queue an encoded row; resolves once its commit has returned, rejects with ConflictError if its seq is taken. */
-  append(row: EventRow): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ row, bytes: bodyBytes(row), resolve, reject });
+  /** Queue a write; resolves with what its statements returned once its commit has returned. */
+  write<T>(write: Write<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flushSome());
       }
     });
+  }
+
+  /** Queue an encoded row; resolves once its commit has returned, rejects with ConflictError if its seq is taken. */
+  async append(row: EventRow): Promise<void> {
+    const { runId, event } = row;
+    const inserted = await this.write({
+      run: () => insertEvent(this.db, row),
+      what: `append seq ${event.seq} to run ${runId}`,
+      facts: { runId, seq: event.seq },
+      oneStatement: true,
+      bytes: row.body.data.byteLength,
+    });
+    if (!inserted) {
+      throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`, {
+        runId,
+        seq: event.seq,
+      });
+    }
   }
 
   /** Commit everything queued now, batch after batch (before closing the connection). */
@@ -73,30 +105,21 @@ export class GroupCommit {
     const batch = this.take();
     if (batch.length === 0) return;
     this.commitCount++;
-    let inserted: boolean[];
+    let results: unknown[];
     try {
-      const insertAll = () => batch.map((p) => insertEvent(this.db, p.row));
-      // A lone row is one statement, so its own transaction: exactly the write of an append before
-      // group commit, without BEGIN and COMMIT round trips.
-      inserted = batch.length === 1 ? this.db.statementRaw(insertAll) : this.db.transactionRaw(insertAll);
+      const runAll = () => batch.map((p) => p.write.run());
+      // A lone one-statement write is its own transaction: exactly the write it would be unbatched.
+      results =
+        batch.length === 1 && batch[0]?.write.oneStatement
+          ? this.db.statementRaw(runAll)
+          : this.db.transactionRaw(runAll);
     } catch (error) {
-      for (const { row, reject } of batch) {
-        reject(toRunlogError(error, what(row), this.db.file, { runId: row.runId, seq: row.event.seq }));
-      }
+      for (const { write, reject } of batch)
+        reject(toRunlogError(error, write.what, this.db.file, write.facts));
       return;
     }
-    batch.forEach(({ row, resolve, reject }, i) => {
-      if (inserted[i]) {
-        resolve();
-        return;
-      }
-      const { runId, event } = row;
-      reject(
-        new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`, {
-          runId,
-          seq: event.seq,
-        }),
-      );
+    batch.forEach(({ resolve }, i) => {
+      resolve(results[i]);
     });
   }
 
@@ -104,7 +127,7 @@ export class GroupCommit {
     let count = 0;
     let bytes = 0;
     while (count < this.queue.length && count < MAX_BATCH_ROWS) {
-      const next = this.queue[count]?.bytes ?? 0;
+      const next = this.queue[count]?.write.bytes ?? 0;
       if (count > 0 && bytes + next > MAX_BATCH_BYTES) break;
       bytes += next;
       count++;
@@ -112,5 +135,3 @@ export class GroupCommit {
     return this.queue.splice(0, count);
   }
 }
-
-const bodyBytes = ({ body }: EventRow): number => body.data.byteLength;

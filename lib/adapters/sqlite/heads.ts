@@ -3,6 +3,7 @@ import type { RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
 import { identityFrom } from "../newHead.ts";
 import type { SqliteConnection } from "./connection.ts";
+import type { GroupCommit } from "./groupCommit.ts";
 import { readEvent } from "./log.ts";
 import {
   changed,
@@ -81,20 +82,30 @@ export async function getHead(db: SqliteConnection, runId: string): Promise<RunH
 }
 
 /** Record the status a run rests in, moving lastSeq forward too when the head lags behind it. */
-export async function setStatus(db: SqliteConnection, runId: string, status: RunStatus, lastSeq: number) {
+export async function setStatus(
+  db: SqliteConnection,
+  writes: GroupCommit,
+  runId: string,
+  status: RunStatus,
+  lastSeq: number,
+) {
   const what = `set the status of run ${runId} to ${status}`;
   const update = () =>
-    db.attempt(what, () =>
-      changed(
-        db
-          .statement(
-            "UPDATE heads SET status = ?, updated_at = ?, last_seq = max(last_seq, ?) WHERE run_id = ?",
-          )
-          .run(status, db.now().toISOString(), lastSeq, runId),
-      ),
-    );
-  if (update()) return;
+    writes.write({
+      what,
+      facts: { runId },
+      oneStatement: true,
+      run: () =>
+        changed(
+          db
+            .statement(
+              "UPDATE heads SET status = ?, updated_at = ?, last_seq = max(last_seq, ?) WHERE run_id = ?",
+            )
+            .run(status, db.now().toISOString(), lastSeq, runId),
+        ),
+    });
+  if (await update()) return;
   // No head: rebuild it from the log (or learn the run does not exist), then try once more.
   if (!(await getHead(db, runId))) throw new NotFoundError(`${what}: run ${runId} does not exist`, { runId });
-  if (!update()) throw new PermanentError(`${what}: the head could not be updated`, { runId });
+  if (!(await update())) throw new PermanentError(`${what}: the head could not be updated`, { runId });
 }

@@ -2,6 +2,7 @@ import { LeaseHeldError, NotFoundError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { AutoResumes, Lease } from "../../ports/eventStore.ts";
 import type { SqliteConnection } from "./connection.ts";
+import type { GroupCommit } from "./groupCommit.ts";
 import { getHead } from "./heads.ts";
 import { autoResumesValues, changed } from "./rows.ts";
 
@@ -11,37 +12,46 @@ const describeLease = (lease: Lease | undefined) =>
 const CLAIM =
   "UPDATE heads SET lease_owner = ?, lease_until = ?, status = 'running', lease_version = ?, updated_at = ?";
 
-/** The claim's compare-and-set; `autoResumes`, when given, is written by the same statement. */
+/**
+ * The claim's compare-and-set, committed with the other writes of this turn (groupCommit.ts);
+ * `autoResumes`, when given, is written by the same statement.
+ */
 function casClaim(
   db: SqliteConnection,
+  writes: GroupCommit,
   runId: string,
   lease: Lease,
   expect: number,
   autoResumes: AutoResumes | undefined,
-): boolean {
+): Promise<boolean> {
   const claim = [lease.owner, lease.until, expect + 1, db.now().toISOString()];
-  return db.attempt(`claim the lease of run ${runId} for ${lease.owner}`, () =>
-    changed(
-      autoResumes === undefined
-        ? db.statement(`${CLAIM} WHERE run_id = ? AND lease_version = ?`).run(...claim, runId, expect)
-        : db
-            .statement(
-              `${CLAIM}, auto_resumes = ?, auto_resumed_at = ? WHERE run_id = ? AND lease_version = ?`,
-            )
-            .run(...claim, ...autoResumesValues(autoResumes), runId, expect),
-    ),
-  );
+  return writes.write({
+    what: `claim the lease of run ${runId} for ${lease.owner}`,
+    facts: { runId },
+    oneStatement: true,
+    run: () =>
+      changed(
+        autoResumes === undefined
+          ? db.statement(`${CLAIM} WHERE run_id = ? AND lease_version = ?`).run(...claim, runId, expect)
+          : db
+              .statement(
+                `${CLAIM}, auto_resumes = ?, auto_resumed_at = ? WHERE run_id = ? AND lease_version = ?`,
+              )
+              .run(...claim, ...autoResumesValues(autoResumes), runId, expect),
+      ),
+  });
 }
 
 /** Compare-and-set on lease_version: of several claimers that read the same version, exactly one wins. */
 export async function claimLease(
   db: SqliteConnection,
+  writes: GroupCommit,
   runId: string,
   lease: Lease,
   expect: number,
   autoResumes?: AutoResumes,
 ) {
-  if (casClaim(db, runId, lease, expect, autoResumes)) return;
+  if (await casClaim(db, writes, runId, lease, expect, autoResumes)) return;
   // Learn why, repairing a missing head on the way; a head rebuilt at the expected version may be claimed.
   const stored = await getHead(db, runId);
   if (!stored) throw new NotFoundError(`claim the lease of run ${runId}: the run does not exist`, { runId });
@@ -49,7 +59,7 @@ export async function claimLease(
   if (stored.lease?.owner === lease.owner && stored.lease.until === lease.until) return;
   let current = stored;
   if (stored.leaseVersion === expect) {
-    if (casClaim(db, runId, lease, expect, autoResumes)) return;
+    if (await casClaim(db, writes, runId, lease, expect, autoResumes)) return;
     current = (await getHead(db, runId)) ?? stored;
   }
   throw new LeaseHeldError(
@@ -60,14 +70,23 @@ export async function claimLease(
 }
 
 /** Extend the lease only while this owner still holds it. */
-export function renewLease(db: SqliteConnection, runId: string, lease: Lease): boolean {
-  return db.attempt(`renew the lease of run ${runId} for ${lease.owner}`, () =>
-    changed(
-      db
-        .statement("UPDATE heads SET lease_until = ?, updated_at = ? WHERE run_id = ? AND lease_owner = ?")
-        .run(lease.until, db.now().toISOString(), runId, lease.owner),
-    ),
-  );
+export function renewLease(
+  db: SqliteConnection,
+  writes: GroupCommit,
+  runId: string,
+  lease: Lease,
+): Promise<boolean> {
+  return writes.write({
+    what: `renew the lease of run ${runId} for ${lease.owner}`,
+    facts: { runId },
+    oneStatement: true,
+    run: () =>
+      changed(
+        db
+          .statement("UPDATE heads SET lease_until = ?, updated_at = ? WHERE run_id = ? AND lease_owner = ?")
+          .run(lease.until, db.now().toISOString(), runId, lease.owner),
+      ),
+  });
 }
 
 /**
@@ -77,20 +96,25 @@ export function renewLease(db: SqliteConnection, runId: string, lease: Lease): b
  */
 export function releaseLease(
   db: SqliteConnection,
+  writes: GroupCommit,
   runId: string,
   owner: string,
   status: RunStatus,
   lastSeq?: number,
-): boolean {
+): Promise<boolean> {
   // The holder's last seq is the log's: nobody else writes while it holds the lease.
-  return db.attempt(`release the lease of run ${runId} held by ${owner}`, () =>
-    changed(
-      db
-        .statement(
-          "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
-            "last_seq = coalesce(?, last_seq) WHERE run_id = ? AND lease_owner = ?",
-        )
-        .run(status, db.now().toISOString(), lastSeq ?? null, runId, owner),
-    ),
-  );
+  return writes.write({
+    what: `release the lease of run ${runId} held by ${owner}`,
+    facts: { runId },
+    oneStatement: true,
+    run: () =>
+      changed(
+        db
+          .statement(
+            "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
+              "last_seq = coalesce(?, last_seq) WHERE run_id = ? AND lease_owner = ?",
+          )
+          .run(status, db.now().toISOString(), lastSeq ?? null, runId, owner),
+      ),
+  });
 }

@@ -43,11 +43,12 @@ function checkPosition(runId: string, seq: number): void {
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: SqliteConnection;
-  private readonly appends: GroupCommit;
+  /** Every write of this store, committed in groups (one fsync for the writes of a turn of the event loop). */
+  private readonly writes: GroupCommit;
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = new SqliteConnection(options);
-    this.appends = new GroupCommit(this.db);
+    this.writes = new GroupCommit(this.db);
     try {
       deleteExpired(this.db);
     } catch (error) {
@@ -72,14 +73,19 @@ export class SqliteEventStore implements EventStore {
     // Seq 1 and the head commit together: no crash leaves one without the other. A run removed by
     // retention (its expiry passed, its rows not deleted yet) is absent here as for reads: its rows
     // go first, in the same transaction, so the new run never meets one of them.
-    const created = this.db.transaction(`create run ${runId}`, () => {
-      deleteIfExpired(this.db, runId);
-      if (!insertEvent(this.db, row)) return undefined;
-      return { headWritten: insertHead(this.db, head) };
+    const created = await this.writes.write({
+      what: `create run ${runId}`,
+      facts: { runId },
+      bytes: row.body.data.byteLength,
+      run: () => {
+        deleteIfExpired(this.db, runId);
+        if (!insertEvent(this.db, row)) return undefined;
+        return { headWritten: insertHead(this.db, head) };
+      },
     });
     if (created) {
       // A head left from a log deleted by hand: claim the lease on it instead, as on DynamoDB.
-      if (!created.headWritten && lease) await claimLease(this.db, runId, lease, 0);
+      if (!created.headWritten && lease) await claimLease(this.db, this.writes, runId, lease, 0);
       return { created: true };
     }
     assertSameStart(first, await readEvent(this.db, runId, 1));
@@ -92,7 +98,7 @@ export class SqliteEventStore implements EventStore {
     const row = await encodeEventRow(runId, event);
     // One insert per event, committed with the other appends of this turn of the event loop: the
     // head is not advanced here (getHead reads the last seq from the log).
-    return this.appends.append(row);
+    return this.writes.append(row);
   }
 
   async read(runId: string, afterSeq = 0): Promise<RunEvent[]> {
@@ -117,19 +123,19 @@ export class SqliteEventStore implements EventStore {
   }
 
   setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void> {
-    return setStatus(this.db, runId, status, lastSeq);
+    return setStatus(this.db, this.writes, runId, status, lastSeq);
   }
 
   claimLease(runId: string, lease: Lease, expectVersion: number, autoResumes?: AutoResumes): Promise<void> {
-    return claimLease(this.db, runId, lease, expectVersion, autoResumes);
+    return claimLease(this.db, this.writes, runId, lease, expectVersion, autoResumes);
   }
 
   async renewLease(runId: string, lease: Lease): Promise<boolean> {
-    return renewLease(this.db, runId, lease);
+    return renewLease(this.db, this.writes, runId, lease);
   }
 
   async releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean> {
-    return releaseLease(this.db, runId, owner, status, lastSeq);
+    return releaseLease(this.db, this.writes, runId, owner, status, lastSeq);
   }
 
   async listRuns(options?: ListOptions): Promise<RunPage> {
@@ -147,7 +153,7 @@ export class SqliteEventStore implements EventStore {
 
   /** Close the file; the store cannot be used after. */
   async close(): Promise<void> {
-    if (this.db.isOpen) this.appends.flushAll(); // what was appended before the close is committed
+    if (this.db.isOpen) this.writes.flushAll(); // what was written before the close is committed
     this.db.close();
   }
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SqliteConnection } from "../../../lib/adapters/sqlite/connection.ts";
 import { GroupCommit, MAX_BATCH_ROWS } from "../../../lib/adapters/sqlite/groupCommit.ts";
 import { encodeEventRow } from "../../../lib/adapters/sqlite/log.ts";
-import type { DatabaseSync } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
+import { type DatabaseSync, loadNodeSqlite } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
 import { SqliteEventStore } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
 import { ConflictError, RetryableError, RunlogError } from "../../../lib/core/errors.ts";
 import { openRawSqlite } from "../../contract/sqliteRaw.ts";
@@ -147,5 +147,66 @@ describe("GroupCommit", () => {
     expect(commits.commits).toBe(3);
     const seqs = db.attempt("count", () => db.statement("SELECT seq FROM events ORDER BY seq").all());
     expect(seqs.map((row) => Number(row.seq))).toEqual(range(1, 2 * MAX_BATCH_ROWS + 10));
+  });
+});
+
+describe("the head's writes made together", () => {
+  /**
+   * Write transactions (so fsyncs) made while `work` runs: each BEGIN, and each write statement
+   * made outside one (its own transaction), counted on node:sqlite itself.
+   */
+  async function commitsDuring(work: () => Promise<unknown>): Promise<number> {
+    const sqlite = loadNodeSqlite() as unknown as {
+      DatabaseSync: { prototype: { exec(sql: string): unknown } };
+      StatementSync: { prototype: { run(...params: unknown[]): unknown; readonly sourceSQL: string } };
+    };
+    const database = sqlite.DatabaseSync.prototype;
+    const statement = sqlite.StatementSync.prototype;
+    const { exec } = database;
+    const { run } = statement;
+    let inTransaction = false;
+    let commits = 0;
+    database.exec = function (this: unknown, sql: string) {
+      if (/^BEGIN/i.test(sql)) {
+        inTransaction = true;
+        commits++;
+      } else if (/^(COMMIT|ROLLBACK)/i.test(sql)) inTransaction = false;
+      return exec.call(this, sql);
+    };
+    statement.run = function (this: { sourceSQL: string }, ...params: unknown[]) {
+      if (!inTransaction && /^\s*(INSERT|UPDATE|DELETE)/i.test(this.sourceSQL)) commits++;
+      return run.apply(this, params);
+    };
+    try {
+      await work();
+      return commits;
+    } finally {
+      database.exec = exec;
+      statement.run = run;
+    }
+  }
+
+  it("of 100 runs starting, claiming and ending at once commit in a few transactions, each exact", async () => {
+    const { store, raw } = openStore("heads");
+    const runs = range(1, 100).map((i) => `run-${i}`);
+    const lease = (runId: string) => ({ owner: `exec-${runId}`, until: Date.now() + 60_000 });
+    expect(
+      await commitsDuring(() => Promise.all(runs.map((runId) => store.createRun(started(runId))))),
+    ).toBeLessThanOrEqual(4);
+    expect(
+      await commitsDuring(() => Promise.all(runs.map((runId) => store.claimLease(runId, lease(runId), 0)))),
+    ).toBeLessThanOrEqual(4);
+    // A second claimer at the same version loses: the compare-and-set holds inside a batch too.
+    await expect(
+      store.claimLease("run-1", { owner: "other", until: Date.now() + 60_000 }, 0),
+    ).rejects.toThrow(/another executor claimed it first/);
+    const released = await Promise.all(
+      runs.map((runId) => store.releaseLease(runId, `exec-${runId}`, "completed", 1)),
+    );
+    expect(released.every(Boolean)).toBe(true);
+    expect(await store.releaseLease("run-2", "exec-run-2", "failed")).toBe(false);
+    const heads = raw.prepare("SELECT status, lease_owner FROM heads ORDER BY run_id").all();
+    expect(heads).toHaveLength(100);
+    expect(heads.every((head) => head.status === "completed" && head.lease_owner === null)).toBe(true);
   });
 });
