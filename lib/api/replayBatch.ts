@@ -6,7 +6,8 @@ import type { Metadata } from "../core/metadata.ts";
 import { inputsOf } from "../core/replay.ts";
 import { keyedBatchId } from "./keyedIds.ts";
 import { compareRuns, type ReplayFigures, unlessMissing } from "./replayCompare.ts";
-import type { Runlog } from "./runlog.ts";
+import type { RunReads } from "./runReads.ts";
+import type { ControlOptions, StartRequest } from "./types.ts";
 import * as check from "./validate.ts";
 
 /**
@@ -78,6 +79,12 @@ export interface StartChecks {
   agent(name: string): void;
 }
 
+/** What a batch does with runs: reads, and the start and send of Runlog (runlog.ts, which calls in here). */
+export interface BatchRunlog extends RunReads {
+  start(request: StartRequest): Promise<{ created: boolean }>;
+  send(runId: string, message: string, options?: ControlOptions): Promise<unknown>;
+}
+
 /** A batch id: `replays-` and 16 hex digits. */
 export const BATCH_ID = /^replays-[0-9a-f]{16}$/;
 
@@ -89,7 +96,7 @@ export const replayRunIdOf = (batchId: string, index: number): string => `${batc
  * NotFoundError) and every agent and the model are checked before the first replay starts.
  */
 export async function startReplayBatch(
-  runlog: Runlog,
+  runlog: BatchRunlog,
   checks: StartChecks,
   request: ReplayBatchRequest,
 ): Promise<ReplayBatchStarted> {
@@ -160,7 +167,7 @@ function batchRunIds(value: unknown): string[] {
  * idempotency key per message, so two reads at once send it once): a batch moves on as it is read.
  */
 export async function replayBatchReport(
-  runlog: Runlog,
+  runlog: BatchRunlog,
   batchId: string,
   prices?: PriceTable,
 ): Promise<ReplayBatchReport> {
@@ -196,7 +203,7 @@ export async function replayBatchReport(
 }
 
 /** Whether the replay is done; a replay that completed a turn with recorded inputs left is sent the next. */
-async function moveOn(runlog: Runlog, runId: string, replayRunId: string): Promise<boolean> {
+async function moveOn(runlog: BatchRunlog, runId: string, replayRunId: string): Promise<boolean> {
   const outcome = await runlog.outcome(replayRunId).catch(unlessMissing(undefined));
   // Not started (a batch start cut short): a retry of the start with its key starts it.
   if (outcome === undefined || outcome.status === "running") return false;
