@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyedBatchId } from "../../lib/api/keyedIds.ts";
 import type { Principal } from "../../lib/core/principal.ts";
 import { call, expectError, lines, openApp } from "./support.ts";
 
@@ -136,6 +137,36 @@ describe("POST /runs/replays", () => {
     expectError(other, 409, "conflict");
     const runs = await opened.local.runlog.list();
     expect(runs.runs.filter((r) => r.runId.startsWith(`${first.body.batchId}.`)).length).toBe(1);
+  });
+
+  it("a retry under the key completes a batch cut short after its first start", async () => {
+    const key = "cut-short";
+    const batchId = keyedBatchId(key);
+    // What a crash between the two starts leaves: replay 0 only, as the route starts it.
+    const metadata = {
+      replayOf: "day",
+      replayTools: "recorded",
+      replayBatch: batchId,
+      replayRuns: ["day", "two"],
+    };
+    await opened.local.runlog
+      .as(PRINCIPALS.alice!)
+      .start({
+        agent: "demo",
+        input: "plan my day",
+        model: "scripted:demo",
+        runId: `${batchId}.0`,
+        metadata,
+      });
+    const body = { runIds: ["day", "two"], model: "scripted:demo" };
+    const retried = await replays(body, "alice", { "idempotency-key": key });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(202);
+    expect(retried.body.batchId).toBe(batchId);
+    const done = await report(batchId);
+    expect(done.runs.map((r) => [r.runId, r.replayRunId, r.status])).toEqual([
+      ["day", `${batchId}.0`, "done"],
+      ["two", `${batchId}.1`, "done"],
+    ]);
   });
 
   it("another tenant's run is a 404 and nothing is written", async () => {
