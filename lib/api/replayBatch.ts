@@ -205,8 +205,9 @@ export async function replayBatchReport(
 /** Whether the replay is done; a replay that completed a turn with recorded inputs left is sent the next. */
 async function moveOn(runlog: BatchRunlog, runId: string, replayRunId: string): Promise<boolean> {
   const outcome = await runlog.outcome(replayRunId).catch(unlessMissing(undefined));
-  // Not started (a batch start cut short): a retry of the start with its key starts it.
-  if (outcome === undefined || outcome.status === "running") return false;
+  // Not started (a batch start cut short): a retry of the start with its key starts it. A replay
+  // waiting for its sub-agents' runs (live tools) goes on by itself once they end.
+  if (outcome === undefined || outcome.status === "running" || outcome.status === "waiting") return false;
   const [recorded, replayed] = await Promise.all([
     runlog.events(runId),
     runlog.events(replayRunId).catch(unlessMissing([] as RunEvent[])),
