@@ -36,7 +36,8 @@ export class RunlogHttpApi extends Construct {
         : new HttpIamAuthorizer(),
       createDefaultStage: true,
     });
-    for (const path of ["/runs", "/runs/{proxy+}"]) {
+    // Every route of lib/http/routeSpecs.ts but the public document and the local server's feeds.
+    for (const path of ["/runs", "/runs/{proxy+}", "/replays/{proxy+}"]) {
       this.api.addRoutes({ path, methods: [HttpMethod.ANY], integration });
     }
     const logs = new LogGroup(this, "AccessLogs", {

@@ -18,6 +18,7 @@ npm test
 npm start
 npm run cli
 npm run client   # a backend calling `runlog serve` through runlog/client
+npm run replay   # recorded runs replayed as regression tests: unchanged passes, a changed model fails
 npm run synth
 
 cd "$root/examples/triage-desk"

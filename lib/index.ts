@@ -40,6 +40,12 @@ export {
   replayRuns,
   scriptFromRun,
 } from "./api/replay.ts";
+export type {
+  ReplayBatchReport,
+  ReplayBatchRequest,
+  ReplayBatchRun,
+  ReplayBatchStarted,
+} from "./api/replayBatch.ts";
 export type { ResumePlan } from "./api/resumePlan.ts";
 export { type ResumePointAnswer, Runlog } from "./api/runlog.ts";
 export type {

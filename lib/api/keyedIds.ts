@@ -13,3 +13,7 @@ export const keyedRunId = (key: string): string => keyedId(key);
 
 /** The id of the fork an idempotency key asks for: the same key on the same run is the same fork. */
 export const keyedForkId = (runId: string, key: string): string => keyedId(`fork\n${runId}\n${key}`);
+
+/** The replay batch an idempotency key names: `replays-` and 64 bits of the SHA-256 of the key. */
+export const keyedBatchId = (key: string): string =>
+  `replays-${createHash("sha256").update(`replays\n${key}`, "utf8").digest("hex").slice(0, 16)}`;

@@ -8,6 +8,7 @@ import type { Difference } from "../core/replayDiff.ts";
 import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import { openLocalRuntime } from "../runtime/local/localRuntime.ts";
 import type { LocalOptions } from "./local.ts";
+import { REPLAY_TOOLS, type ReplayTools } from "./replayBatch.ts";
 import { compareRuns, type ReplayFigures } from "./replayCompare.ts";
 import { Runlog } from "./runlog.ts";
 import type { RunReads } from "./runReads.ts";
@@ -22,10 +23,7 @@ export async function scriptFromRun(runlog: RunReads, runId: string): Promise<Ru
   return scriptOf(await runlog.events(check.runId(runId)));
 }
 
-/** How replay answers tool calls: from the recording (nothing runs again), or by running the tools. */
-export const REPLAY_TOOLS = ["recorded", "live"] as const;
-/** One of {@link REPLAY_TOOLS}. */
-export type ReplayTools = (typeof REPLAY_TOOLS)[number];
+export { REPLAY_TOOLS, type ReplayTools } from "./replayBatch.ts";
 
 /** Recorded runs to run again on a model, and how. */
 export interface ReplayRequest extends Omit<LocalOptions, "background"> {

@@ -8,6 +8,13 @@ import { resumeRun } from "../steps/resume.ts";
 import { startRun } from "../steps/start.ts";
 import { sweep } from "../steps/sweep.ts";
 import { keyedForkId } from "./keyedIds.ts";
+import {
+  type ReplayBatchReport,
+  type ReplayBatchRequest,
+  type ReplayBatchStarted,
+  replayBatchReport,
+  startReplayBatch,
+} from "./replayBatch.ts";
 import { RunReads } from "./runReads.ts";
 import type {
   Actor,
@@ -170,6 +177,24 @@ export class Runlog extends RunReads {
     await this.access.check(runId);
     await cancelRun(this.deps, { runId, ...recorded, ...keyed });
     return this.outcome<Output>(runId);
+  }
+
+  /**
+   * Start a replay batch (docs/guides/replay.md): each recorded run's first input again, on
+   * `model`, as run `<batchId>.<i>`, each executing on its own. Every run, agent and the model are
+   * checked before the first replay starts; read the outcome with {@link Runlog.replayReport}.
+   */
+  startReplays(request: ReplayBatchRequest): Promise<ReplayBatchStarted> {
+    const checks = {
+      model: (spec: string) => this.deps.models(spec),
+      agent: (name: string) => this.deps.agents(name),
+    };
+    return startReplayBatch(this, checks, request);
+  }
+
+  /** A replay batch's report, compared on read; a replay waiting with recorded inputs left is sent the next. */
+  replayReport(batchId: string): Promise<ReplayBatchReport> {
+    return replayBatchReport(this, batchId, this.deps.prices);
   }
 
   /** Resume runs left `running` by an executor that is gone, within the automatic-resume limits. */

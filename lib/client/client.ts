@@ -15,11 +15,14 @@ import type {
   EventPageInput,
   ForkRunInput,
   ListRunsInput,
+  ReplayReportAnswer,
   ResumePointAnswer,
   ResumeRunAnswer,
   ResumeRunInput,
   RunEvent,
   RunsPage,
+  StartReplaysAnswer,
+  StartReplaysInput,
   StartRunAnswer,
   StartRunInput,
 } from "./types.ts";
@@ -101,6 +104,30 @@ export class RunlogClient {
       signal: options?.signal,
     });
     return { ...body, created: status === 202 };
+  }
+
+  /**
+   * Start a replay batch (POST /runs/replays): each recorded run again on `model`, as a run of its
+   * own; answers at once. An Idempotency-Key names the batch, so a retry starts nothing twice.
+   */
+  async startReplays(request: StartReplaysInput, options?: ControlCallOptions): Promise<StartReplaysAnswer> {
+    if (!Array.isArray(request?.runIds))
+      throw new InvalidInputError("runIds: expected an array of run ids", { field: "runIds" });
+    text(request.model, "model");
+    const { status, body } = await this.#json<Omit<StartReplaysAnswer, "created">>({
+      method: "POST",
+      path: "/runs/replays",
+      body: request,
+      idempotencyKey: options?.idempotencyKey ?? newKey(),
+      signal: options?.signal,
+    });
+    return { ...body, created: status === 202 };
+  }
+
+  /** A replay batch's report (GET /replays/{batchId}); read again until `done`. */
+  async replayReport(batchId: string, options?: CallOptions): Promise<ReplayReportAnswer> {
+    const path = `/replays/${segment(batchId, "batchId")}`;
+    return (await this.#json<ReplayReportAnswer>({ method: "GET", path, signal: options?.signal })).body;
   }
 
   /** A run's status and final output (GET /runs/{id}). */

@@ -7,6 +7,8 @@ import "../requireNode.ts";
 
 export type { EventsPage, TruncatedEvent } from "../api/eventPage.ts";
 export type { ListedEvent } from "../api/followRun.ts";
+export type { ReplayBatchReport, ReplayBatchRun, ReplayBatchStarted } from "../api/replayBatch.ts";
+export type { ReplayFigures } from "../api/replayCompare.ts";
 export type { InvalidOutput, RunOutcome } from "../api/types.ts";
 export type { BriefCall, ResumePointView, ResumeView } from "../api/views.ts";
 export {
@@ -28,6 +30,7 @@ export {
 } from "../core/errors.ts";
 export type { ResumeKind, RunEvent, ToolCall } from "../core/events.ts";
 export type { LifecycleEvent, LifecycleType } from "../core/lifecycleSchemas.ts";
+export type { Difference, DifferenceKind } from "../core/replayDiff.ts";
 export type { RunStatus } from "../core/status.ts";
 export type { AwsCredentials, ClientAuth } from "./auth.ts";
 export { type ClientOptions, createClient, RunlogClient } from "./client.ts";
@@ -43,11 +46,14 @@ export type {
   EventPageInput,
   ForkRunInput,
   ListRunsInput,
+  ReplayReportAnswer,
   ResumePointAnswer,
   ResumeRunAnswer,
   ResumeRunInput,
   RunsPage,
   RunView,
+  StartReplaysAnswer,
+  StartReplaysInput,
   StartRunAnswer,
   StartRunInput,
 } from "./types.ts";

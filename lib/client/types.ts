@@ -5,10 +5,11 @@
  */
 import type * as z from "zod";
 import type { EventsPage } from "../api/eventPage.ts";
+import type { ReplayBatchReport, ReplayBatchStarted } from "../api/replayBatch.ts";
 import type { RunOutcome } from "../api/types.ts";
 import type { headView, ResumePointView, ResumeView } from "../api/views.ts";
 import type { RunEvent } from "../core/events.ts";
-import type { ForkBody, ListQuery, ResumeBody, StartBody } from "../http/schemas.ts";
+import type { ForkBody, ListQuery, ReplaysBody, ResumeBody, StartBody } from "../http/schemas.ts";
 
 /** POST /runs: a new run of an agent. */
 export type StartRunInput = z.input<typeof StartBody>;
@@ -83,3 +84,12 @@ export interface ControlCallOptions extends CallOptions {
    */
   idempotencyKey?: string;
 }
+
+/** POST /runs/replays: recorded runs to replay on a model, as a batch. */
+export type StartReplaysInput = z.input<typeof ReplaysBody>;
+
+/** What starting a replay batch answers: its id and runs, and whether this request started it. */
+export type StartReplaysAnswer = ReplayBatchStarted;
+
+/** GET /replays/{batchId}: each run against its replay, compared on read. */
+export type ReplayReportAnswer = ReplayBatchReport;

@@ -13,6 +13,7 @@ import { lifecycleRoutes } from "./lifecycleRoutes.ts";
 import { liveRoutes } from "./liveRoutes.ts";
 import { localAuth } from "./localAuth.ts";
 import { openApiRoutes } from "./openApiRoute.ts";
+import { replayRoutes } from "./replayRoutes.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { runRoutes } from "./runRoutes.ts";
 import { MAX_BODY_BYTES } from "./schemas.ts";
@@ -113,6 +114,7 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
   const report = options.onError ?? logError;
   const tables = [
     runRoutes(deps),
+    replayRoutes(deps),
     eventRoutes(deps, options.live),
     lifecycleRoutes(deps),
     liveRoutes(deps, options.live, report),

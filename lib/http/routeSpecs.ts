@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { Method } from "./routes.ts";
 import {
+  BatchId,
   CallId,
   CancelBody,
   DecisionBody,
@@ -12,6 +13,7 @@ import {
   LiveQuery,
   MessageBody,
   RedriveBody,
+  ReplaysBody,
   ResumeBody,
   runId,
   Seq,
@@ -105,6 +107,27 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       summary: "Resume failed runs",
       body: RedriveBody,
       ok: { 202: "resumed", 200: "a dry run: what would be resumed" },
+    },
+  },
+  "/runs/replays": {
+    POST: {
+      operationId: "startReplays",
+      summary:
+        "Replay recorded runs on a model as a batch (each replay a run of its own, `<batchId>.<i>`); Location names the report",
+      body: ReplaysBody,
+      ok: { 202: "started", 200: "an Idempotency-Key repeat: the batch that exists, nothing started" },
+      errors: [409, 429],
+      idempotent: true,
+    },
+  },
+  "/replays/:batchId": {
+    GET: {
+      operationId: "getReplayReport",
+      summary:
+        "A replay batch's report, compared on read; a replay that completed a turn with recorded messages left is sent the next",
+      params: { batchId: BatchId },
+      ok: { 200: "the report" },
+      errors: [404],
     },
   },
   "/runs/:id": {

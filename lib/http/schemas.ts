@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { EVENTS_MAX_LIMIT } from "../api/eventPage.ts";
 import { EVENTS_MAX_WAIT_SECONDS } from "../api/eventWait.ts";
+import { BATCH_ID, MAX_REPLAY_BATCH, REPLAY_TOOLS } from "../api/replayBatch.ts";
 import { LimitsSchema } from "../core/budget.ts";
 import { errorMessage } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
@@ -170,3 +171,16 @@ export const IdempotencyKey = z
   .min(1)
   .max(255)
   .regex(/^[\x20-\x7e]+$/, "must be printable ASCII");
+
+/** POST /runs/replays. */
+export const ReplaysBody = z.strictObject({
+  /** The recorded runs to replay, each one the caller may see. */
+  runIds: z.array(runId("run id")).min(1).max(MAX_REPLAY_BATCH),
+  /** The model spec every replay runs on. */
+  model: short(1024),
+  /** `recorded` answers tool calls from each run's recording; `live` runs the tools. */
+  tools: z.enum(REPLAY_TOOLS).optional(),
+});
+
+/** A replay batch's id in a path: `replays-` and 16 hex digits. */
+export const BatchId = z.string().regex(BATCH_ID, "expected replays- and 16 hex digits");

@@ -21,6 +21,7 @@ import type { StepDeps, StepInput } from "./deps.ts";
 import { currentRun } from "./logReads.ts";
 import { callsNeedingApproval, expiringApprovals, normalize } from "./modelReply.ts";
 import { nextAction } from "./nextAction.ts";
+import { recordedReplayOf } from "./recordedAnswer.ts";
 import {
   deadlineSignal,
   modelDeadline,
@@ -72,7 +73,8 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   // Text saved of this response before a crash, then the rest: one response (continue_partial).
   const saved = facts.partial?.text ?? "";
   const reply = normalize({ ...got.value, text: saved + got.value.text });
-  const approvals = callsNeedingApproval(agent, reply);
+  // A replay with recorded tools asks nobody: the recording holds what each decision came to.
+  const approvals = recordedReplayOf(events) === undefined ? callsNeedingApproval(agent, reply) : [];
   const approvalTimeouts = expiringApprovals(agent, reply, approvals);
   deps.faults.reached("model:after-call");
 

@@ -8,6 +8,7 @@ import type { StepDeps, StepInput } from "./deps.ts";
 import { findTool, parseArguments, runWithTimeout, type ToolRun } from "./executeTool.ts";
 import { currentRun } from "./logReads.ts";
 import { recordedMcpTool } from "./mcpTools.ts";
+import { recordedAnswer } from "./recordedAnswer.ts";
 import { stepDeadline } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
 import { callSubagent } from "./subagents/call.ts";
@@ -86,6 +87,9 @@ export async function runTool(deps: StepDeps, input: RunToolInput): Promise<RunT
   }
   const parsed = parseArguments(tool, call);
   if ("error" in parsed) return record(deps, input, call, parsed.error, deadline);
+  // A replay with recorded tools runs no tool: the recording answers (no tool_started, nothing ran).
+  const replayed = await recordedAnswer(deps, events, call, tool, parsed.args);
+  if (replayed) return record(deps, input, call, replayed, deadline);
   // A server that is down fails the step here, before `tool_started`: the step is retried (and,
   // once its retries are spent, a resume runs the call), so the call is never lost nor answered
   // as interrupted for it. Not needed for a call that will be answered as interrupted.

@@ -158,7 +158,11 @@ describe("least privilege", () => {
     const routes = Object.values(s.template.findResources("AWS::ApiGatewayV2::Route")).map(
       (r) => r.Properties as { RouteKey: string; AuthorizationType: string },
     );
-    expect(routes.map((r) => r.RouteKey).sort()).toEqual(["ANY /runs", "ANY /runs/{proxy+}"]);
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual([
+      "ANY /replays/{proxy+}",
+      "ANY /runs",
+      "ANY /runs/{proxy+}",
+    ]);
     for (const route of routes) expect(route.AuthorizationType, route.RouteKey).toBe("AWS_IAM");
     s.template.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
       IntegrationType: "AWS_PROXY",

@@ -125,6 +125,7 @@ describe("the error codes", () => {
 const REQUIRED: Record<string, Record<string, unknown>> = {
   "POST /runs": { agent: "demo", input: "hi" },
   "POST /runs/some-run/messages": { message: "hi" },
+  "POST /runs/replays": { runIds: ["some-run"], model: "scripted:demo" },
   "POST /runs/some-run/approvals/call-1": { approved: true },
 };
 

@@ -1,0 +1,54 @@
+import { ConflictError, LeaseHeldError } from "../core/errors.ts";
+import { HttpError } from "./errors.ts";
+import { controlKey } from "./idempotency.ts";
+import { check, readBody } from "./request.ts";
+import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
+import { BatchId, ReplaysBody } from "./schemas.ts";
+
+/**
+ * Replay batches (docs/guides/replay.md): start one, read its report. The runs of a batch start
+ * through the normal start path and execute on their own (on AWS, Step Functions executions), so
+ * the start answers 202 with the batch's Location at once; the report is computed on each read.
+ */
+export function replayRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
+  return {
+    "/runs/replays": {
+      POST: async (c) => {
+        const body = await readBody(c, ReplaysBody);
+        const { idempotencyKey } = controlKey(c);
+        checkModel(body.model);
+        let started: Awaited<ReturnType<ReturnType<typeof runlogFor>["startReplays"]>>;
+        try {
+          started = await runlogFor(c).startReplays({
+            runIds: body.runIds,
+            model: body.model,
+            ...optional("tools", body.tools),
+            ...optional("idempotencyKey", idempotencyKey),
+          });
+        } catch (error) {
+          // Replay 0 records the whole request: a key's batch started with another body refuses it.
+          if (
+            idempotencyKey !== undefined &&
+            error instanceof ConflictError &&
+            !(error instanceof LeaseHeldError)
+          )
+            throw new HttpError(
+              409,
+              "conflict",
+              "this Idempotency-Key was used for a different replay request",
+            );
+          throw error;
+        }
+        c.header("Location", `/replays/${started.batchId}`);
+        // A repeat names the batch that exists and starts nothing: 200, not 202.
+        return c.json({ batchId: started.batchId, runs: started.runs }, started.created ? 202 : 200);
+      },
+    },
+    "/replays/:batchId": {
+      GET: async (c) => {
+        const batchId = check(BatchId, c.req.param("batchId"), "batchId");
+        return c.json(await runlogFor(c).replayReport(batchId));
+      },
+    },
+  };
+}
