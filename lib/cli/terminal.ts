@@ -20,6 +20,7 @@ export function forTerminal(text: string): string {
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * One line of at most `max` characters as a person counts them: whitespace runs
@@ -27,6 +28,15 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
  * surrogate pair, an emoji sequence or a letter with its accents), marked "…".
  */
 export function clip(text: string, max = 100): string {
+  // Most of a long text is never shown: a head of printable ASCII (one grapheme a character) is
+  // cut there without collapsing or segmenting the rest (`show` clips every 2 KB tool result).
+  if (text.length > 4 * max) {
+    const head = text
+      .slice(0, 4 * max)
+      .replaceAll(/\s+/g, " ")
+      .trim();
+    if (head.length > max && PRINTABLE_ASCII.test(head.slice(0, max))) return `${head.slice(0, max - 1)}…`;
+  }
   const line = text.replaceAll(/\s+/g, " ").trim();
   // Fast path: no line of max UTF-16 units or fewer can hold more than max graphemes.
   if (line.length <= max) return line;

@@ -82,4 +82,38 @@ describe("clip", () => {
     expect(clip(text, max)).toBe(clipped);
     expect([...new Intl.Segmenter().segment(clip(text, max))].length).toBeLessThanOrEqual(max);
   });
+
+  /** clip as it was before its shortcut for long texts: collapse the whole text, then segment. */
+  function clipWhole(text: string, max: number): string {
+    const line = text.replaceAll(/\s+/g, " ").trim();
+    const parts = [...new Intl.Segmenter().segment(line)].map((part) => part.segment);
+    return parts.length <= max ? line : `${parts.slice(0, max - 1).join("")}…`;
+  }
+
+  it("clips a long text as collapsing and segmenting all of it would", () => {
+    const pieces = [
+      "word ",
+      "  \n\t",
+      "e\u0301",
+      "😀",
+      "👩‍👩‍👧‍👦",
+      "x",
+      "\r\n",
+      "a".repeat(50),
+      " ".repeat(500),
+    ];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    for (let i = 0; i < 400; i++) {
+      const text = Array.from({ length: 20 + (next() % 300) }, () => pieces[next() % pieces.length]).join("");
+      const max = 5 + (next() % 120);
+      expect(clip(text, max), JSON.stringify({ text, max })).toBe(clipWhole(text, max));
+    }
+    const page = `${"Lorem ipsum dolor sit amet. ".repeat(80)}`;
+    expect(clip(page, 100)).toBe(clipWhole(page, 100));
+    expect(clip(`${"a".repeat(99)}e\u0301${"b".repeat(900)}`, 100)).toBe(`${"a".repeat(99)}…`);
+  });
 });

@@ -149,15 +149,13 @@ describe("POST /runs/replays", () => {
       replayBatch: batchId,
       replayRuns: ["day", "two"],
     };
-    await opened.local.runlog
-      .as(PRINCIPALS.alice!)
-      .start({
-        agent: "demo",
-        input: "plan my day",
-        model: "scripted:demo",
-        runId: `${batchId}.0`,
-        metadata,
-      });
+    await opened.local.runlog.as(PRINCIPALS.alice!).start({
+      agent: "demo",
+      input: "plan my day",
+      model: "scripted:demo",
+      runId: `${batchId}.0`,
+      metadata,
+    });
     const body = { runIds: ["day", "two"], model: "scripted:demo" };
     const retried = await replays(body, "alice", { "idempotency-key": key });
     expect(retried.status, JSON.stringify(retried.body)).toBe(202);
