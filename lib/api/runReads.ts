@@ -212,7 +212,7 @@ export class RunReads {
     return runs;
   }
 
-  /** A `running` head brought up to its log's tail: last seq, last activity, and status if nobody executes it. */
+  /** A `running` head brought up to its log's tail: last seq, last activity, agent in charge (when the tail shows it), and status if nobody executes it. */
   private async asLogShows(head: RunHead): Promise<RunHead> {
     let tail: LogView;
     try {
@@ -224,9 +224,11 @@ export class RunReads {
     }
     const last = tail.events.at(-1)!;
     const updatedAt = Date.parse(last.at) > Date.parse(head.updatedAt) ? last.at : head.updatedAt;
-    const shown = { ...head, lastSeq: Math.max(head.lastSeq, last.seq), updatedAt };
-    if (await this.isLive(head)) return shown;
     const facts = viewFacts(this.deps, head.runId, tail);
+    // A transfer while it runs: the head learns the agent when the run rests, the tail may know it now.
+    const agent = facts.agent ?? head.agent;
+    const shown = { ...head, agent, lastSeq: Math.max(head.lastSeq, last.seq), updatedAt };
+    if (await this.isLive(head)) return shown;
     return { ...shown, status: restingStatusOf(facts, classifyFacts(facts)) };
   }
 

@@ -80,17 +80,24 @@ export async function getHead(db: SqliteConnection, runId: string): Promise<RunH
   return repaired.lastSeq >= last ? repaired : { ...repaired, lastSeq: last };
 }
 
-/** Record the status a run rests in, moving lastSeq forward too when the head lags behind it. */
-export async function setStatus(db: SqliteConnection, runId: string, status: RunStatus, lastSeq: number) {
+/** Record the status a run rests in (and the agent in charge, when given), moving lastSeq forward too when the head lags behind it. */
+export async function setStatus(
+  db: SqliteConnection,
+  runId: string,
+  status: RunStatus,
+  lastSeq: number,
+  agent?: string,
+) {
   const what = `set the status of run ${runId} to ${status}`;
   const update = () =>
     db.attempt(what, () =>
       changed(
         db
           .statement(
-            "UPDATE heads SET status = ?, updated_at = ?, last_seq = max(last_seq, ?) WHERE run_id = ?",
+            "UPDATE heads SET status = ?, updated_at = ?, last_seq = max(last_seq, ?), " +
+              "agent = coalesce(?, agent) WHERE run_id = ?",
           )
-          .run(status, db.now().toISOString(), lastSeq, runId),
+          .run(status, db.now().toISOString(), lastSeq, agent ?? null, runId),
       ),
     );
   if (update()) return;

@@ -116,8 +116,8 @@ export class SqliteEventStore implements EventStore {
     return getHead(this.db, runId);
   }
 
-  setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void> {
-    return setStatus(this.db, runId, status, lastSeq);
+  setStatus(runId: string, status: RunStatus, lastSeq: number, agent?: string): Promise<void> {
+    return setStatus(this.db, runId, status, lastSeq, agent);
   }
 
   claimLease(runId: string, lease: Lease, expectVersion: number, autoResumes?: AutoResumes): Promise<void> {
@@ -128,8 +128,14 @@ export class SqliteEventStore implements EventStore {
     return renewLease(this.db, runId, lease);
   }
 
-  async releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean> {
-    return releaseLease(this.db, runId, owner, status, lastSeq);
+  async releaseLease(
+    runId: string,
+    owner: string,
+    status: RunStatus,
+    lastSeq?: number,
+    agent?: string,
+  ): Promise<boolean> {
+    return releaseLease(this.db, runId, owner, status, lastSeq, agent);
   }
 
   async listRuns(options?: ListOptions): Promise<RunPage> {
