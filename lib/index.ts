@@ -26,6 +26,7 @@ export {
 export type { LiveFeed, LiveListener } from "./api/liveFeed.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
 export {
+  type CallKey,
   type Difference,
   type DifferenceKind,
   REPLAY_TOOLS,
@@ -37,11 +38,13 @@ export {
   type RunScript,
   type RunScriptError,
   type RunScriptTurn,
+  type RunSummary,
   replayRuns,
   scriptFromRun,
 } from "./api/replay.ts";
+export type { RunComparison } from "./api/replayCompare.ts";
 export type { ResumePlan } from "./api/resumePlan.ts";
-export { type ResumePointAnswer, Runlog } from "./api/runlog.ts";
+export { type InCharge, type ResumePointAnswer, Runlog } from "./api/runlog.ts";
 export type {
   Actor,
   ControlOptions,

@@ -21,6 +21,16 @@ import * as check from "./validate.ts";
 
 export type RunlogDeps = ControlDeps & { ids: Ids };
 
+/** The agent and model a run goes on with now, and those it started with. */
+export interface InCharge {
+  /** The agent the run goes on under: after a transfer, the one it was transferred to. */
+  agent: string;
+  /** The model spec in force: changed by a fork, a resume or a transfer. */
+  model: string;
+  /** The agent and model of its `run_started`. */
+  startedAs: { agent: string; model: string };
+}
+
 /**
  * What resuming would do (its interrupted calls split into those run again and those answered as
  * interrupted), or why there is none; `running` when a live executor holds the run.
@@ -140,6 +150,25 @@ export class RunReads {
     if (resting.status === "cancelled") return resting;
     if (await this.isLive(head)) return { runId, status: "running", output: null };
     return resting;
+  }
+
+  /**
+   * Who runs the run now: the agent in charge (after a transfer, the one it went on under) and the
+   * model in force (changed by a fork, a resume or a transfer), from the head and the log's tail
+   * (bounded reads, never the log). `startedAs`: the agent and model of its `run_started`.
+   */
+  async inCharge(runId: string): Promise<InCharge> {
+    const head = await this.deps.store.getHead(check.runId(runId));
+    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
+    this.access.checkHead(runId, head);
+    const [tail, first] = await Promise.all([
+      readTail(this.deps, runId),
+      readOneEvent(this.deps.store, runId, 1),
+    ]);
+    const facts = viewFacts(this.deps, runId, tail);
+    const started = first.type === "run_started" ? first : undefined;
+    const startedAs = { agent: started?.agent ?? head.agent, model: started?.model ?? "unknown" };
+    return { agent: facts.agent ?? head.agent, model: facts.model ?? startedAs.model, startedAs };
   }
 
   /** The status and output the log's tail shows, whoever may be executing the run. */
