@@ -82,8 +82,8 @@ export interface Rested {
   agent?: string;
 }
 
-/** Write runs straight into the store of a data dir, as steps would have written them. */
-async function writeRuns(
+/** Write runs straight into the store of a data dir, as steps would have written them (and rested the runs in `rested`). */
+export async function writeRuns(
   dir: string,
   logs: Record<string, NewEvent[]>,
   rested: Record<string, Rested>,
