@@ -26,6 +26,7 @@ export {
 export type { LiveFeed, LiveListener } from "./api/liveFeed.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
 export {
+  type CallKey,
   type Difference,
   type DifferenceKind,
   REPLAY_TOOLS,
@@ -37,6 +38,7 @@ export {
   type RunScript,
   type RunScriptError,
   type RunScriptTurn,
+  type RunSummary,
   replayRuns,
   scriptFromRun,
 } from "./api/replay.ts";
@@ -46,8 +48,9 @@ export type {
   ReplayBatchRun,
   ReplayBatchStarted,
 } from "./api/replayBatch.ts";
+export type { RunComparison } from "./api/replayCompare.ts";
 export type { ResumePlan } from "./api/resumePlan.ts";
-export { type ResumePointAnswer, Runlog } from "./api/runlog.ts";
+export { type InCharge, type ResumePointAnswer, Runlog } from "./api/runlog.ts";
 export type {
   Actor,
   ControlOptions,

@@ -14,7 +14,7 @@ import { Runlog } from "./runlog.ts";
 import type { RunReads } from "./runReads.ts";
 import * as check from "./validate.ts";
 
-export type { RunScript, RunScriptError, RunScriptTurn } from "../core/replay.ts";
+export type { CallKey, RunScript, RunScriptError, RunScriptTurn } from "../core/replay.ts";
 export type { Difference, DifferenceKind, RunSummary } from "../core/replayDiff.ts";
 export type { ReplayFigures } from "./replayCompare.ts";
 

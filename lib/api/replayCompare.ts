@@ -18,8 +18,12 @@ export interface ReplayFigures {
 
 /** A recorded run against its replay: what changed, and each side's figures. */
 export interface RunComparison {
+  /** What differs, in order: status, answer, tool calls, turns. */
   differences: Difference[];
+  /** Turns, tokens and cost of each side. */
   figures: { recorded: ReplayFigures; replayed: ReplayFigures };
+  /** Each side as it was compared (status, answer, tool calls, figures): what a side-by-side view shows. */
+  summaries: { recorded: RunSummary; replayed: RunSummary };
 }
 
 /**
@@ -40,6 +44,7 @@ export async function compareRuns(
   return {
     differences: differencesOf(recorded, replayed),
     figures: { recorded: figuresOfSummary(recorded), replayed: figuresOfSummary(replayed) },
+    summaries: { recorded, replayed },
   };
 }
 

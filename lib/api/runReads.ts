@@ -21,6 +21,16 @@ import * as check from "./validate.ts";
 
 export type RunlogDeps = ControlDeps & { ids: Ids };
 
+/** The agent and model a run goes on with now, and those it started with. */
+export interface InCharge {
+  /** The agent the run goes on under: after a transfer, the one it was transferred to. */
+  agent: string;
+  /** The model spec in force: changed by a fork, a resume or a transfer. */
+  model: string;
+  /** The agent and model of its `run_started`. */
+  startedAs: { agent: string; model: string };
+}
+
 /**
  * What resuming would do (its interrupted calls split into those run again and those answered as
  * interrupted), or why there is none; `running` when a live executor holds the run.
@@ -142,6 +152,25 @@ export class RunReads {
     return resting;
   }
 
+  /**
+   * Who runs the run now: the agent in charge (after a transfer, the one it went on under) and the
+   * model in force (changed by a fork, a resume or a transfer), from the head and the log's tail
+   * (bounded reads, never the log). `startedAs`: the agent and model of its `run_started`.
+   */
+  async inCharge(runId: string): Promise<InCharge> {
+    const head = await this.deps.store.getHead(check.runId(runId));
+    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
+    this.access.checkHead(runId, head);
+    const [tail, first] = await Promise.all([
+      readTail(this.deps, runId),
+      readOneEvent(this.deps.store, runId, 1),
+    ]);
+    const facts = viewFacts(this.deps, runId, tail);
+    const started = first.type === "run_started" ? first : undefined;
+    const startedAs = { agent: started?.agent ?? head.agent, model: started?.model ?? "unknown" };
+    return { agent: facts.agent ?? head.agent, model: facts.model ?? startedAs.model, startedAs };
+  }
+
   /** The status and output the log's tail shows, whoever may be executing the run. */
   /** @internal */
   protected async resting(runId: string): Promise<RunOutcome<JsonValue>> {
@@ -212,7 +241,7 @@ export class RunReads {
     return runs;
   }
 
-  /** A `running` head brought up to its log's tail: last seq, last activity, and status if nobody executes it. */
+  /** A `running` head brought up to its log's tail: last seq, last activity, agent in charge (when the tail shows it), and status if nobody executes it. */
   private async asLogShows(head: RunHead): Promise<RunHead> {
     let tail: LogView;
     try {
@@ -224,9 +253,11 @@ export class RunReads {
     }
     const last = tail.events.at(-1)!;
     const updatedAt = Date.parse(last.at) > Date.parse(head.updatedAt) ? last.at : head.updatedAt;
-    const shown = { ...head, lastSeq: Math.max(head.lastSeq, last.seq), updatedAt };
-    if (await this.isLive(head)) return shown;
     const facts = viewFacts(this.deps, head.runId, tail);
+    // A transfer while it runs: the head learns the agent when the run rests, the tail may know it now.
+    const agent = facts.agent ?? head.agent;
+    const shown = { ...head, agent, lastSeq: Math.max(head.lastSeq, last.seq), updatedAt };
+    if (await this.isLive(head)) return shown;
     return { ...shown, status: restingStatusOf(facts, classifyFacts(facts)) };
   }
 

@@ -15,6 +15,7 @@ import {
   replayBatchReport,
   startReplayBatch,
 } from "./replayBatch.ts";
+import { compareRuns, type RunComparison } from "./replayCompare.ts";
 import { RunReads } from "./runReads.ts";
 import type {
   Actor,
@@ -33,7 +34,7 @@ import type {
 } from "./types.ts";
 import * as check from "./validate.ts";
 
-export { type ResumePointAnswer, type RunlogDeps, RunReads } from "./runReads.ts";
+export { type InCharge, type ResumePointAnswer, type RunlogDeps, RunReads } from "./runReads.ts";
 
 /**
  * The library API: everything the CLI, the HTTP API and programs do with runs.
@@ -52,6 +53,16 @@ export class Runlog extends RunReads {
     check.optionalText(given.tenant, "principal.tenant");
     check.optionalBoolean(given.admin, "principal.admin");
     return new Runlog(this.deps, principal);
+  }
+
+  /**
+   * A recorded run against its replay (or any two runs): what differs, and each one's turns,
+   * tokens and cost (priced with this runlog's price table). Both are read in this scope.
+   */
+  compare(runId: string, replayRunId: string): Promise<RunComparison> {
+    check.runId(runId);
+    check.runId(replayRunId);
+    return compareRuns(this, runId, replayRunId, this.deps.prices);
   }
 
   /** Start a run and execute it; returns once this execution ends. */

@@ -39,6 +39,7 @@ export interface ForkPoint {
  */
 export interface RunHead {
   runId: string;
+  /** The agent in charge: the one the run started with, or the one a transfer handed it to (recorded when the run rests). */
   agent: string;
   status: RunStatus;
   lastSeq: number;
@@ -152,8 +153,11 @@ export interface EventStore {
   readBack(runId: string, stop: (event: RunEvent) => boolean): Promise<RunEvent[]>;
   /** The head, with `lastSeq` the log's last seq even when the stored head lags behind it. */
   getHead(runId: string): Promise<RunHead | undefined>;
-  /** Set the head's status (and lastSeq if it lags), without touching the lease. */
-  setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void>;
+  /**
+   * Set the head's status (and lastSeq if it lags), without touching the lease; `agent`, when
+   * given, is the agent in charge (after a transfer, not the one the run started with).
+   */
+  setStatus(runId: string, status: RunStatus, lastSeq: number, agent?: string): Promise<void>;
   /**
    * Take the lease if its version is still `expectVersion`; ConflictError if someone else got there
    * first. `autoResumes`, when given, replaces the head's record in the same write.
@@ -163,10 +167,17 @@ export interface EventStore {
   renewLease(runId: string, lease: Lease): Promise<boolean>;
   /**
    * Drop the lease if this owner holds it, recording the status the run rests in (and its last seq,
-   * when given). False, with nothing written, when the lease is not this owner's (taken over, or
+   * when given, and the agent in charge, when given: after a transfer, the agent the run goes on
+   * under). False, with nothing written, when the lease is not this owner's (taken over, or
    * already released): the caller decides what that means.
    */
-  releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean>;
+  releaseLease(
+    runId: string,
+    owner: string,
+    status: RunStatus,
+    lastSeq?: number,
+    agent?: string,
+  ): Promise<boolean>;
   /**
    * Heads by most recent update, newest first (ties by run id), or oldest first when asked;
    * `status` lists only runs in that status, `parent` only the forks of that run, `updatedAtMost`

@@ -51,7 +51,8 @@ export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOut
     // A sub-agent's child answers its parent's call before it rests: a crash before that leaves
     // it `running` for the sweep, which answers then (sweep.ts).
     if (control) await answerParent(control, events[0]!, { events });
-    await letRest(deps, input.runId, input.owner, outcome.status, marked ?? lastSeq);
+    // The head names the agent in charge: after a transfer, the one the run went on under.
+    await letRest(deps, input.runId, input.owner, outcome.status, marked ?? lastSeq, facts.agent);
     // Resting `waiting`, the run looks its children up: one that ended while this execution was
     // finishing could not resume it (its lease was held), so that resume is made here.
     if (control && outcome.status === "waiting") await lookUpChildren(control, input.runId);

@@ -143,7 +143,8 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
       throw new IdTakenError(forkId, [why], `fork id ${forkId} is taken: ${why}`);
     }
     const status = restingStatus(events, point);
-    await deps.store.setStatus(forkId, status, events.length);
+    // The head names the agent in charge at the fork point (a transfer's, when the copy holds one).
+    await deps.store.setStatus(forkId, status, events.length, facts.agent);
     await expireRun(deps, forkId, status);
     return { forkId, resume: { resumed: false, runId: forkId, classification: point } };
   }

@@ -32,7 +32,8 @@ export async function assertLeaseFree(deps: ControlDeps, head: RunHead): Promise
  * recording the status the log shows and, for a final one, starting its retention clock again.
  */
 export async function giveBack(deps: ControlDeps, runId: string, owner: string): Promise<void> {
-  await letRest(deps, runId, owner, await restingNow(deps, runId));
+  const { status, agent } = await restingNow(deps, runId);
+  await letRest(deps, runId, owner, status, undefined, agent);
 }
 
 /**
@@ -40,6 +41,7 @@ export async function giveBack(deps: ControlDeps, runId: string, owner: string):
  * status while the lease is still ours (a resume, which keeps the run first, cannot slip in
  * between), then release. False when the lease is not ours (taken over by a newer claim, or
  * released by an earlier attempt of ours): then nothing is written, and the holder decides.
+ * `agent`, when known, is the agent in charge (after a transfer): listings show it.
  */
 export async function letRest(
   deps: StepDeps,
@@ -47,23 +49,26 @@ export async function letRest(
   owner: string,
   status: RunStatus,
   lastSeq?: number,
+  agent?: string,
 ): Promise<boolean> {
   const head = await deps.store.getHead(runId);
   if (head?.lease?.owner !== owner) return false;
   await expireRun(deps, runId, status);
-  return deps.store.releaseLease(runId, owner, status, lastSeq);
+  return deps.store.releaseLease(runId, owner, status, lastSeq, agent);
 }
 
 /**
- * The status the log's tail shows now; `malformed` for a log with a bad record. Any other
- * failure to read it fails the give-back: a guess written to the head would be a lie.
+ * The status the log's tail shows now, and the agent in charge when the tail shows it; `malformed`
+ * for a log with a bad record. Any other failure to read it fails the give-back: a guess written
+ * to the head would be a lie.
  */
-async function restingNow(deps: ControlDeps, runId: string): Promise<RunStatus> {
+async function restingNow(deps: ControlDeps, runId: string): Promise<{ status: RunStatus; agent?: string }> {
   try {
     const facts = viewFacts(deps, runId, await readTail(deps, runId));
-    return restingStatusOf(facts, classifyFacts(facts));
+    const status = restingStatusOf(facts, classifyFacts(facts));
+    return facts.agent === undefined ? { status } : { status, agent: facts.agent };
   } catch (error) {
-    if (error instanceof CorruptEventError) return "malformed";
+    if (error instanceof CorruptEventError) return { status: "malformed" };
     throw error;
   }
 }

@@ -257,7 +257,7 @@ async function consider(
   const lastSeq = tail.events.at(-1)!.seq;
   if (facts.stopped) {
     // Stopped outside runlog: whoever stopped it meant it; going on is a person's choice.
-    await rest(deps, head, restingStatusOf(facts, classification), lastSeq);
+    await rest(deps, head, restingStatusOf(facts, classification), lastSeq, facts.agent);
     return settle(`not resumed: ${facts.stopped.reason}; a person resumes it`);
   }
   if (!classification.resumable) {
@@ -268,7 +268,7 @@ async function consider(
         : undefined;
     // A sub-agent's child that ended with nobody to say so answers its parent's call first.
     if (!WAITS.has(classification.reason)) await answerParent(deps, await firstOf(deps, runId, tail), tail);
-    await rest(deps, head, restingStatusOf(facts, classification), marked ?? lastSeq);
+    await rest(deps, head, restingStatusOf(facts, classification), marked ?? lastSeq, facts.agent);
     // A parent waiting for its sub-agents looks them up: a child never started, or ended unannounced.
     if (classification.reason === "awaiting_children") await lookUpChildren(deps, runId);
     return settle(`not resumable: ${classification.reason}`);
@@ -284,7 +284,7 @@ async function consider(
     // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
     // The log says so first (`given_up`, once: a later sweep meeting the rested run finds it there).
     const marked = await markGivenUp(deps, runId, count, reread(tail));
-    await rest(deps, head, "interrupted", marked ?? lastSeq);
+    await rest(deps, head, "interrupted", marked ?? lastSeq, facts.agent);
     deps.observer?.gaveUp?.(runId, count);
     return settle(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }
@@ -335,9 +335,16 @@ async function resumeAs(
  * Record the status a run whose executor is gone rests in, so its head stops showing `running`:
  * taking the lease first (at the version read) makes this a compare-and-set, so a resume that
  * claimed the run in between is never overwritten. Losing that race leaves the head to the winner.
+ * `agent`: the agent in charge, when the tail shows it.
  */
-async function rest(deps: ControlDeps, head: RunHead, status: RunStatus, lastSeq?: number): Promise<void> {
-  if (head.status === status && !head.lease) return;
+async function rest(
+  deps: ControlDeps,
+  head: RunHead,
+  status: RunStatus,
+  lastSeq?: number,
+  agent?: string,
+): Promise<void> {
+  if (head.status === status && !head.lease && (agent === undefined || agent === head.agent)) return;
   const owner = `${SWEEPER_OWNER}:${head.runId}`;
   try {
     await deps.store.claimLease(head.runId, leaseFor(deps, owner), head.leaseVersion);
@@ -346,7 +353,7 @@ async function rest(deps: ControlDeps, head: RunHead, status: RunStatus, lastSeq
     throw error;
   }
   await expireRun(deps, head.runId, status);
-  await deps.store.releaseLease(head.runId, owner, status, lastSeq);
+  await deps.store.releaseLease(head.runId, owner, status, lastSeq, agent);
 }
 
 /** Whether the holder of a run's lease never had its execution started (or nobody holds it). */

@@ -1,6 +1,8 @@
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childLog, parentLog, recordedLog, replayLog } from "../http/viewerLogs.ts";
+import { writeRuns } from "../http/viewerSupport.ts";
 import { cleanup, killedMidWait, runlog, tempDataDir } from "../support/cli.ts";
 import { type Served, serve, stopServed, viewerUrl } from "../support/serve.ts";
 import { launchChromium } from "./support/chromium.ts";
@@ -9,7 +11,7 @@ import { settled as settledRun, startRun } from "./support/runs.ts";
 /**
  * The run viewer audited in Chromium: axe-core's WCAG 2.1 A/AA and best-practice rules on every
  * kind of page (the runs list, a run waiting for approval, a completed run with folded payloads,
- * a crashed run, a page updated live), at a desktop width and at 360 px; a waiting call approved
+ * a crashed run, a page updated live, a run compared with its replay, a parent waiting on a child), at a desktop width and at 360 px; a waiting call approved
  * with the keyboard alone, the focus visibly marked at every step; no page scrolling sideways in
  * a narrow window, however long its ids and payloads.
  */
@@ -42,6 +44,22 @@ const approval = (to: string) => [
 ];
 
 beforeAll(async () => {
+  // A recorded run and its replay (the compare page), and a parent waiting on its sub-agent's run.
+  await writeRuns(
+    dir,
+    {
+      "a11y-recorded": recordedLog("a11y-recorded"),
+      "a11y-replay": replayLog("a11y-replay", "a11y-recorded"),
+      "a11y-parent": parentLog("a11y-parent", "a11y-child"),
+      "a11y-child": childLog("a11y-child", "a11y-parent"),
+    },
+    {
+      "a11y-recorded": { status: "completed" },
+      "a11y-replay": { status: "completed" },
+      "a11y-parent": { status: "waiting" },
+      "a11y-child": { status: "completed" },
+    },
+  );
   [served, browser] = await Promise.all([serve(["--dir", dir, "--allow-scripted"]), launchChromium()]);
   await start("a11y-waiting", approval("ana@example.com"));
   await start("a11y-keyboard", approval("bo@example.com"));
@@ -115,6 +133,8 @@ const SCENES: { name: string; path: string; prepare?: (page: Page) => Promise<vo
   },
   { name: "a crashed run", path: "/runs/a11y-crashed/view" },
   { name: "a run whose tool call ran again", path: "/runs/a11y-rerun/view" },
+  { name: "a run compared with its replay", path: "/runs/a11y-recorded/compare?with=a11y-replay" },
+  { name: "a parent waiting on its sub-agent's run", path: "/runs/a11y-parent/view" },
 ];
 
 /**

@@ -75,6 +75,22 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       expect(await s.raw.head(runId)).toMatchObject({ status: "completed", lastSeq: 4 });
       expect((await s.store.getHead(runId))?.lease?.owner).toBe("holder");
     });
+
+    it("records the agent in charge when given (a transfer), and keeps it when not", async () => {
+      const { store } = get();
+      const { runId } = await runWithEvents("agent-in-charge", 3, "holder");
+      expect(await store.releaseLease(runId, "holder", "interrupted", 3, "billing")).toBe(true);
+      expect(await store.getHead(runId)).toMatchObject({ agent: "billing", status: "interrupted" });
+      await store.setStatus(runId, "failed", 3);
+      expect(await store.getHead(runId)).toMatchObject({ agent: "billing", status: "failed" });
+      await store.setStatus(runId, "completed", 3, "refunds");
+      const listed = (await store.listRuns({ status: "completed", limit: 1000 })).runs;
+      expect(listed.find((run) => run.runId === runId)).toMatchObject({ agent: "refunds" });
+      // Not the holder: nothing is written, the agent included.
+      await store.claimLease(runId, lease("next"), 1);
+      expect(await store.releaseLease(runId, "intruder", "completed", 3, "triage")).toBe(false);
+      expect((await store.getHead(runId))?.agent).toBe("refunds");
+    });
   });
 
   describe("leases", () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NewEvent } from "../../lib/core/events.ts";
 import { RESPONSE_MAX_BYTES } from "../../lib/http/limits.ts";
 import { FOLD_CHARS } from "../../lib/http/viewer/fold.ts";
-import { FORKS_SHOWN } from "../../lib/http/viewer/runPage.ts";
+import { FORKS_SHOWN } from "../../lib/http/viewer/runAbout.ts";
 import { script } from "../support/cli.ts";
 import { call, DONE, EMAIL, settled } from "./support.ts";
 import {

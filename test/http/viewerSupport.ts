@@ -1,5 +1,6 @@
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
 import { canonicalJson, type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
+import type { RunStatus } from "../../lib/core/status.ts";
 import { type AppOptions, createApp } from "../../lib/http/app.ts";
 import { RESPONSE_MAX_BYTES } from "../../lib/http/limits.ts";
 import { FOLD_CHARS } from "../../lib/http/viewer/fold.ts";
@@ -74,24 +75,44 @@ export function longApprovalLog(runId: string): NewEvent[] {
   ];
 }
 
-/** Write runs straight into the store of a data dir, as steps would have written them. */
-async function writeRuns(dir: string, logs: Record<string, NewEvent[]>): Promise<void> {
+/** The head a run rests with, as its execution's Finish would have recorded it. */
+export interface Rested {
+  status: RunStatus;
+  /** The agent in charge (after a transfer). */
+  agent?: string;
+}
+
+/** Write runs straight into the store of a data dir, as steps would have written them (and rested the runs in `rested`). */
+export async function writeRuns(
+  dir: string,
+  logs: Record<string, NewEvent[]>,
+  rested: Record<string, Rested>,
+): Promise<void> {
   const open = await connectStore({ dataDir: dir, env: testEnv() });
   try {
     for (const [runId, log] of Object.entries(logs)) {
       const events: RunEvent[] = log.map((event, i) => stamp(event, i + 1, AT, 1));
       await open.store.createRun(events[0] as Extract<RunEvent, { type: "run_started" }>);
       for (const event of events.slice(1)) await open.store.append(runId, event);
+      const rest = rested[runId];
+      if (rest) await open.store.setStatus(runId, rest.status, events.length, rest.agent);
     }
   } finally {
     await open.close();
   }
 }
 
-/** The app with the viewer on (as `runlog serve` makes it) over a fresh data dir holding `logs`. */
-export async function openViewer(label: string, logs: Record<string, NewEvent[]> = {}) {
+/**
+ * The app with the viewer on (as `runlog serve` makes it) over a fresh data dir holding `logs`;
+ * the runs named in `rested` have the heads their Finish would have left.
+ */
+export async function openViewer(
+  label: string,
+  logs: Record<string, NewEvent[]> = {},
+  rested: Record<string, Rested> = {},
+) {
   const dir = tempDataDir(label);
-  await writeRuns(dir, logs);
+  await writeRuns(dir, logs, rested);
   const local: LocalRunlog = await openLocal({ dataDir: dir, background: true, env: testEnv() });
   const options: AppOptions = { allowScriptFiles: true, viewer: true };
   return {

@@ -75,10 +75,11 @@ export class MemoryStore implements EventStore {
     return structuredClone({ ...head, lastSeq });
   }
 
-  async setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void> {
+  async setStatus(runId: string, status: RunStatus, lastSeq: number, agent?: string): Promise<void> {
     const head = this.head(runId);
     this.heads.set(runId, {
       ...head,
+      agent: agent ?? head.agent,
       status,
       lastSeq: Math.max(head.lastSeq, lastSeq),
       updatedAt: this.stamp(),
@@ -116,11 +117,23 @@ export class MemoryStore implements EventStore {
     return true;
   }
 
-  async releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean> {
+  async releaseLease(
+    runId: string,
+    owner: string,
+    status: RunStatus,
+    lastSeq?: number,
+    agent?: string,
+  ): Promise<boolean> {
     const head = this.heads.get(runId);
     if (head?.lease?.owner !== owner) return false;
     const { lease: _, ...rest } = head;
-    this.heads.set(runId, { ...rest, status, lastSeq: lastSeq ?? head.lastSeq, updatedAt: this.stamp() });
+    this.heads.set(runId, {
+      ...rest,
+      agent: agent ?? head.agent,
+      status,
+      lastSeq: lastSeq ?? head.lastSeq,
+      updatedAt: this.stamp(),
+    });
     return true;
   }
 

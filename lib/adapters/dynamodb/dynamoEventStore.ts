@@ -211,8 +211,8 @@ export class DynamoEventStore implements EventStore {
     return getHead(this.ctx, runId);
   }
 
-  setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void> {
-    return setStatus(this.ctx, runId, status, lastSeq);
+  setStatus(runId: string, status: RunStatus, lastSeq: number, agent?: string): Promise<void> {
+    return setStatus(this.ctx, runId, status, lastSeq, agent);
   }
 
   claimLease(runId: string, lease: Lease, expectVersion: number, autoResumes?: AutoResumes): Promise<void> {
@@ -223,8 +223,14 @@ export class DynamoEventStore implements EventStore {
     return renewLease(this.ctx, runId, lease);
   }
 
-  releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean> {
-    return releaseLease(this.ctx, runId, owner, status, lastSeq);
+  releaseLease(
+    runId: string,
+    owner: string,
+    status: RunStatus,
+    lastSeq?: number,
+    agent?: string,
+  ): Promise<boolean> {
+    return releaseLease(this.ctx, runId, owner, status, lastSeq, agent);
   }
 
   listRuns(options?: ListOptions): Promise<RunPage> {

@@ -113,21 +113,42 @@ export async function getHead(ctx: StoreContext, runId: string): Promise<RunHead
   return decoded;
 }
 
-/** Record the status a run rests in, moving lastSeq forward too when the head lags behind it. */
-export async function setStatus(ctx: StoreContext, runId: string, status: RunStatus, lastSeq: number) {
+/**
+ * The part of a head update that records the agent in charge (none when not given). `agent` is a
+ * DynamoDB reserved word, so it goes by a name placeholder.
+ */
+export function agentUpdate(agent: string | undefined): {
+  set: string;
+  names: Record<string, string>;
+  values: Item;
+} {
+  if (agent === undefined) return { set: "", names: {}, values: {} };
+  return { set: ", #agent = :agent", names: { "#agent": "agent" }, values: { ":agent": str(agent) } };
+}
+
+/** Record the status a run rests in (and the agent in charge, when given), moving lastSeq forward too when the head lags behind it. */
+export async function setStatus(
+  ctx: StoreContext,
+  runId: string,
+  status: RunStatus,
+  lastSeq: number,
+  agent?: string,
+) {
   const what = `set the status of run ${runId} to ${status}`;
+  const setAgent = agentUpdate(agent);
   const update = (withSeq: boolean) =>
     attemptConditional(ctx, what, () =>
       ctx.client.send(
         new UpdateItemCommand({
           TableName: ctx.tableName,
           Key: key(runId, HEAD_SEQ),
-          UpdateExpression: `SET #status = :status, statusShard = :shard, updatedAt = :now${withSeq ? ", lastSeq = :seq" : ""}`,
+          UpdateExpression: `SET #status = :status, statusShard = :shard, updatedAt = :now${withSeq ? ", lastSeq = :seq" : ""}${setAgent.set}`,
           ConditionExpression: withSeq
             ? "attribute_exists(runId) AND lastSeq <= :seq"
             : "attribute_exists(runId)",
-          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeNames: { "#status": "status", ...setAgent.names },
           ExpressionAttributeValues: {
+            ...setAgent.values,
             ":status": str(status),
             ":shard": str(statusShardOf(status, runId, ctx.statusShards)),
             ":now": str(ctx.now().toISOString()),

@@ -5,7 +5,7 @@ import type { RunStatus } from "../../core/status.ts";
 import type { AutoResumes, Lease } from "../../ports/eventStore.ts";
 import { attemptConditional, type StoreContext } from "./context.ts";
 import { isConditionalFailure, toRunlogError, wasRetried } from "./errors.ts";
-import { getHead, getItem } from "./heads.ts";
+import { agentUpdate, getHead, getItem } from "./heads.ts";
 import { HEAD_SEQ, type Item, key, num, readString, str } from "./items.ts";
 import { statusShardOf } from "./shards.ts";
 
@@ -112,7 +112,7 @@ export async function renewLease(ctx: StoreContext, runId: string, lease: Lease)
 }
 
 /**
- * Drop the lease and record the resting status (and last seq, when given). True exactly when this
+ * Drop the lease and record the resting status (and last seq and agent in charge, when given). True exactly when this
  * call released it; false, with nothing written, when the lease was not this owner's. Each release
  * leaves a random token on the head: when the SDK sent the update twice and the first attempt was
  * applied, the second fails its condition on our own write, and the token (read back) tells that
@@ -124,8 +124,10 @@ export async function releaseLease(
   owner: string,
   status: RunStatus,
   lastSeq?: number,
+  agent?: string,
 ): Promise<boolean> {
   const what = `release the lease of run ${runId} held by ${owner}`;
+  const setAgent = agentUpdate(agent);
   const token = randomUUID();
   const withSeq = lastSeq !== undefined;
   try {
@@ -136,11 +138,13 @@ export async function releaseLease(
         UpdateExpression:
           "REMOVE leaseOwner, leaseUntil SET #status = :status, statusShard = :shard, updatedAt = :now, " +
           "releaseToken = :token" +
-          (withSeq ? ", lastSeq = :seq" : ""),
+          (withSeq ? ", lastSeq = :seq" : "") +
+          setAgent.set,
         // The holder's last seq is the log's: nobody else writes while it holds the lease.
         ConditionExpression: "leaseOwner = :owner",
-        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeNames: { "#status": "status", ...setAgent.names },
         ExpressionAttributeValues: {
+          ...setAgent.values,
           ":owner": str(owner),
           ":status": str(status),
           ":shard": str(statusShardOf(status, runId, ctx.statusShards)),

@@ -81,13 +81,14 @@ export async function getHead(db: SqliteConnection, runId: string): Promise<RunH
   return repaired.lastSeq >= last ? repaired : { ...repaired, lastSeq: last };
 }
 
-/** Record the status a run rests in, moving lastSeq forward too when the head lags behind it. */
+/** Record the status a run rests in (and the agent in charge, when given), moving lastSeq forward too when the head lags behind it. */
 export async function setStatus(
   db: SqliteConnection,
   writes: GroupCommit,
   runId: string,
   status: RunStatus,
   lastSeq: number,
+  agent?: string,
 ) {
   const what = `set the status of run ${runId} to ${status}`;
   const update = () =>
@@ -99,9 +100,10 @@ export async function setStatus(
         changed(
           db
             .statement(
-              "UPDATE heads SET status = ?, updated_at = ?, last_seq = max(last_seq, ?) WHERE run_id = ?",
+              "UPDATE heads SET status = ?, updated_at = ?, last_seq = max(last_seq, ?), " +
+                "agent = coalesce(?, agent) WHERE run_id = ?",
             )
-            .run(status, db.now().toISOString(), lastSeq, runId),
+            .run(status, db.now().toISOString(), lastSeq, agent ?? null, runId),
         ),
     });
   if (await update()) return;

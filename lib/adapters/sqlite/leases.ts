@@ -90,7 +90,7 @@ export function renewLease(
 }
 
 /**
- * Drop the lease and record the resting status (and last seq, when given). Exact: one statement
+ * Drop the lease and record the resting status (and last seq and agent in charge, when given). Exact: one statement
  * conditional on the owner, so true means this call released it, and false (another owner, or
  * released already) means nothing was written. A busy try changed nothing and is made again whole.
  */
@@ -101,6 +101,7 @@ export function releaseLease(
   owner: string,
   status: RunStatus,
   lastSeq?: number,
+  agent?: string,
 ): Promise<boolean> {
   // The holder's last seq is the log's: nobody else writes while it holds the lease.
   return writes.write({
@@ -112,9 +113,9 @@ export function releaseLease(
         db
           .statement(
             "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
-              "last_seq = coalesce(?, last_seq) WHERE run_id = ? AND lease_owner = ?",
+              "last_seq = coalesce(?, last_seq), agent = coalesce(?, agent) WHERE run_id = ? AND lease_owner = ?",
           )
-          .run(status, db.now().toISOString(), lastSeq ?? null, runId, owner),
+          .run(status, db.now().toISOString(), lastSeq ?? null, agent ?? null, runId, owner),
       ),
   });
 }

@@ -122,8 +122,8 @@ export class SqliteEventStore implements EventStore {
     return getHead(this.db, runId);
   }
 
-  setStatus(runId: string, status: RunStatus, lastSeq: number): Promise<void> {
-    return setStatus(this.db, this.writes, runId, status, lastSeq);
+  setStatus(runId: string, status: RunStatus, lastSeq: number, agent?: string): Promise<void> {
+    return setStatus(this.db, this.writes, runId, status, lastSeq, agent);
   }
 
   claimLease(runId: string, lease: Lease, expectVersion: number, autoResumes?: AutoResumes): Promise<void> {
@@ -134,8 +134,14 @@ export class SqliteEventStore implements EventStore {
     return renewLease(this.db, this.writes, runId, lease);
   }
 
-  async releaseLease(runId: string, owner: string, status: RunStatus, lastSeq?: number): Promise<boolean> {
-    return releaseLease(this.db, this.writes, runId, owner, status, lastSeq);
+  async releaseLease(
+    runId: string,
+    owner: string,
+    status: RunStatus,
+    lastSeq?: number,
+    agent?: string,
+  ): Promise<boolean> {
+    return releaseLease(this.db, this.writes, runId, owner, status, lastSeq, agent);
   }
 
   async listRuns(options?: ListOptions): Promise<RunPage> {

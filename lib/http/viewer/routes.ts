@@ -5,7 +5,8 @@ import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
 import { errorAnswer } from "../errors.ts";
 import { readQuery, runIdParam } from "../request.ts";
 import { optional } from "../routes.ts";
-import { ListQuery, LiveQuery, Seq } from "../schemas.ts";
+import { ListQuery, LiveQuery, runId as runIdField, Seq } from "../schemas.ts";
+import { comparePage } from "./comparePage.ts";
 import type { Html } from "./html.ts";
 import { ASSETS, errorPage, PAGE_POLICY } from "./layout.ts";
 import { runPage, timelineItems, timelinePage } from "./runPage.ts";
@@ -20,6 +21,8 @@ const RunsQuery = ListQuery.extend({
 });
 /** `?after`: the timeline from the event after this seq (as GET /runs/{id}/live reads it). */
 const AfterQuery = LiveQuery;
+/** `?with`: the run (a replay) a run is compared with. */
+const CompareQuery = z.strictObject({ with: runIdField("with") });
 /** `?last`: the seq of the last event the page shows (the most a fork can be made at). */
 const StateQuery = z.strictObject({ last: Seq.optional() });
 
@@ -65,6 +68,10 @@ export function viewerRoutes(
   viewer.get("/runs/:id/view", async (c) => {
     const { after } = readQuery(c, AfterQuery);
     return answer(await runPage(runlogFor(c), runIdParam(c), after ?? 0));
+  });
+  viewer.get("/runs/:id/compare", async (c) => {
+    const runId = runIdParam(c);
+    return answer(await comparePage(runlogFor(c), runId, readQuery(c, CompareQuery).with));
   });
   // The fragments the page's script fetches: new timeline entries, and the state after a change.
   viewer.get("/runs/:id/view/events", async (c) => {

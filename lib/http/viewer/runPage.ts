@@ -1,12 +1,10 @@
 import type { EventsPage } from "../../api/eventPage.ts";
 import type { Runlog } from "../../api/runlog.ts";
-import { MissingIndexError } from "../../core/errors.ts";
-import type { RunEvent } from "../../core/events.ts";
-import type { RunPage } from "../../ports/eventStore.ts";
 import { eventListing } from "../eventListing.ts";
 import { eventItem } from "./eventItem.ts";
 import { type Html, html, runHref, segment } from "./html.ts";
 import { page } from "./layout.ts";
+import { about } from "./runAbout.ts";
 import { runState } from "./runState.ts";
 
 /** Events a timeline page (or a fragment of new ones) lists at most. */
@@ -25,51 +23,6 @@ export function timelinePage(runlog: Runlog, runId: string, after: number): Prom
 export const timelineItems = (runId: string, events: EventsPage["events"]): Html =>
   html`${events.map((event) => eventItem(runId, event))}`;
 
-/** Forks a run's page lists; a link leads to all of them when there are more. */
-export const FORKS_SHOWN = 10;
-
-/** The run's forks, newest activity first, each with where it was forked; or why they cannot be listed. */
-async function forks(runlog: Runlog, runId: string): Promise<Html> {
-  let page: RunPage;
-  try {
-    page = await runlog.list({ parent: runId, limit: FORKS_SHOWN });
-  } catch (error) {
-    // A deployed table from before the parent index: the page still shows the run, and says why.
-    if (error instanceof MissingIndexError)
-      return html`<dd data-testid="forks">not listed: ${error.message}</dd>`;
-    throw error;
-  }
-  if (page.runs.length === 0) return html`<dd data-testid="forks">none</dd>`;
-  const items = page.runs.map(
-    (fork) =>
-      html`<li><a href="${runHref(fork.runId)}" data-testid="fork-link">${fork.runId}</a> at event ${fork.parent?.seq ?? "?"}, ${fork.status}</li>`,
-  );
-  const all =
-    page.cursor === undefined
-      ? null
-      : html`<a href="/?parent=${encodeURIComponent(runId)}" data-testid="all-forks">all forks</a>`;
-  return html`<dd data-testid="forks"><ul class="forks">${items}</ul>${all}</dd>`;
-}
-
-function about(runId: string, first: RunEvent, forkList: Html): Html {
-  const started = first.type === "run_started" ? first : undefined;
-  const from = started?.parent;
-  const parent =
-    from === undefined
-      ? null
-      : "seq" in from
-        ? html`<dt>Forked from</dt><dd><a href="${runHref(from.runId)}#e${from.seq}" data-testid="parent-run">${from.runId}</a> at event ${from.seq}</dd>`
-        : html`<dt>Sub-agent of</dt><dd><a href="${runHref(from.runId)}" data-testid="parent-run">${from.runId}</a>, call ${from.callId}</dd>`;
-  return html`<dl class="about">
-<dt>Agent</dt><dd>${started?.agent ?? "unknown"}</dd>
-<dt>Model</dt><dd>${started?.model ?? "unknown"}</dd>
-<dt>Started</dt><dd><time datetime="${first.at}">${first.at}</time></dd>
-${parent}
-<dt>Forks</dt>${forkList}
-<dt>JSON</dt><dd><a href="/runs/${segment(runId)}">status</a> · <a href="/runs/${segment(runId)}/events">events</a></dd>
-</dl>`;
-}
-
 function pager(runId: string, after: number, next: number | undefined): Html | null {
   if (after === 0 && next === undefined) return null;
   return html`<nav aria-label="Timeline pages" class="pager">
@@ -86,14 +39,14 @@ export async function runPage(runlog: Runlog, runId: string, after: number): Pro
   const first = await runlog.event(runId, 1);
   const { events, next } = await timelinePage(runlog, runId, after);
   const lastSeq = events.at(-1)?.seq ?? after;
-  const [state, forkList] = await Promise.all([runState(runlog, runId, lastSeq), forks(runlog, runId)]);
+  const [state, facts] = await Promise.all([runState(runlog, runId, lastSeq), about(runlog, runId, first)]);
   const live = next === undefined;
   return page(
     `Run ${runId}`,
     html`<main data-run-id="${runId}" data-last-seq="${lastSeq}" data-live="${live}">
 <nav aria-label="Breadcrumb"><a href="/">All runs</a></nav>
 <h1>Run <code>${runId}</code></h1>
-${about(runId, first, forkList)}
+${facts}
 <section aria-labelledby="state-heading" class="state"><h2 id="state-heading">State</h2>
 <div id="run-state" data-testid="run-state">${state}</div>
 <div id="action-message" data-testid="action-message" aria-live="polite"></div>

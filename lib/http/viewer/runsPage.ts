@@ -1,4 +1,5 @@
 import type { Runlog } from "../../api/runlog.ts";
+import { CorruptEventError } from "../../core/errors.ts";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
 import { type Html, html, runHref } from "./html.ts";
@@ -13,10 +14,18 @@ export interface RunsQuery {
   limit?: number;
 }
 
-/** The model a run started with: its first event says it (one point read a run). */
-async function startModel(runlog: Runlog, runId: string): Promise<string> {
-  const first = await runlog.event(runId, 1);
-  return first.type === "run_started" ? first.model : "";
+/**
+ * The model in charge of a run (changed by a fork, a resume or a transfer): its log's tail says it
+ * (bounded reads, never the log); a log with a bad record shows the model it started with.
+ */
+async function modelInCharge(runlog: Runlog, runId: string): Promise<string> {
+  try {
+    return (await runlog.inCharge(runId)).model;
+  } catch (error) {
+    if (!(error instanceof CorruptEventError)) throw error;
+    const first = await runlog.event(runId, 1);
+    return first.type === "run_started" ? first.model : "";
+  }
 }
 
 const row = (run: RunHead, model: string) => html`<tr data-testid="run-row" data-run-id="${run.runId}">
@@ -59,7 +68,7 @@ const heading = (parent: string | undefined) =>
  */
 export async function runsPage(runlog: Runlog, query: RunsQuery): Promise<Html> {
   const { runs, cursor } = await runlog.list(query);
-  const models = await Promise.all(runs.map((run) => startModel(runlog, run.runId)));
+  const models = await Promise.all(runs.map((run) => modelInCharge(runlog, run.runId)));
   const table =
     runs.length === 0
       ? html`<p data-testid="no-runs">No ${query.parent === undefined ? "runs" : "forks"}${query.status ? ` with status ${query.status}` : ""}${query.cursor ? " on this page" : ""}.</p>`

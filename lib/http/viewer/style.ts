@@ -59,6 +59,10 @@ button:disabled { opacity: .6; cursor: wait; }
 .streaming { border: 1px dashed #0b4fb3; padding: .5rem .75rem; }
 .streaming-text { white-space: pre-wrap; overflow-wrap: anywhere; }
 nav.pager { display: flex; gap: 1rem; }
+table.compare td { width: 45%; }
+table.compare tr.changed > th, table.compare tr.changed > td { background: #fffbe6; }
+table.compare tr.first-difference > th, table.compare tr.first-difference > td, ol.calls li.first-difference, ol.differences li.first-difference { background: #fff3c4; outline: 2px solid #8a6d00; outline-offset: -2px; }
+ol.calls { padding-left: 1.5rem; margin: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip-path: inset(50%); white-space: nowrap; border: 0; }
 @media (max-width: 40rem) { main { padding: .5rem; } dl.about { grid-template-columns: 1fr; } dl.about dd { margin-bottom: .5rem; } }
 `;
