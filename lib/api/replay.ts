@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { recordedAgents } from "../agents/recordedTools.ts";
 import { BUILT_IN_AGENTS } from "../agents/registry.ts";
+import { inPool } from "../core/concurrency.ts";
 import { ConflictError, errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import { inputsOf, Recording, type RunScript, recordedCallsOf, scriptOf } from "../core/replay.ts";
@@ -158,25 +159,4 @@ async function replay(
     figures,
     ...(error === undefined ? {} : { error }),
   };
-}
-
-/** `work` over `items`, at most `limit` at once; the results in the items' order. */
-async function inPool<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-  ended?: (result: R, done: number, total: number) => void,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const at = next++;
-      results[at] = await work(items[at]!);
-      ended?.(results[at]!, ++done, items.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

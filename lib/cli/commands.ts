@@ -6,6 +6,7 @@ import type { JsonValue } from "../core/structuredOutput.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
 import type { CliRuns, ListedRun, RunFilter } from "./runs.ts";
+import { columns } from "./table.ts";
 import { EXIT } from "./usage.ts";
 
 export interface CommandContext {
@@ -91,9 +92,10 @@ export async function resumePointCommand({ runs, io, json }: CommandContext, run
 export async function showCommand({ runs, io, json }: CommandContext, runId: string): Promise<number> {
   const events = await runs.events(runId);
   if (json) io.json({ runId, events });
-  else
-    for (const event of events)
-      io.out(`#${String(event.seq).padStart(4)}  ${event.at}  ${describeEvent(event)}`);
+  else {
+    const rows = events.map((event) => [`#${event.seq}`, event.at, describeEvent(event)]);
+    for (const line of columns(rows, ["right"])) io.out(line);
+  }
   return EXIT.completed;
 }
 
@@ -143,10 +145,7 @@ export function printRuns(
         : `forks of run ${parent}`;
   const which = `${status ? `${status} ` : ""}${what}`;
   if (runs.length === 0) io.out(`no ${which} in ${where}`);
-  for (const run of runs) {
-    io.out(
-      `${run.runId.padEnd(30)} ${run.status.padEnd(12)} ${run.agent.padEnd(10)} ${String(run.lastSeq).padStart(5)} events  ${run.updatedAt}`,
-    );
-  }
+  const rows = runs.map((run) => [run.runId, run.status, run.agent, `${run.lastSeq} events`, run.updatedAt]);
+  for (const line of columns(rows, ["left", "left", "left", "right", "left"])) io.out(line);
   return EXIT.completed;
 }

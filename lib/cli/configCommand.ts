@@ -3,10 +3,12 @@ import { resolve } from "node:path";
 import { errorMessage } from "../core/errors.ts";
 import type { RunlogConfig } from "../runtime/config.ts";
 import { deploymentEnvFile, deploymentOf, type StackOutputs } from "../runtime/deploymentOutputs.ts";
+import { commandHelp } from "./help.ts";
 import type { Io } from "./io.ts";
-import { EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
+import { EXIT, parseCommand, UsageError } from "./usage.ts";
 
-const OPTIONS = {
+/** `config from-stack`'s flags (its help, in help.ts, names each). */
+export const CONFIG_OPTIONS = {
   region: { type: "string" },
   "outputs-file": { type: "string" },
   prefix: { type: "string" },
@@ -22,18 +24,18 @@ const OPTIONS = {
 export async function configCommand(args: string[], io: Io, config: RunlogConfig): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === "--help" || sub === "-h") {
-    io.out(HELP);
+    io.out(commandHelp("config"));
     return sub === undefined ? EXIT.usage : EXIT.completed;
   }
   if (sub !== "from-stack")
     throw new UsageError(`config: unknown subcommand ${JSON.stringify(sub)}; expected from-stack`);
   const { values, positionals } = parseCommand(
     "config from-stack",
-    { args: rest, options: OPTIONS, strict: true, allowPositionals: true },
+    { args: rest, options: CONFIG_OPTIONS, strict: true, allowPositionals: true },
     { min: 1, max: 1, names: "the stack's name" },
   );
   if (values.help) {
-    io.out(HELP);
+    io.out(commandHelp("config"));
     return EXIT.completed;
   }
   const stack = positionals[0]!;

@@ -4,8 +4,9 @@ import { validateRunId } from "../core/ids.ts";
 import { NAMES, readConfig } from "../runtime/config.ts";
 import type { Command } from "./commandTable.ts";
 import { dataDir } from "./dataDir.ts";
+import { commandHelp, HELP } from "./help.ts";
 import { type Io, processIo } from "./io.ts";
-import { COMMON, EXIT, exitCodeFor, HELP, parseCommand, REMOTE, UsageError } from "./usage.ts";
+import { BASE, COMMON, EXIT, exitCodeFor, parseCommand, REMOTE, UsageError } from "./usage.ts";
 import { runlogVersion } from "./version.ts";
 
 /**
@@ -28,10 +29,12 @@ export async function main(
   let local: LocalRunlog | undefined;
   try {
     if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-      io.out(HELP);
+      // `runlog help ls` is `runlog ls --help`.
+      io.out(name === "help" && args[0] !== undefined ? commandHelp(args[0]) : HELP);
       return name === undefined ? EXIT.usage : EXIT.completed;
     }
     if (name === "version" || name === "--version" || name === "-v") {
+      if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) return help(io, "version");
       if (args.length > 0) throw new UsageError(`${name}: expected no arguments, got ${args.length}`);
       io.out(await runlogVersion());
       return EXIT.completed;
@@ -41,10 +44,10 @@ export async function main(
       const { RUN_HERE, isDeployedTable } = await import("./stepsPlace.ts");
       const { values } = parseCommand(
         name,
-        { args, options: { ...COMMON, ...RUN_HERE }, strict: true, allowPositionals: true },
+        { args, options: { ...BASE, ...RUN_HERE }, strict: true, allowPositionals: true },
         { min: 0, max: 0, names: "no arguments" },
       );
-      if (values.help) return help(io);
+      if (values.help) return help(io, name);
       if (isDeployedTable(config) && !values["run-here"])
         throw new UsageError(
           `demo runs its steps on this machine, and ${NAMES.table} names a deployed table: unset it, or pass --run-here to run the demo against that table`,
@@ -78,7 +81,7 @@ export async function main(
       strict: true,
     } as const;
     const { values, positionals } = parseCommand(name, parsing, command.positionals);
-    if (values.help) return help(io);
+    if (values.help) return help(io, name);
     const json = values.json === true;
     const progress = json ? io.err : io.out;
     const url = (values.url as string | undefined) ?? config.url;
@@ -159,7 +162,8 @@ async function withoutRuns(
   throw new NotFoundError(`run ${id} not found`, { runId: id });
 }
 
-function help(io: Io): number {
-  io.out(HELP);
+/** A command's own help (its usage only). */
+function help(io: Io, command: string): number {
+  io.out(commandHelp(command));
   return EXIT.completed;
 }

@@ -14,12 +14,14 @@ import type { RunlogConfig } from "../runtime/config.ts";
 import { NAMES } from "../runtime/config.ts";
 import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
+import { commandHelp } from "./help.ts";
 import type { Io } from "./io.ts";
 import { junitOf } from "./junit.ts";
 import { isDeployedTable } from "./stepsPlace.ts";
-import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
+import { COMMON, EXIT, parseCommand, UsageError } from "./usage.ts";
 
-const OPTIONS = {
+/** `replay`'s flags (its help, in help.ts, names each). */
+export const REPLAY_OPTIONS = {
   ...COMMON,
   model: { type: "string" },
   "ids-from": { type: "string" },
@@ -43,11 +45,11 @@ export async function replayCommand(
 ): Promise<number> {
   const { values, positionals } = parseCommand(
     "replay",
-    { args, options: OPTIONS, strict: true, allowPositionals: true },
+    { args, options: REPLAY_OPTIONS, strict: true, allowPositionals: true },
     { min: 0, max: Number.POSITIVE_INFINITY, names: "run ids" },
   );
   if (values.help) {
-    io.out(HELP);
+    io.out(commandHelp("replay"));
     return EXIT.completed;
   }
   const runIds = [...positionals, ...(await idsFrom(values["ids-from"]))];

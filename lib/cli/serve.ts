@@ -10,6 +10,7 @@ import type { RunlogConfig } from "../runtime/config.ts";
 import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
 import { progressLine } from "./format.ts";
+import { commandHelp } from "./help.ts";
 import type { Io } from "./io.ts";
 import {
   DEPLOYMENT_OPTIONS,
@@ -21,7 +22,7 @@ import {
 import { serveToken } from "./serveToken.ts";
 import { RUN_HERE, stepsPlace } from "./stepsPlace.ts";
 import { toolGroupsOption } from "./toolGroupOption.ts";
-import { COMMON, EXIT, HELP, parseCommand, UsageError } from "./usage.ts";
+import { BASE, EXIT, parseCommand, UsageError } from "./usage.ts";
 
 const DEFAULT_PORT = 8787;
 const HOST = "127.0.0.1";
@@ -87,6 +88,17 @@ function signals(again: () => void): { first: Promise<NodeJS.Signals>; dispose()
   return { first, dispose: () => process.off("SIGINT", on).off("SIGTERM", on) };
 }
 
+/** `serve`'s flags (its help, in help.ts, names each). */
+export const SERVE_OPTIONS = {
+  ...BASE,
+  port: { type: "string" },
+  "token-file": { type: "string" },
+  "allow-scripted": { type: "boolean" },
+  "tool-group": { type: "string", multiple: true },
+  ...DEPLOYMENT_OPTIONS,
+  ...RUN_HERE,
+} as const;
+
 /**
  * `runlog serve`: the HTTP API on 127.0.0.1, runs executing in this process in
  * the background (as Step Functions runs them on AWS). On SIGINT or SIGTERM it
@@ -94,22 +106,13 @@ function signals(again: () => void): { first: Promise<NodeJS.Signals>; dispose()
  * signal gives up waiting (the runs left behind are resumable).
  */
 export async function serveCommand(args: string[], io: Io, config: RunlogConfig): Promise<number> {
-  const options = {
-    ...COMMON,
-    port: { type: "string" },
-    "token-file": { type: "string" },
-    "allow-scripted": { type: "boolean" },
-    "tool-group": { type: "string", multiple: true },
-    ...DEPLOYMENT_OPTIONS,
-    ...RUN_HERE,
-  } as const;
   const { values } = parseCommand(
     "serve",
-    { args, options, strict: true },
+    { args, options: SERVE_OPTIONS, strict: true },
     { min: 0, max: 0, names: "no arguments" },
   );
   if (values.help) {
-    io.out(HELP);
+    io.out(commandHelp("serve"));
     return EXIT.completed;
   }
   const port = parsePort(values.port);

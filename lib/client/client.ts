@@ -3,6 +3,15 @@ import type { RunOutcome } from "../api/types.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import type { LifecycleEvent } from "../core/lifecycleSchemas.ts";
 import { authenticator, type ClientAuth } from "./auth.ts";
+import {
+  callOptions,
+  actor as checkedActor,
+  afterSeq as checkedAfter,
+  object,
+  optionalObject,
+  streamOptions,
+  text,
+} from "./checks.ts";
 import { type FollowOptions, follow } from "./follow.ts";
 import { type LifecycleStreamOptions, lifecycle } from "./lifecycle.ts";
 import { type RetryOptions, retryPolicy } from "./retry.ts";
@@ -39,14 +48,6 @@ export interface ClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** A string argument, or InvalidInputError naming it: checked here so that it cannot change the path it goes into. */
-function text(value: unknown, field: string): string {
-  if (typeof value !== "string" || value.trim() === "") {
-    throw new InvalidInputError(`${field}: expected a non-empty string`, { field });
-  }
-  return value;
-}
-
 const segment = (value: unknown, field: string) => encodeURIComponent(text(value, field));
 
 /** Spread `{key: value}` only when the value is present. */
@@ -74,7 +75,8 @@ export class RunlogClient {
     return sendJson<T>(this.#deps, request);
   }
 
-  async #control<T>(path: string, body: unknown, options: ControlCallOptions | undefined): Promise<T> {
+  async #control<T>(path: string, body: unknown, given: ControlCallOptions | undefined): Promise<T> {
+    const options = callOptions(given);
     const { body: answer } = await this.#json<T>({
       method: "POST",
       path,
@@ -90,8 +92,9 @@ export class RunlogClient {
    * Without a `runId`, an Idempotency-Key names the run, so a retry finds the same run.
    */
   async start(request: StartRunInput, options?: ControlCallOptions): Promise<StartRunAnswer> {
-    text(request?.agent, "agent");
+    text(object(request, "request").agent, "agent");
     text(request.input, "input");
+    options = callOptions(options);
     if (request.runId !== undefined && options?.idempotencyKey !== undefined) {
       throw new InvalidInputError("give either runId or an idempotencyKey, not both", { field: "runId" });
     }
@@ -132,12 +135,15 @@ export class RunlogClient {
 
   /** A run's status and final output (GET /runs/{id}). */
   async get(runId: string, options?: CallOptions): Promise<RunOutcome> {
+    options = callOptions(options);
     const path = `/runs/${segment(runId, "runId")}`;
     return (await this.#json<RunOutcome>({ method: "GET", path, signal: options?.signal })).body;
   }
 
   /** Runs, newest first, a page at a time (GET /runs). */
-  async list(request: ListRunsInput = {}, options?: CallOptions): Promise<RunsPage> {
+  async list(request?: ListRunsInput, options?: CallOptions): Promise<RunsPage> {
+    request = optionalObject(request, "request");
+    options = callOptions(options);
     const query = {
       ...present("limit", request.limit),
       ...present("cursor", request.cursor),
@@ -155,6 +161,8 @@ export class RunlogClient {
     request: EventPageInput = {},
     options?: CallOptions,
   ): Promise<EventPageAnswer> {
+    request = optionalObject(request, "request");
+    options = callOptions(options);
     const path = `/runs/${segment(runId, "runId")}/events`;
     const query = {
       ...present("after", request.after),
@@ -167,7 +175,7 @@ export class RunlogClient {
   /** Every event of a run after `afterSeq`, read page by page (an event too big for a page comes truncated). */
   async events(runId: string, afterSeq = 0, options?: CallOptions): Promise<ListedEvent[]> {
     const events: ListedEvent[] = [];
-    let after: number | undefined = afterSeq;
+    let after: number | undefined = checkedAfter(afterSeq, "afterSeq");
     while (after !== undefined) {
       const page: EventPageAnswer = await this.eventPage(runId, { after, limit: 1000 }, options);
       events.push(...page.events);
@@ -178,6 +186,7 @@ export class RunlogClient {
 
   /** One event of a run, whole (GET /runs/{id}/events/{seq}). */
   async event(runId: string, seq: number, options?: CallOptions): Promise<RunEvent> {
+    options = callOptions(options);
     if (!Number.isInteger(seq) || seq < 1) {
       throw new InvalidInputError(`seq: expected a whole number from 1, got ${seq}`, { field: "seq" });
     }
@@ -188,6 +197,7 @@ export class RunlogClient {
 
   /** Where a run would resume and what resuming would do, or why it cannot (GET /runs/{id}/resume-point). */
   async resumePoint(runId: string, options?: CallOptions): Promise<ResumePointAnswer> {
+    options = callOptions(options);
     const path = `/runs/${segment(runId, "runId")}/resume-point`;
     return (await this.#json<ResumePointAnswer>({ method: "GET", path, signal: options?.signal })).body;
   }
@@ -198,7 +208,8 @@ export class RunlogClient {
    * `response.reason` says why (`awaiting_approval`, `cancelled` …).
    */
   async resume(request: ResumeRunInput, options?: CallOptions): Promise<ResumeRunAnswer> {
-    const path = `/runs/${segment(request?.runId, "runId")}/resume`;
+    const path = `/runs/${segment(object(request, "request").runId, "runId")}/resume`;
+    options = callOptions(options);
     const body = { ...present("model", request.model), ...present("limits", request.limits) };
     return (await this.#json<ResumeRunAnswer>({ method: "POST", path, body, signal: options?.signal })).body;
   }
@@ -211,7 +222,7 @@ export class RunlogClient {
 
   /** Copy a run's log up to a seq into a new run, which goes on from there (POST /runs/{id}/fork). */
   async fork(request: ForkRunInput, options?: ControlCallOptions): Promise<RunOutcome> {
-    const { runId, ...body } = request ?? {};
+    const { runId, ...body } = object(request, "request");
     return this.#control(`/runs/${segment(runId, "runId")}/fork`, body, options);
   }
 
@@ -227,7 +238,7 @@ export class RunlogClient {
       throw new InvalidInputError("approved: expected true or false", { field: "approved" });
     }
     const path = `/runs/${segment(runId, "runId")}/approvals/${segment(callId, "callId")}`;
-    return this.#control(path, { approved, ...actor }, options);
+    return this.#control(path, { approved, ...checkedActor(actor) }, options);
   }
 
   /** Approve a call waiting for a decision. */
@@ -252,7 +263,7 @@ export class RunlogClient {
 
   /** Cancel a run (POST /runs/{id}/cancel): whoever executes it stops at its next step. */
   async cancel(runId: string, actor: ActorInput = {}, options?: ControlCallOptions): Promise<RunOutcome> {
-    return this.#control(`/runs/${segment(runId, "runId")}/cancel`, actor, options);
+    return this.#control(`/runs/${segment(runId, "runId")}/cancel`, checkedActor(actor), options);
   }
 
   /**
@@ -261,7 +272,9 @@ export class RunlogClient {
    */
   follow(runId: string, options?: FollowOptions): AsyncGenerator<ListedEvent, void, undefined> {
     text(runId, "runId");
-    return follow(this.#deps, runId, options);
+    const checked = streamOptions(options, ["onDelta"]);
+    if (checked.after !== undefined) checkedAfter(checked.after, "options.after");
+    return follow(this.#deps, runId, checked);
   }
 
   /**
@@ -270,7 +283,9 @@ export class RunlogClient {
    * API throws NotFoundError `lifecycle_unavailable`: on AWS, subscribe to the bus instead.
    */
   lifecycle(options?: LifecycleStreamOptions): AsyncGenerator<LifecycleEvent, void, undefined> {
-    return lifecycle(this.#deps, options);
+    const checked = streamOptions(options, ["onMissed"]);
+    if (checked.after !== undefined) text(checked.after, "options.after");
+    return lifecycle(this.#deps, checked);
   }
 }
 

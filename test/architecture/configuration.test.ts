@@ -16,7 +16,7 @@ const SOURCES = ["lib", "functions", "cdk", "bin"].flatMap(sources);
 const text = (file: string) => readFileSync(join(ROOT, file), "utf8");
 
 /** The schema, and the CLI's usage text, which tells a user the variables. */
-const NAMING_RUNLOG_VARIABLES = ["lib/runtime/config.ts", "lib/cli/usage.ts"];
+const NAMING_RUNLOG_VARIABLES = ["lib/runtime/config.ts", "lib/cli/help.ts"];
 
 /**
  * The composition roots that hand the environment to readConfig: openLocal's default is the

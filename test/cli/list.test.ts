@@ -44,6 +44,30 @@ describe("runlog ls", () => {
     expect(ids((await runlogJson(dir, ["ls", "--status", "running"])).json)).toEqual([]);
   });
 
+  it("lines its columns up however long a run id is (an Idempotency-Key's is 37 characters)", async () => {
+    const long = "idem-0123456789abcdef0123456789abcdef"; // 37 characters: past the 30 once reserved
+    expect(long).toHaveLength(37);
+    for (const runId of [long, "short"])
+      expect((await runlogJson(dir, ["run", "--run-id", runId, "Plan my afternoon"])).code).toBe(0);
+    const listed = (await runlogJson(dir, ["ls"])).json as {
+      runs: { runId: string; status: string; agent: string; updatedAt: string }[];
+    };
+    const lines = (await cli(["ls"], { dir })).stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(listed.runs.length);
+    const starts = listed.runs.map((run, i) => {
+      const line = lines[i]!;
+      expect(line.startsWith(`${run.runId} `)).toBe(true);
+      const status = line.indexOf(` ${run.status} `, run.runId.length) + 1;
+      return {
+        status,
+        agent: line.indexOf(` ${run.agent} `, status) + 1,
+        at: line.lastIndexOf(run.updatedAt),
+      };
+    });
+    expect(starts[0]?.status).toBeGreaterThan(long.length);
+    for (const start of starts) expect(start).toEqual(starts[0]);
+  });
+
   it("names the statuses when --status is not one", async () => {
     const result = await cli(["ls", "--status", "sleeping"], { dir });
     expect(result.code).toBe(2);

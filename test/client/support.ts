@@ -1,5 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
+import type { EventSourceMessage } from "eventsource-parser";
+import { EventSourceParserStream } from "eventsource-parser/stream";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
 import { createApp } from "../../lib/http/app.ts";
 import { cleanup, tempDataDir, testEnv } from "../support/cli.ts";
@@ -74,37 +76,41 @@ export const errorAnswer = (status: number, code: string, headers: Record<string
 
 /**
  * The response with its event stream ended by the server after `count` `appended` events: what a
- * client sees when a server (or a proxy between) closes a live stream mid-run.
+ * client sees when a server (or a proxy between) closes a live stream mid-run. The stream is read
+ * as a client parses it (any line ending) and each event passed on whole, as the server wrote it.
  */
 export function cutAfter(response: Response, count: number): Response {
   if (!response.body) return response;
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = response.body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
   const encoder = new TextEncoder();
-  let buffer = "";
   let sent = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      for (;;) {
-        const end = buffer.indexOf("\n\n");
-        if (end >= 0) {
-          const block = buffer.slice(0, end + 2);
-          buffer = buffer.slice(end + 2);
-          controller.enqueue(encoder.encode(block));
-          if (/^event: appended$/m.test(block) && ++sent === count) {
-            await reader.cancel();
-            controller.close();
-          }
-          return;
-        }
-        const { value, done } = await reader.read();
-        if (done) {
-          controller.close();
-          return;
-        }
-        buffer += value;
+      const { value, done } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      controller.enqueue(encoder.encode(serialized(value)));
+      if (value.event === "appended" && ++sent === count) {
+        await reader.cancel();
+        controller.close();
       }
     },
     cancel: () => reader.cancel(),
   });
   return new Response(body, { status: response.status, headers: response.headers });
+}
+
+/** One parsed event written back as `text/event-stream`. */
+function serialized(event: EventSourceMessage): string {
+  const fields = [
+    ...(event.event === undefined ? [] : [`event: ${event.event}`]),
+    ...(event.id === undefined ? [] : [`id: ${event.id}`]),
+    ...event.data.split("\n").map((line) => `data: ${line}`),
+  ];
+  return `${fields.join("\n")}\n\n`;
 }

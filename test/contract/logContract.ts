@@ -199,14 +199,17 @@ export function logContract(get: () => ContractStore, id: (label: string) => str
   });
 
   describe("a run removed by retention", () => {
-    /** A run with several events and a payload too big for one record, whose expiry has passed. */
+    /**
+     * A run with several events and a payload too big for one record, whose expiry has passed: more
+     * items than the DynamoDB store's first look for leftovers reads (8), so the rest are paged on.
+     */
     async function expiredRun(label: string, payload: string) {
       const { store } = get();
       const runId = id(label);
       await store.createRun(started(runId, "the old run", new Date(Date.now() - 60_000)));
       await store.append(runId, message(2, "old two"));
       await store.append(runId, message(3, payload));
-      for (let seq = 4; seq <= 6; seq++) await store.append(runId, message(seq, `old ${seq}`));
+      for (let seq = 4; seq <= 12; seq++) await store.append(runId, message(seq, `old ${seq}`));
       await store.expire(runId, new Date(Date.now() - 1000));
       return runId;
     }

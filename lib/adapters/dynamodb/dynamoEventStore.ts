@@ -25,6 +25,7 @@ import { deleteLeftovers, expiredLeftovers } from "./leftovers.ts";
 import { countRunning, listRuns } from "./listing.ts";
 import { readPage } from "./page.ts";
 import { decodeEventItems, encodeEventItem } from "./payloads.ts";
+import { queryPages } from "./queryPages.ts";
 import { checkStatusShards } from "./shards.ts";
 
 export interface DynamoEventStoreOptions {
@@ -151,24 +152,15 @@ export class DynamoEventStore implements EventStore {
       });
     }
     const events: RunEvent[] = [];
-    let startKey: Item | undefined;
-    do {
-      const page = await attempt(this.ctx, `read run ${runId} after seq ${afterSeq}`, () =>
-        this.ctx.client.send(
-          new QueryCommand({
-            TableName: this.ctx.tableName,
-            KeyConditionExpression: "runId = :runId AND #seq > :after",
-            ExpressionAttributeNames: { "#seq": "seq" },
-            // Never below 0: seq 0 is the head, not an event.
-            ExpressionAttributeValues: { ":runId": str(runId), ":after": num(Math.max(0, afterSeq)) },
-            ConsistentRead: true,
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        ),
-      );
-      events.push(...(await this.decodeItems(runId, page.Items ?? [])));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const pages = queryPages(this.ctx, `read run ${runId} after seq ${afterSeq}`, {
+      TableName: this.ctx.tableName,
+      KeyConditionExpression: "runId = :runId AND #seq > :after",
+      ExpressionAttributeNames: { "#seq": "seq" },
+      // Never below 0: seq 0 is the head, not an event.
+      ExpressionAttributeValues: { ":runId": str(runId), ":after": num(Math.max(0, afterSeq)) },
+      ConsistentRead: true,
+    });
+    for await (const page of pages) events.push(...(await this.decodeItems(runId, page.Items ?? [])));
     return events;
   }
 
@@ -191,6 +183,7 @@ export class DynamoEventStore implements EventStore {
             ScanIndexForward: false,
             Limit: limit,
             ConsistentRead: true,
+            // paged by hand: the pages grow (8, 32 … 1024 items), which paginateQuery's one Limit cannot do
             ...(startKey ? { ExclusiveStartKey: startKey } : {}),
           }),
         ),

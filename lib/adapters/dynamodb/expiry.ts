@@ -1,10 +1,11 @@
-import { GetItemCommand, QueryCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { forEachConcurrently } from "../../core/concurrency.ts";
 import { InvalidInputError } from "../../core/errors.ts";
 import { type BlobRef, linkBlob, type Ttl } from "./blobs.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
-import { HEAD_SEQ, type Item, key, num, readNumber, str, TTL_ATTRIBUTE } from "./items.ts";
+import { HEAD_SEQ, key, num, readNumber, str, TTL_ATTRIBUTE } from "./items.ts";
 import { blobOf } from "./payloads.ts";
+import { queryPages } from "./queryPages.ts";
 
 /** Item updates in flight at once. */
 const CONCURRENCY = 16;
@@ -28,29 +29,22 @@ async function currentTtl(ctx: StoreContext, runId: string): Promise<{ head: boo
 async function eventsOf(ctx: StoreContext, runId: string): Promise<{ seqs: number[]; blobs: BlobRef[] }> {
   const seqs: number[] = [];
   const blobs = new Map<string, BlobRef>();
-  let startKey: Item | undefined;
-  do {
-    const page = await attempt(ctx, `list the items of run ${runId}`, () =>
-      ctx.client.send(
-        new QueryCommand({
-          TableName: ctx.tableName,
-          KeyConditionExpression: "runId = :runId AND #seq > :head",
-          ProjectionExpression: "#seq, blobHash, blobChunks, blobBytes",
-          ExpressionAttributeNames: { "#seq": "seq" },
-          ExpressionAttributeValues: { ":runId": str(runId), ":head": num(HEAD_SEQ) },
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      ),
-    );
+  const pages = queryPages(ctx, `list the items of run ${runId}`, {
+    TableName: ctx.tableName,
+    KeyConditionExpression: "runId = :runId AND #seq > :head",
+    ProjectionExpression: "#seq, blobHash, blobChunks, blobBytes",
+    ExpressionAttributeNames: { "#seq": "seq" },
+    ExpressionAttributeValues: { ":runId": str(runId), ":head": num(HEAD_SEQ) },
+    ConsistentRead: true,
+  });
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       const seq = readNumber(item, "seq");
       if (seq !== undefined) seqs.push(seq);
       const blob = blobOf(item);
       if (blob) blobs.set(blob.hash, blob);
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return { seqs, blobs: [...blobs.values()] };
 }
 

@@ -148,6 +148,7 @@ function query(
     },
     ScanIndexForward: range.order === "oldestFirst",
     Limit: limit,
+    // paged by hand: one page per call, its key kept (as the frontier) between calls for the caller's cursor
     ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
   });
 }

@@ -2,6 +2,7 @@ import { DeleteItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { forEachConcurrently } from "../../core/concurrency.ts";
 import { attempt, attemptConditional, type StoreContext } from "./context.ts";
 import { HEAD_SEQ, type Item, isExpired, key, num, readNumber, str, TTL_ATTRIBUTE } from "./items.ts";
+import { queryPages } from "./queryPages.ts";
 
 /** Deletes in flight at once. */
 const CONCURRENCY = 16;
@@ -17,33 +18,38 @@ const FIRST_PAGE = 8;
  */
 export async function expiredLeftovers(ctx: StoreContext, runId: string): Promise<number[]> {
   const now = ctx.now();
+  const what = `look for expired items of run ${runId}`;
+  const input = {
+    TableName: ctx.tableName,
+    KeyConditionExpression: "runId = :runId",
+    ProjectionExpression: "#seq, #ttl",
+    ExpressionAttributeNames: { "#seq": "seq", "#ttl": TTL_ATTRIBUTE },
+    ExpressionAttributeValues: { ":runId": str(runId) },
+    ConsistentRead: true,
+  };
   const seqs: number[] = [];
-  let startKey: Item | undefined;
-  do {
-    const page = await attempt(ctx, `look for expired items of run ${runId}`, () =>
-      ctx.client.send(
-        new QueryCommand({
-          TableName: ctx.tableName,
-          KeyConditionExpression: "runId = :runId",
-          ProjectionExpression: "#seq, #ttl",
-          ExpressionAttributeNames: { "#seq": "seq", "#ttl": TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ":runId": str(runId) },
-          ConsistentRead: true,
-          // A first page of a few items decides for a new id (none) and a live run (its head),
-          // without reading a long live run; only leftovers are read on in full pages.
-          ...(startKey ? { ExclusiveStartKey: startKey } : { Limit: FIRST_PAGE }),
-        }),
-      ),
-    );
-    for (const item of page.Items ?? []) {
+  /** Take a page's expired seqs; false when the run has a live head (then it has no leftovers). */
+  const take = (items: Item[]): boolean => {
+    for (const item of items) {
       const seq = readNumber(item, "seq");
       if (seq === undefined) continue;
       const expired = isExpired(item, now);
-      if (seq === HEAD_SEQ && !expired) return [];
+      if (seq === HEAD_SEQ && !expired) return false;
       if (expired) seqs.push(seq);
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+    return true;
+  };
+  // A first page of a few items decides for a new id (none) and a live run (its head), without
+  // reading a long live run; only leftovers are read on, by the SDK's paginator, in full pages
+  // (its Limit would hold for every page, so the small first one is asked for on its own).
+  const first = await attempt(ctx, what, () =>
+    ctx.client.send(new QueryCommand({ ...input, Limit: FIRST_PAGE })),
+  );
+  if (!take(first.Items ?? [])) return [];
+  if (!first.LastEvaluatedKey) return seqs;
+  for await (const page of queryPages(ctx, what, input, first.LastEvaluatedKey)) {
+    if (!take(page.Items ?? [])) return [];
+  }
   return seqs;
 }
 

@@ -43,6 +43,7 @@ async function queryItems(ctx: StoreContext, runId: string, request: Required<Pa
           ExpressionAttributeValues: { ":runId": str(runId), ":after": num(afterSeq) },
           ConsistentRead: true,
           Limit: limit + 1 - items.length,
+          // paged by hand: each page asks only for what the page still lacks (Limit) and the loop stops at maxBytes; paginateQuery keeps one Limit for every page
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       ),

@@ -11,6 +11,19 @@ const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 const SQLITE_CONSTRAINT = 19;
 
+/**
+ * What the other codes a store meets mean for its file, in words a user can act on: node:sqlite's
+ * own message ("database or disk is full") names neither the file nor what to do.
+ */
+const CAUSES: Readonly<Record<number, string>> = {
+  8: "the file cannot be written (it or its file system is read-only)", // SQLITE_READONLY
+  10: "the file system failed to read or write it", // SQLITE_IOERR
+  11: "the file is damaged", // SQLITE_CORRUPT
+  13: "the disk holding it is full: free space there, then resume the run", // SQLITE_FULL
+  14: "it cannot be opened (its folder is missing or not accessible)", // SQLITE_CANTOPEN
+  26: "it is not a database file", // SQLITE_NOTADB
+};
+
 /** The primary SQLite result code of an error node:sqlite threw, if it is one. */
 export function sqliteCode(error: unknown): number | undefined {
   const code = (error as { errcode?: unknown } | null)?.errcode;
@@ -24,7 +37,8 @@ export const isBusy = (error: unknown): boolean => sqliteCode(error) === SQLITE_
  * Translate anything node:sqlite throws into runlog's error family. Busy or
  * locked (another process held the write lock past the busy timeout) is
  * retryable; a constraint is a conflict; the rest (a full disk, a corrupt or
- * unreadable file) will fail again and is permanent. `what` names the
+ * unreadable file) will fail again until someone acts, and is permanent, its message saying
+ * what is wrong with the file (CAUSES). `what` names the
  * operation and run, `file` the database, `facts` the run and seq where there are some.
  */
 export function toRunlogError(
@@ -42,7 +56,12 @@ export function toRunlogError(
       return new RetryableError(`${what}: ${file} stayed locked by another writer (${detail})`, options);
     case SQLITE_CONSTRAINT:
       return new ConflictError(`${what}: the record changed underneath (${detail})`, options);
-    default:
-      return new PermanentError(`${what}: ${file}: ${detail}`, options);
+    default: {
+      const cause = CAUSES[sqliteCode(error) ?? -1];
+      return new PermanentError(
+        `${what}: ${file}: ${cause === undefined ? detail : `${cause} (${detail})`}`,
+        options,
+      );
+    }
   }
 }

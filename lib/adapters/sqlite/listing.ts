@@ -9,7 +9,7 @@ import {
   updatedBound,
 } from "../paging.ts";
 import type { SqliteConnection } from "./connection.ts";
-import type { SqlValue } from "./nodeSqlite.ts";
+import type { SQLInputValue } from "./nodeSqlite.ts";
 import { decodeHeadRow, expiredBy, HEAD_COLUMNS, nowSeconds } from "./rows.ts";
 
 /**
@@ -23,7 +23,7 @@ export function listRuns(db: SqliteConnection, options: ListOptions = {}): RunPa
   const after = options.cursor === undefined ? undefined : decodePosition(options.cursor, order);
   const upTo = updatedBound(options);
   const where = [`NOT ${expiredBy("?")}`];
-  const params: SqlValue[] = [nowSeconds(db)];
+  const params: SQLInputValue[] = [nowSeconds(db)];
   const statuses = listedStatuses(options);
   if (statuses !== undefined) {
     where.push(`status IN (${statuses.map(() => "?").join(", ")})`);

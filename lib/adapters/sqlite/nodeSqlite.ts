@@ -1,33 +1,16 @@
 /**
- * The slice of Node's built-in `node:sqlite` this adapter uses, typed here
- * because @types/node 20 predates the module. Loaded once, through
- * `loadNodeSqlite`, so its ExperimentalWarning (printed on first load while
- * the module is experimental) never reaches a user's terminal, and no other
- * warning is touched.
+ * Node's built-in `node:sqlite`, with its own types (@types/node 22 ships
+ * them), loaded once through `loadNodeSqlite` so its ExperimentalWarning
+ * (printed on first load while the module is experimental) never reaches a
+ * user's terminal, and no other warning is touched. Type-only imports of
+ * `node:sqlite` load nothing: the module itself is loaded only by
+ * `loadNodeSqlite`, so a process that never opens a store never loads it.
  */
 
+import type * as NodeSqlite from "node:sqlite";
 import { PermanentError } from "../../core/errors.ts";
 
-/** A value SQLite stores or returns (integers read as numbers). */
-export type SqlValue = null | number | bigint | string | Uint8Array;
-
-export interface StatementSync {
-  run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint };
-  get(...params: SqlValue[]): Record<string, SqlValue> | undefined;
-  all(...params: SqlValue[]): Record<string, SqlValue>[];
-}
-
-export interface DatabaseSync {
-  exec(sql: string): void;
-  prepare(sql: string): StatementSync;
-  close(): void;
-  readonly isOpen: boolean;
-  readonly isTransaction: boolean;
-}
-
-interface NodeSqlite {
-  DatabaseSync: new (path: string) => DatabaseSync;
-}
+export type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
 
 const isSqliteNotice = (warning: string | Error, rest: unknown[]): boolean => {
   const options = rest[0];
@@ -43,23 +26,24 @@ const isSqliteNotice = (warning: string | Error, rest: unknown[]): boolean => {
   return type === "ExperimentalWarning" && /\bSQLite\b/.test(message);
 };
 
-let loaded: NodeSqlite | undefined;
+let loaded: typeof NodeSqlite | undefined;
 
 /**
  * `node:sqlite`, loaded with its one ExperimentalWarning filtered out. Node
  * emits that warning synchronously while the module loads (once a process), so
  * `process.emitWarning` is wrapped for exactly that call and then restored.
  */
-export function loadNodeSqlite(): NodeSqlite {
+export function loadNodeSqlite(): typeof NodeSqlite {
   if (loaded) return loaded;
   const emitWarning = process.emitWarning;
   process.emitWarning = function quiet(this: unknown, warning: string | Error, ...rest: unknown[]) {
     if (isSqliteNotice(warning, rest)) return;
     return Reflect.apply(emitWarning, process, [warning, ...rest]);
   } as typeof process.emitWarning;
-  let module: NodeSqlite | undefined;
+  let module: typeof NodeSqlite | undefined;
   try {
-    module = process.getBuiltinModule?.("node:sqlite") as NodeSqlite | undefined;
+    // Optional call and undefined: on a Node older than 22.3 neither exists, and the error below says so.
+    module = process.getBuiltinModule?.("node:sqlite") as typeof NodeSqlite | undefined;
   } finally {
     process.emitWarning = emitWarning;
   }

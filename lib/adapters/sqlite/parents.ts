@@ -1,10 +1,10 @@
 import { brotliDecompressSync } from "node:zlib";
 import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
 import { parseEventBody } from "../encoding/eventBody.ts";
-import type { DatabaseSync, SqlValue } from "./nodeSqlite.ts";
+import type { DatabaseSync, SQLOutputValue } from "./nodeSqlite.ts";
 
 /** The JSON text of a stored seq 1, unpacked here because the upgrade runs in one synchronous transaction. */
-function bodyText(enc: SqlValue, body: SqlValue): string {
+function bodyText(enc: SQLOutputValue, body: SQLOutputValue): string {
   if (enc === "identity")
     return typeof body === "string" ? body : Buffer.from(body as Uint8Array).toString("utf8");
   const packed = Buffer.from(body as Uint8Array);
@@ -35,7 +35,7 @@ export function recordForkParents(db: DatabaseSync): number {
   return recorded;
 }
 
-function decodedOrUndefined(runId: string, enc: SqlValue, body: SqlValue) {
+function decodedOrUndefined(runId: string, enc: SQLOutputValue, body: SQLOutputValue) {
   try {
     return parseEventBody(runId, 1, bodyText(enc, body));
   } catch {

@@ -1,10 +1,10 @@
 import { ownerScope } from "../../core/principal.ts";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
 import type { AutoResumes, RunHead } from "../../ports/eventStore.ts";
-import type { SqlValue } from "./nodeSqlite.ts";
+import type { SQLInputValue, SQLOutputValue } from "./nodeSqlite.ts";
 
 /** A row as node:sqlite returns it. */
-export type Row = Record<string, SqlValue>;
+export type Row = Record<string, SQLOutputValue>;
 
 /** The columns of `heads` a RunHead is read from, in SELECT form. */
 export const HEAD_COLUMNS =
@@ -31,8 +31,8 @@ export const nowSeconds = (db: { now(): Date }) => Math.floor(db.now().getTime()
 /** Whether a write changed a row (a compare-and-set that held). */
 export const changed = (result: { changes: number | bigint }) => Number(result.changes) > 0;
 
-const text = (value: SqlValue | undefined) => (typeof value === "string" ? value : undefined);
-const int = (value: SqlValue | undefined) =>
+const text = (value: SQLOutputValue | undefined) => (typeof value === "string" ? value : undefined);
+const int = (value: SQLOutputValue | undefined) =>
   typeof value === "number" || typeof value === "bigint" ? Number(value) : undefined;
 
 const isStatus = (value: string | undefined): value is RunStatus =>
@@ -81,12 +81,12 @@ function decodeAutoResumes(row: Row): AutoResumes | undefined {
 }
 
 /** The values of `auto_resumes, auto_resumed_at` for a record (NULLs for none). */
-export function autoResumesValues(autoResumes: AutoResumes | undefined): [SqlValue, SqlValue] {
+export function autoResumesValues(autoResumes: AutoResumes | undefined): [SQLInputValue, SQLInputValue] {
   return [autoResumes?.count ?? null, autoResumes?.lastAt ?? null];
 }
 
 /** The values to insert a whole head with, in the order of HEAD_COLUMNS. */
-export function headValues(head: RunHead): SqlValue[] {
+export function headValues(head: RunHead): SQLInputValue[] {
   return [
     head.runId,
     head.agent,

@@ -279,11 +279,15 @@ export class LocalOrchestrator implements Orchestrator {
       if (timedOut) stop.abort(timedOut);
       error =
         timedOut ??
-        new RetryableError(`run ${input.runId}: execution of generation ${input.generation} failed`, {
-          cause: lastError ?? failure,
-          runId: input.runId,
-          generation: input.generation,
-        });
+        new RetryableError(
+          // The cause in the message too: it is what a user must act on (a full disk, a bad file).
+          `run ${input.runId}: execution of generation ${input.generation} failed: ${errorMessage(lastError ?? failure)}`,
+          {
+            cause: lastError ?? failure,
+            runId: input.runId,
+            generation: input.generation,
+          },
+        );
     } finally {
       stopRenewing();
       stopWatching();

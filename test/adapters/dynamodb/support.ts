@@ -1,8 +1,8 @@
 import {
   type AttributeValue,
   type DynamoDBClient,
-  QueryCommand,
-  ScanCommand,
+  paginateQuery,
+  paginateScan,
 } from "@aws-sdk/client-dynamodb";
 import { type NewEvent, type RunEvent, stamp } from "../../../lib/core/events.ts";
 
@@ -24,34 +24,24 @@ export function itemBytes(item: Item): number {
 /** Every item of the table, read past the store. */
 export async function scanAll(client: DynamoDBClient, tableName: string): Promise<Item[]> {
   const items: Item[] = [];
-  let startKey: Item | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({ TableName: tableName, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
-    );
+  for await (const page of paginateScan({ client }, { TableName: tableName }))
     items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
   return items;
 }
 
 /** Every item of one partition (a run's, or a blob's `blob#<hash>`), read past the store. */
 export async function partition(client: DynamoDBClient, tableName: string, runId: string): Promise<Item[]> {
   const items: Item[] = [];
-  let startKey: Item | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: "runId = :runId",
-        ExpressionAttributeValues: { ":runId": { S: runId } },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const pages = paginateQuery(
+    { client },
+    {
+      TableName: tableName,
+      KeyConditionExpression: "runId = :runId",
+      ExpressionAttributeValues: { ":runId": { S: runId } },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) items.push(...(page.Items ?? []));
   return items;
 }
 

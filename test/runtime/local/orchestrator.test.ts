@@ -1,9 +1,10 @@
 import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toRunlogError } from "../../../lib/adapters/sqlite/errors.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
 import { Runlog } from "../../../lib/api/runlog.ts";
-import { RetryableError, RunCancelledError, StaleError } from "../../../lib/core/errors.ts";
+import { PermanentError, RetryableError, RunCancelledError, StaleError } from "../../../lib/core/errors.ts";
 import { stamp } from "../../../lib/core/events.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { Model, ModelRequest } from "../../../lib/ports/model.ts";
@@ -134,6 +135,36 @@ describe("LocalOrchestrator: a cancel", () => {
     await expect(run).resolves.toMatchObject({ status: "cancelled" });
     expect(failures).toBe(1);
     expect(request.signal?.reason).toBeInstanceOf(RunCancelledError);
+  }, 20_000);
+});
+
+describe("LocalOrchestrator: a failed execution", () => {
+  it("says in its message what failed and where: a full disk, naming the store's file", async () => {
+    // What the SQLite store throws when its disk is full (test/adapters/sqlite/errors.test.ts).
+    const full = Object.assign(new Error("database or disk is full"), {
+      code: "ERR_SQLITE_ERROR",
+      errcode: 13,
+    });
+    const noRoom = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === "append") {
+          return async (runId: string, event: { seq: number }) => {
+            throw toRunlogError(full, `append seq ${event.seq} of run ${runId}`, "/data/.runlog/runlog.db");
+          };
+        }
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const { held, runlog } = compose({ store: noRoom });
+    const run = start(runlog, "disk-full");
+    await held.underWay;
+    held.answer();
+    const error = await run.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetryableError);
+    expect((error as Error).message).toBe(
+      "run disk-full: execution of generation 1 failed: append seq 2 of run disk-full: /data/.runlog/runlog.db: the disk holding it is full: free space there, then resume the run (database or disk is full)",
+    );
+    expect((error as Error).cause).toBeInstanceOf(PermanentError);
   }, 20_000);
 });
 
