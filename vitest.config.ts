@@ -19,6 +19,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two workers: vitest's default is one fewer than the CPUs, so one on a 2-core machine, which
+    // ran the files one at a time while most of them wait on spawned processes and disk syncs.
+    maxWorkers: 2,
     globalSetup: ["test/support/build.ts"],
   },
 });
