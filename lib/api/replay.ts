@@ -3,13 +3,13 @@ import { recordedAgents } from "../agents/recordedTools.ts";
 import { BUILT_IN_AGENTS } from "../agents/registry.ts";
 import { inPool } from "../core/concurrency.ts";
 import { ConflictError, errorMessage, InvalidInputError } from "../core/errors.ts";
-import type { RunEvent } from "../core/events.ts";
+import type { RunEvent, RunStarted } from "../core/events.ts";
 import { inputsOf, Recording, type RunScript, recordedCallsOf, scriptOf } from "../core/replay.ts";
 import type { Difference } from "../core/replayDiff.ts";
 import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import { openLocalRuntime } from "../runtime/local/localRuntime.ts";
 import type { LocalOptions } from "./local.ts";
-import { REPLAY_TOOLS, type ReplayTools } from "./replayBatch.ts";
+import { checkReplayTools, type ReplayTools, recordedRun } from "./replayBatch.ts";
 import { compareRuns, type ReplayFigures } from "./replayCompare.ts";
 import { Runlog } from "./runlog.ts";
 import type { RunReads } from "./runReads.ts";
@@ -78,11 +78,7 @@ export async function replayRuns(request: ReplayRequest): Promise<ReplayReport> 
     throw new InvalidInputError("runIds: expected at least one run id", { field: "runIds" });
   const runIds = [...new Set(given.runIds.map((id: unknown) => check.runId(id as string)))];
   check.text(given.model, "model");
-  const tools = given.tools ?? "recorded";
-  if (!(REPLAY_TOOLS as readonly unknown[]).includes(tools))
-    throw new InvalidInputError(`tools: expected "recorded" or "live", got ${JSON.stringify(tools)}`, {
-      field: "tools",
-    });
+  const tools = checkReplayTools(given.tools);
   check.optionalInteger(given.concurrency, "concurrency", 1);
   const { runIds: _, model, tools: __, concurrency, onProgress, ...local } = request;
 
@@ -96,21 +92,22 @@ export async function replayRuns(request: ReplayRequest): Promise<ReplayReport> 
     const runlog = new Runlog(runtime.deps).as(localPrincipal());
     // Checked first, all of them: a bad spec or an unknown run or agent starts nothing.
     runtime.deps.models(model);
-    const originals: { runId: string; events: RunEvent[] }[] = [];
+    const originals: { runId: string; events: RunEvent[]; started: RunStarted }[] = [];
     for (const runId of runIds) {
-      const events = await runlog.events(runId);
-      const started = events[0];
-      if (started?.type !== "run_started")
-        throw new InvalidInputError(`run ${runId} has no start to replay`, { runId });
+      const { events, started } = await recordedRun(runlog, runId);
       runtime.deps.agents(started.agent);
-      originals.push({ runId, events });
+      originals.push({ runId, events, started });
     }
-    const replayOne = async ({ runId, events }: (typeof originals)[number]): Promise<ReplayedRun> => {
+    const replayOne = async ({
+      runId,
+      events,
+      started,
+    }: (typeof originals)[number]): Promise<ReplayedRun> => {
       const replayRunId = replayIdOf(runId);
       if (tools === "recorded")
         recordings.set(replayRunId, { of: runId, recording: new Recording(recordedCallsOf(events)) });
       try {
-        return await replay(runlog, { runId, events, replayRunId, model }, local.prices);
+        return await replay(runlog, { runId, events, started, replayRunId, model }, local.prices);
       } finally {
         recordings.delete(replayRunId);
       }
@@ -130,11 +127,10 @@ function replayIdOf(runId: string): string {
 
 async function replay(
   runlog: Runlog,
-  run: { runId: string; events: RunEvent[]; replayRunId: string; model: string },
+  run: { runId: string; events: RunEvent[]; started: RunStarted; replayRunId: string; model: string },
   prices: LocalOptions["prices"],
 ): Promise<ReplayedRun> {
-  const { runId, events, replayRunId, model } = run;
-  const started = events[0] as Extract<RunEvent, { type: "run_started" }>;
+  const { runId, events, started, replayRunId, model } = run;
   const [first, ...more] = inputsOf(events);
   let error: string | undefined;
   try {
@@ -150,7 +146,9 @@ async function replay(
     // A replay that takes no more input (it failed, or paused) has ended: its status says so.
     if (!(caught instanceof ConflictError)) error = errorMessage(caught);
   }
-  const { differences, figures } = await compareRuns(runlog, runId, replayRunId, prices);
+  const { differences, figures } = await compareRuns(runlog, runId, replayRunId, prices, {
+    recorded: events,
+  });
   return {
     runId,
     replayRunId,

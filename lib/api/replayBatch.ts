@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { PriceTable } from "../core/budget.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../core/errors.ts";
-import type { RunEvent } from "../core/events.ts";
+import type { RunEvent, RunStarted } from "../core/events.ts";
 import type { Metadata } from "../core/metadata.ts";
 import { inputsOf } from "../core/replay.ts";
+import type { Difference } from "../core/replayDiff.ts";
 import { keyedBatchId } from "./keyedIds.ts";
 import { compareRuns, type ReplayFigures, unlessMissing } from "./replayCompare.ts";
 import type { RunReads } from "./runReads.ts";
@@ -22,6 +23,31 @@ import * as check from "./validate.ts";
 export const REPLAY_TOOLS = ["recorded", "live"] as const;
 /** One of {@link REPLAY_TOOLS}. */
 export type ReplayTools = (typeof REPLAY_TOOLS)[number];
+
+/** `tools` as a replay request gives it: one of REPLAY_TOOLS, "recorded" when absent. */
+export function checkReplayTools(value: unknown): ReplayTools {
+  const tools = value ?? "recorded";
+  if (!(REPLAY_TOOLS as readonly unknown[]).includes(tools))
+    throw new InvalidInputError(`tools: expected "recorded" or "live", got ${JSON.stringify(tools)}`, {
+      field: "tools",
+    });
+  return tools as ReplayTools;
+}
+
+/**
+ * A recorded run's log, read through the caller's scope (another owner's run is a NotFoundError),
+ * with the start a replay begins from; InvalidInputError when the log has none.
+ */
+export async function recordedRun(
+  runlog: RunReads,
+  runId: string,
+): Promise<{ events: RunEvent[]; started: RunStarted }> {
+  const events = await runlog.events(runId);
+  const started = events[0];
+  if (started?.type !== "run_started")
+    throw new InvalidInputError(`run ${runId} has no start to replay`, { field: "runIds", runId });
+  return { events, started };
+}
 
 /** The most runs one batch replays. */
 export const MAX_REPLAY_BATCH = 10;
@@ -57,7 +83,7 @@ export interface ReplayBatchRun {
   /** Whether anything differs so far (final once `done`). */
   changed: boolean;
   /** What differs, as compareRuns words it (lib/api/replayCompare.ts). */
-  differences: Awaited<ReturnType<typeof compareRuns>>["differences"];
+  differences: Difference[];
   figures: { recorded: ReplayFigures; replayed: ReplayFigures };
 }
 
@@ -103,18 +129,11 @@ export async function startReplayBatch(
   const given = check.object(request, "request");
   const runIds = batchRunIds(given.runIds);
   const model = check.text(given.model, "model");
-  const tools = (given.tools ?? "recorded") as ReplayTools;
-  if (!(REPLAY_TOOLS as readonly unknown[]).includes(tools))
-    throw new InvalidInputError(`tools: expected "recorded" or "live", got ${JSON.stringify(tools)}`, {
-      field: "tools",
-    });
+  const tools = checkReplayTools(given.tools);
   const key = check.optionalIdempotencyKey(given.idempotencyKey, "idempotencyKey");
   const originals: { runId: string; agent: string; input: string }[] = [];
   for (const runId of runIds) {
-    const events = await runlog.events(runId);
-    const started = events[0];
-    if (started?.type !== "run_started")
-      throw new InvalidInputError(`run ${runId} has no start to replay`, { field: "runIds", runId });
+    const { events, started } = await recordedRun(runlog, runId);
     originals.push({ runId, agent: started.agent, input: inputsOf(events)[0] ?? started.input });
   }
   checks.model(model);
@@ -183,8 +202,8 @@ export async function replayBatchReport(
   const runs: ReplayBatchRun[] = [];
   for (const [index, runId] of (listed as string[]).entries()) {
     const replayRunId = replayRunIdOf(batchId, index);
-    const done = await moveOn(runlog, runId, replayRunId);
-    const { differences, figures } = await compareRuns(runlog, runId, replayRunId, prices);
+    const { done, logs } = await moveOn(runlog, runId, replayRunId);
+    const { differences, figures } = await compareRuns(runlog, runId, replayRunId, prices, logs);
     runs.push({
       runId,
       replayRunId,
@@ -202,24 +221,33 @@ export async function replayBatchReport(
   };
 }
 
-/** Whether the replay is done; a replay that completed a turn with recorded inputs left is sent the next. */
-async function moveOn(runlog: BatchRunlog, runId: string, replayRunId: string): Promise<boolean> {
+/**
+ * Whether the replay is done; a replay that completed a turn with recorded inputs left is sent the
+ * next. With the logs it read, for the comparison (the replay's only while nothing was sent to it).
+ */
+async function moveOn(
+  runlog: BatchRunlog,
+  runId: string,
+  replayRunId: string,
+): Promise<{ done: boolean; logs: { recorded?: RunEvent[]; replayed?: RunEvent[] } }> {
   const outcome = await runlog.outcome(replayRunId).catch(unlessMissing(undefined));
   // Not started (a batch start cut short): a retry of the start with its key starts it. A replay
   // waiting for its sub-agents' runs (live tools) goes on by itself once they end.
-  if (outcome === undefined || outcome.status === "running" || outcome.status === "waiting") return false;
+  if (outcome === undefined || outcome.status === "running" || outcome.status === "waiting")
+    return { done: false, logs: {} };
   const [recorded, replayed] = await Promise.all([
     runlog.events(runId),
     runlog.events(replayRunId).catch(unlessMissing([] as RunEvent[])),
   ]);
   const inputs = inputsOf(recorded);
   const given = inputsOf(replayed).length;
-  if (given >= inputs.length || outcome.status !== "completed") return true;
+  if (given >= inputs.length || outcome.status !== "completed")
+    return { done: true, logs: { recorded, replayed } };
   try {
     await runlog.send(replayRunId, inputs[given]!, { idempotencyKey: `replay-input-${given}` });
   } catch (error) {
     // Another read sent it first and the run is executing it: the next read sees it.
     if (!(error instanceof ConflictError)) throw error;
   }
-  return false;
+  return { done: false, logs: { recorded } };
 }

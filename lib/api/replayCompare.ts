@@ -29,17 +29,23 @@ export interface RunComparison {
 /**
  * Compares a recorded run with its replay, both read through `reads` (so held to its scope). A
  * replay that never started (no events) is summed up as `not_started`. Shared by the library's
- * replay, the HTTP replay report and the viewer's compare page: one comparison, one wording.
+ * replay, the HTTP replay report and the viewer's compare page: one comparison, one wording. A
+ * caller that has read a side's log already gives it in `logs`, and it is not read again.
  */
 export async function compareRuns(
   reads: RunReads,
   runId: string,
   replayRunId: string,
   prices?: PriceTable,
+  logs: { recorded?: readonly RunEvent[]; replayed?: readonly RunEvent[] } = {},
 ): Promise<RunComparison> {
+  const [recordedLog, replayedLog] = await Promise.all([
+    logs.recorded ?? reads.events(runId),
+    logs.replayed ?? reads.events(replayRunId).catch(unlessMissing([])),
+  ]);
   const [recorded, replayed] = await Promise.all([
-    summaryOf(reads, runId, await reads.events(runId), prices),
-    summaryOf(reads, replayRunId, await reads.events(replayRunId).catch(unlessMissing([])), prices),
+    summaryOf(reads, runId, recordedLog, prices),
+    summaryOf(reads, replayRunId, replayedLog, prices),
   ]);
   return {
     differences: differencesOf(recorded, replayed),
