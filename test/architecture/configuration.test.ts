@@ -1,17 +1,10 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = join(import.meta.dirname, "..", "..");
+import { ROOT, sourceFiles } from "../support/sourceFiles.ts";
 
 /** Every source file (lib/, functions/, cdk/, bin/), as a path from the repository's root. */
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir)).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
-    return /\.(ts|js|mjs)$/.test(name) ? [path] : [];
-  });
-}
+const sources = (dir: string): string[] => sourceFiles(dir, (path) => /\.(ts|js|mjs)$/.test(path));
 const SOURCES = ["lib", "functions", "cdk", "bin"].flatMap(sources);
 const text = (file: string) => readFileSync(join(ROOT, file), "utf8");
 

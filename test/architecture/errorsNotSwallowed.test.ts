@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ROOT, sourceFiles } from "../support/sourceFiles.ts";
 
 /**
  * "Nothing is best-effort" (docs/design/architecture.md, invariant 7): an error is rethrown, turned into a
@@ -10,15 +11,6 @@ import { describe, expect, it } from "vitest";
  * A documented repair may stay: the line before it says `// repair:` and names the test file
  * (test/….test.ts, which must exist) that shows the repair works.
  */
-const ROOT = join(import.meta.dirname, "..", "..");
-
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir)).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
-    return path.endsWith(".ts") && !path.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 /** Whitespace and comments only: what a body holds that does nothing. */
 const NOTHING = String.raw`(?:\s|//[^\n]*(?:\n|$)|/\*[\s\S]*?\*/)*`;
@@ -66,7 +58,7 @@ const exists = (path: string) => existsSync(join(ROOT, path));
 
 describe("errors are not swallowed", () => {
   it("no catch in lib/ or functions/ drops an error silently, unless it is a tested repair", () => {
-    const findings = [...sources("lib"), ...sources("functions")].flatMap((file) =>
+    const findings = [...sourceFiles("lib"), ...sourceFiles("functions")].flatMap((file) =>
       silentCatches(readFileSync(join(ROOT, file), "utf8"), exists).map(
         (found) =>
           `${file}:${found.line}: ${found.text}${found.repairProblem ? ` (${found.repairProblem})` : ""}`,

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { ROOT, sourceFiles } from "../support/sourceFiles.ts";
 
 /**
  * The layers of docs/design/architecture.md, as the folders show them: core <- ports <- {steps, agents, adapters}
@@ -9,7 +10,6 @@ import { describe, expect, it } from "vitest";
  * (type imports, re-exports and dynamic `import()` too) must be one this file allows, and no
  * files may import each other in a circle.
  */
-const ROOT = join(import.meta.dirname, "..", "..");
 
 /**
  * THE MATRIX: each layer (a folder or a file) and what else it may import. A file belongs to the
@@ -128,14 +128,6 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
 
 const TREES = ["lib", "functions", "cdk"];
 
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir)).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
-    return /\.ts$/.test(path) && !path.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
 /** Every module a source names: static imports and re-exports (type-only too), `import()` and `require`. */
 function importsOf(text: string): string[] {
   return ts.preProcessFile(text, true, true).importedFiles.map((file) => file.fileName);
@@ -252,7 +244,7 @@ function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   return found.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
-const FILES = TREES.flatMap(sources);
+const FILES = TREES.flatMap((dir) => sourceFiles(dir));
 const IMPORTS = new Map(
   FILES.map((file) => [
     file,

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ROOT, sourceFiles } from "../support/sourceFiles.ts";
 
 /**
  * A DynamoDB read that walks every page is the SDK's paginator's job (paginateQuery, paginateScan;
@@ -9,15 +10,6 @@ import { describe, expect, it } from "vitest";
  * stops on a budget, keeps the key for a caller's cursor) may stay, when the line before its
  * `ExclusiveStartKey` says `// paged by hand:` and why.
  */
-const ROOT = join(import.meta.dirname, "..", "..");
-
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir)).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
-    return path.endsWith(".ts") && !path.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 /** `file:line` of every `ExclusiveStartKey` written by hand without a `// paged by hand:` reason above it. */
 function unexplainedPaging(path: string, source: string): string[] {
@@ -42,7 +34,7 @@ describe("paging DynamoDB reads", () => {
 
   it("walks every page of lib/, functions/ and test/ with the SDK's paginator", () => {
     const found = ["lib", "functions", "test"]
-      .flatMap(sources)
+      .flatMap((dir) => sourceFiles(dir))
       .filter((path) => !path.endsWith("paging.test.ts"))
       .flatMap((path) => unexplainedPaging(path, readFileSync(join(ROOT, path), "utf8")));
     expect(found).toEqual([]);
