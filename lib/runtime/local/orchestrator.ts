@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { keepLease } from "../../adapters/local/leaseKeeper.ts";
 import {
@@ -49,7 +48,11 @@ export interface LocalOrchestratorOptions {
   onError?: (input: ExecutionInput, error: unknown) => void;
 }
 
-/** The executions steps of one outermost execution asked for, which it waits for before it returns. */
+/**
+ * The executions steps of one outermost execution asked for, which it waits for before it returns.
+ * Handed down explicitly: async context storage would turn on promise hooks for the whole process,
+ * about a tenth of a turn's CPU (test/architecture/promiseHooks.test.ts).
+ */
 interface Started {
   readonly runs: Set<Promise<void>>;
   closed: boolean;
@@ -77,8 +80,6 @@ export class LocalOrchestrator implements Orchestrator {
   private readonly machine: Machine;
   /** What stops each execution running in this process, by its lease owner. */
   private readonly executions = new Map<string, AbortController>();
-  /** Set while an execute of this process runs: executions its steps ask for join it (see execute). */
-  private readonly started = new AsyncLocalStorage<Started>();
 
   constructor(private readonly options: LocalOrchestratorOptions) {
     const groups = this.groupNames();
@@ -146,31 +147,43 @@ export class LocalOrchestrator implements Orchestrator {
    * (never nested in it), and so on until the run rests.
    */
   async execute(input: ExecutionInput): Promise<void> {
-    // Asked for by a step of a running execution (a sub-agent's child started, a parent resumed by
-    // its child's end): it runs beside that one, never nested in a step (whose timeout would bound
-    // it), and the outermost execute waits for it, so a caller that awaits a run awaits its tree.
-    const around = this.started.getStore();
-    if (around && !around.closed) {
-      const run = this.executeChain(input).catch((error: unknown) => this.failedBeside(input, error));
-      around.runs.add(run);
-      return;
-    }
+    // Executions a step of this one asks for (a sub-agent's child started, a parent resumed by its
+    // child's end) run beside it, never nested in a step (whose timeout would bound them), and this
+    // outermost execute waits for them too, so a caller that awaits a run awaits its tree (see joining).
     const started: Started = { runs: new Set(), closed: false };
-    await this.started.run(started, async () => {
-      let failure: { error: unknown } | undefined;
-      try {
-        await this.executeChain(input);
-      } catch (error) {
-        failure = { error };
-      }
-      while (started.runs.size > 0) {
-        const runs = [...started.runs];
-        started.runs.clear();
-        await Promise.all(runs);
-      }
-      started.closed = true;
-      if (failure) throw failure.error;
-    });
+    let failure: { error: unknown } | undefined;
+    try {
+      await this.executeChain(input, started);
+    } catch (error) {
+      failure = { error };
+    }
+    while (started.runs.size > 0) {
+      const runs = [...started.runs];
+      started.runs.clear();
+      await Promise.all(runs);
+    }
+    started.closed = true;
+    if (failure) throw failure.error;
+  }
+
+  /**
+   * The orchestrator a step of an execution under `started` controls runs with: `execute` joins that
+   * outermost execution; once it has ended (a step's late call), it is `outer`'s, as anyone's.
+   */
+  private joining(started: Started, outer: Orchestrator): Orchestrator {
+    return {
+      leaseOwnerFor: (run) => outer.leaseOwnerFor(run),
+      isAlive: (owner, claimedAt) => outer.isAlive(owner, claimedAt),
+      executionOf: (owner) => outer.executionOf(owner),
+      stop: (owner, reason) => outer.stop(owner, reason),
+      execute: async (input) => {
+        if (started.closed) return outer.execute(input);
+        const run = this.executeChain(input, started).catch((error: unknown) =>
+          this.failedBeside(input, error),
+        );
+        started.runs.add(run);
+      },
+    };
   }
 
   private failedBeside(input: ExecutionInput, error: unknown): void {
@@ -179,9 +192,9 @@ export class LocalOrchestrator implements Orchestrator {
   }
 
   /** One generation's execution and the ones it hands over to. */
-  private async executeChain(input: ExecutionInput): Promise<void> {
+  private async executeChain(input: ExecutionInput, started: Started): Promise<void> {
     for (let current: ExecutionInput | undefined = input; current; ) {
-      const { successor, error } = await this.executeOne(current);
+      const { successor, error } = await this.executeOne(current, started);
       // Once handed over, the run is the successor's, whatever became of this execution's last states.
       if (!successor && error !== undefined) throw error;
       current = successor;
@@ -189,8 +202,22 @@ export class LocalOrchestrator implements Orchestrator {
   }
 
   /** One execution; the next generation's input if it handed over to one. */
-  private async executeOne(input: ExecutionInput): Promise<{ successor?: ExecutionInput; error?: unknown }> {
+  private async executeOne(
+    input: ExecutionInput,
+    started: Started,
+  ): Promise<{ successor?: ExecutionInput; error?: unknown }> {
     const { store, leaseMs } = this.options;
+    const deps = this.options.deps();
+    // The control its steps start and resume runs with: executions they ask for join this one's tree.
+    const outerControl = deps.control;
+    let control: ControlDeps | undefined;
+    const joinedControl = (outer: ControlDeps): ControlDeps => {
+      control ??= { ...outer, orchestrator: this.joining(started, outer.orchestrator) };
+      return control;
+    };
+    const stepDeps: StepDeps = outerControl
+      ? { ...deps, control: () => joinedControl(outerControl()) }
+      : deps;
     const stop = new AbortController();
     // Every step under way listens to this signal, and a tool batch runs any number of steps at
     // once; each removes its listener when it ends, so the count is bounded by the batch, not a leak.
@@ -208,7 +235,7 @@ export class LocalOrchestrator implements Orchestrator {
         try {
           const reason = stopped();
           if (reason !== undefined) throw reason;
-          return (await step({ ...this.options.deps(), signal: stop.signal }, value as I)) as never;
+          return (await step({ ...stepDeps, signal: stop.signal }, value as I)) as never;
         } catch (error) {
           lastError = stopped() ?? error;
           throw toWorkflowError(lastError);
@@ -245,7 +272,7 @@ export class LocalOrchestrator implements Orchestrator {
     });
     const stopWatching = watchForCancel({
       runId: input.runId,
-      lastEvent: async () => (await this.options.deps().logs.load(input.runId)).at(-1),
+      lastEvent: async () => (await deps.logs.load(input.runId)).at(-1),
       controller: stop,
       intervalMs: this.options.cancelPollMs ?? 500,
       // The lease keeper's rule: an execution that cannot read its run for a lease time stops.
