@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { RunlogPropsError } from "./propsError.ts";
 import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
 
-/** The lockfiles of the package managers NodejsFunction knows, any of which marks a project's root. */
+/** The lockfiles of the package managers runlog knows, any of which marks a project's root. */
 export const LOCKFILES = ["package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
 
 function lockfileAtOrAbove(start: string): string | undefined {
@@ -34,7 +34,7 @@ export function agentsModulePath(module: string | undefined): string {
  * Where esbuild runs: the user's project, whose lockfile pins what is bundled and
  * under which an installed runlog's functions lie. A runlog linked from elsewhere
  * (npm link, a file: dependency, this repository's own tests) is bundled from its
- * own checkout, because NodejsFunction only bundles entries under its projectRoot.
+ * own checkout, so the functions are bundled with the dependencies they were built against.
  */
 export function bundlingRoot(agentsModule: string, projectRoot: string | undefined): BundlingRoot {
   let root: string;

@@ -1,14 +1,14 @@
 import { type CfnStage, HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpIamAuthorizer, HttpJwtAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { DEFAULT_THROTTLE, type RunlogJwtAuth, type RunlogThrottle } from "./edgeProps.ts";
 
 export interface RunlogHttpApiProps {
   /** The function serving lib/http's app. */
-  handler: NodejsFunction;
+  handler: LambdaFunction;
   /** @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
   /** A JWT authorizer on every route instead of IAM. @default IAM */

@@ -1,5 +1,5 @@
 import { type CfnResource, Stack, Token, Validations } from "aws-cdk-lib";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { IConstruct } from "constructs";
@@ -8,7 +8,7 @@ import { type HandlerName, VPC_ACCESS_POLICY } from "./runlogFunction.ts";
 
 /** The parts of the Runlog construct (runlog.ts) its accepted findings are on; runlog.ts calls acceptedFindings, so this is not imported from there. */
 export interface NaggedRunlog extends IConstruct {
-  readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
+  readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
   readonly stateMachine: StateMachine;
   readonly deadLetters: Queue;
   /** Present when the functions run in a VPC. */
@@ -26,7 +26,7 @@ const ack = (scope: IConstruct, rule: string, reason: string) =>
  * stack that holds it and runs cdk-nag fails on anything else, and only on that. `toolGroups`:
  * the tool groups' RunTool functions, accepted as RunTool is.
  */
-export function acceptedFindings(runlog: NaggedRunlog, toolGroups: readonly NodejsFunction[] = []): void {
+export function acceptedFindings(runlog: NaggedRunlog, toolGroups: readonly LambdaFunction[] = []): void {
   for (const fn of [...Object.values(runlog.functions), ...toolGroups]) {
     ack(
       fn,

@@ -37,7 +37,7 @@ export interface RunlogConcurrency {
 export interface RunlogProps extends RunlogEdgeProps, RunlogNetworkProps {
   /** The module exporting `agents: Record<string, AgentFactory>`, bundled into every function; absolute or relative to the working directory. */
   agentsModule: string;
-  /** The project the functions are bundled from (NodejsFunction's projectRoot; its lockfile is depsLockFilePath). A runlog linked from outside it bundles from its own checkout. @default the nearest directory at or above agentsModule holding package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock or bun.lockb */
+  /** The project the functions are bundled from (where esbuild bundles them, with the project's esbuild; its lockfile pins what is bundled). A runlog linked from outside it bundles from its own checkout. @default the nearest directory at or above agentsModule holding package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock or bun.lockb */
   projectRoot?: string;
   /** The Secrets Manager secret holding the model API key (the secret, or its name or ARN); only CallModel may read it. @default none: only scripted models can be called */
   modelKeySecret?: ISecret | string;

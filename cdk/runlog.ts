@@ -4,7 +4,7 @@ import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
 import { AccountRootPrincipal, PolicyStatement } from "aws-cdk-lib/aws-iam";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
@@ -78,7 +78,7 @@ export class Runlog extends Construct {
   /** The run log: the table the construct made, or the one given as `table`. */
   readonly table: ITable;
   readonly stateMachine: StateMachine;
-  readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
+  readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
   /** Events and async invocations that failed after their retries. */
   readonly deadLetters: Queue;
   /** The HTTP API: IAM- (or JWT-) authorized routes served by the `api` function. */
@@ -101,7 +101,7 @@ export class Runlog extends Construct {
   /** The customer-managed keys by kind of resource (none without `encryptionKey`). */
   readonly encryptionKeys: RunlogEncryptionKeys;
   /** Each tool group's RunTool function, by group name (`toolGroup(name)`). */
-  private readonly groups: Readonly<Record<string, NodejsFunction>>;
+  private readonly groups: Readonly<Record<string, LambdaFunction>>;
 
   constructor(scope: Construct, id: string, props: RunlogProps) {
     super(scope, id);

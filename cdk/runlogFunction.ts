@@ -2,11 +2,19 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Duration, RemovalPolicy } from "aws-cdk-lib";
 import { ManagedPolicy, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import {
+  Architecture,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { bundledCode } from "./lambdaBundle.ts";
 import type { FunctionNetwork } from "./network.ts";
+
+export { AGENTS_IMPORT } from "./lambdaBundle.ts";
 
 /** The handler files under functions/, one per task or trigger. */
 export type HandlerName =
@@ -23,9 +31,6 @@ export type HandlerName =
   | "redriveDeadLetters"
   | "publishLifecycle";
 
-/** The name the functions import their agents by; see functions/agents.ts. */
-export const AGENTS_IMPORT = "#agents";
-
 /**
  * functions/ beside this file's folder: the sources when cdk/ runs as TypeScript,
  * dist/functions when it runs compiled (as in an installed package).
@@ -37,7 +42,7 @@ const EXTENSION = extname(fileURLToPath(import.meta.url)) === ".ts" ? ".ts" : ".
 /** The file a handler (or `agents`, the demo agents module) is in. */
 export const functionFile = (name: HandlerName | "agents"): string => `${FUNCTIONS_DIR}${name}${EXTENSION}`;
 
-/** Where esbuild bundles from: NodejsFunction's projectRoot and the lockfile pinning what is bundled. */
+/** Where esbuild bundles from (its working directory, whose esbuild it is), and the lockfile pinning what is bundled. */
 export interface BundlingRoot {
   projectRoot: string;
   depsLockFilePath: string;
@@ -65,18 +70,14 @@ export interface RunlogFunctionProps {
 /** What Lambda needs of a function's role to attach it to a VPC (create, describe, delete its network interfaces). */
 export const VPC_ACCESS_POLICY = "service-role/AWSLambdaVPCAccessExecutionRole";
 
-// Bundled CommonJS dependencies call require(); an ES module has none unless we make one.
-const REQUIRE_SHIM =
-  "import { createRequire as __runlogCreateRequire } from 'node:module'; const require = __runlogCreateRequire(import.meta.url);";
-
 /**
  * One Lambda function of runlog: Node.js 22 on arm64, bundled by the local
  * esbuild (never Docker) with the AWS SDK inside, so what runs is what the
- * tests ran. Its role starts empty but for writing its own log group; each
- * use grants exactly what it needs.
+ * tests ran (cdk/lambdaBundle.ts). Its role starts empty but for writing its
+ * own log group; each use grants exactly what it needs.
  */
 export class RunlogFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
   readonly role: Role;
 
   constructor(scope: Construct, id: string, props: RunlogFunctionProps) {
@@ -91,11 +92,11 @@ export class RunlogFunction extends Construct {
       description: `runlog ${props.handler}: least privilege, granted per use`,
     });
     logGroup.grantWrite(this.role);
-    // NodejsFunction adds this only to a role it makes itself; without it Lambda cannot attach the function.
+    // Lambda adds this only to a role it makes itself; without it Lambda cannot attach the function.
     if (props.network) this.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName(VPC_ACCESS_POLICY));
-    this.fn = new NodejsFunction(this, "Function", {
-      entry: functionFile(props.handler),
-      handler: "handler",
+    this.fn = new LambdaFunction(this, "Function", {
+      code: bundledCode(functionFile(props.handler), props.agentsModule, props.bundlingRoot.projectRoot),
+      handler: "index.handler",
       description: `runlog ${props.handler}`,
       runtime: Runtime.NODEJS_22_X,
       architecture: props.architecture ?? Architecture.ARM_64,
@@ -114,21 +115,6 @@ export class RunlogFunction extends Construct {
       ...props.network,
       // A version a deploy replaces is kept: executions started before the deploy still call it.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
-      ...props.bundlingRoot,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: "node22",
-        mainFields: ["module", "main"],
-        banner: REQUIRE_SHIM,
-        minify: true,
-        // Error names are set from class names and travel to Step Functions and the log: keep them.
-        keepNames: true,
-        sourceMap: true,
-        sourcesContent: false,
-        externalModules: [],
-        forceDockerBundling: false,
-        esbuildArgs: { [`--alias:${AGENTS_IMPORT}`]: props.agentsModule },
-      },
     });
   }
 }

@@ -2,7 +2,7 @@ import { Stack, type StackProps } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus } from "aws-cdk-lib/aws-events";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
@@ -27,7 +27,7 @@ export class RunlogStack extends Stack {
   readonly runlog: Runlog;
   readonly table: ITable;
   readonly stateMachine: StateMachine;
-  readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
+  readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
   /** Events and async invocations that failed after their retries. */
   readonly deadLetters: Queue;
   /** The HTTP API: IAM-authorized routes served by the `api` function. */

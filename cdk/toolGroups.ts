@@ -1,6 +1,6 @@
 import { Token } from "aws-cdk-lib";
 import type { IRole } from "aws-cdk-lib/aws-iam";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
 import { toolGroupsProblem } from "../lib/workflow/toolGroups.ts";
 import { type RunlogFunctionSizing, validateFunctionsSizing } from "./functionProps.ts";
@@ -17,7 +17,7 @@ export type RunlogToolGroups = Record<string, RunlogToolGroup>;
 
 /** A tool group's function and its role, to which a team adds the grants its tools need. */
 export interface ToolGroup {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly role: IRole;
 }
 

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { App, type CfnResource, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { type IVpc, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
@@ -128,15 +128,23 @@ export function bundleFile(s: Synthesized, outdir: string, handler: HandlerName)
   return join(outdir, `asset.${hash}`, "index.mjs");
 }
 
-/** A function's bundle: its code, and the source files esbuild put in it (from its source map). */
+/**
+ * A function's bundle: its code, and the source files esbuild put in it (from the source maps), over
+ * its entry and every chunk beside it (what the entry loads by `import()` is a chunk of its own).
+ */
 export function bundleOf(
   s: Synthesized,
   outdir: string,
   handler: HandlerName,
 ): { code: string; sources: string[] } {
-  const file = bundleFile(s, outdir, handler);
-  const map = JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] };
-  return { code: readFileSync(file, "utf8"), sources: map.sources };
+  const dir = dirname(bundleFile(s, outdir, handler));
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".mjs"))
+    .map((file) => join(dir, file));
+  const sources = files.flatMap(
+    (file) => (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources,
+  );
+  return { code: files.map((file) => readFileSync(file, "utf8")).join("\n"), sources: [...new Set(sources)] };
 }
 
 /** The sources of a bundle that belong to the local runtime (by package, or runlog's own local code). */
