@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { AssetHashType, DockerImage } from "aws-cdk-lib";
 import { Code } from "aws-cdk-lib/aws-lambda";
 import type { BuildOptions } from "esbuild";
@@ -11,6 +12,20 @@ export const AGENTS_IMPORT = "#agents";
 // Bundled CommonJS dependencies call require(); an ES module has none unless we make one.
 const REQUIRE_SHIM =
   "import { createRequire as __runlogCreateRequire } from 'node:module'; const require = __runlogCreateRequire(import.meta.url);";
+
+/**
+ * node:http, imported through cdk/nodeHttp.cts. Node makes an ES module of a builtin by reading
+ * every export it has, and three of node:http's (WebSocket, CloseEvent, MessageEvent) are getters
+ * that load undici: about 10 ms of every cold start, for a module the AWS SDK's HTTP handler imports
+ * for `request` and `Agent`. Through a CommonJS module of the bundle it is Node's own object, whose
+ * exports are read when used. ".cts" from the sources, ".cjs" from dist/, as this file is.
+ */
+const HTTP_SHIM = fileURLToPath(
+  new URL(
+    `./nodeHttp${extname(fileURLToPath(import.meta.url)) === ".ts" ? ".cts" : ".cjs"}`,
+    import.meta.url,
+  ),
+);
 
 /**
  * How a function is bundled: ESM for Node 22, minified, class names kept (error names travel to
@@ -39,7 +54,7 @@ export function bundleOptions(entry: string, agentsModule: string, workingDir: s
     keepNames: true,
     sourcemap: "linked",
     sourcesContent: false,
-    alias: { [AGENTS_IMPORT]: agentsModule },
+    alias: { [AGENTS_IMPORT]: agentsModule, http: HTTP_SHIM, "node:http": HTTP_SHIM },
     logLevel: "warning",
   };
 }

@@ -102,6 +102,18 @@ describe("the files each Lambda handler reads at import", () => {
       expect(packages.filter((name) => name === "hono" || name.startsWith("@hono/"))).toEqual([]);
   });
 
+  // Node's ES module of node:http reads its getters, which load undici (cdk/lambdaBundle.ts).
+  it.each(handlers)("%s imports node:http as Node's own module, never as an ES module", (file) => {
+    const metafile = metafiles.get(file)!;
+    const esm = Object.values(metafile.outputs).flatMap((output) =>
+      output.imports.filter(
+        (i) => i.external && /^(node:)?http$/.test(i.path) && i.kind === "import-statement",
+      ),
+    );
+    expect(esm).toEqual([]);
+    expect(Object.keys(metafile.inputs).some((input) => /cdk\/nodeHttp\.c[tj]s$/.test(input))).toBe(true);
+  });
+
   it("still bundles what is read on first use, in chunks of their own", () => {
     const metafile = metafiles.get("callModel.ts")!;
     const atImport = new Set(filesReadAtImport(metafile));
