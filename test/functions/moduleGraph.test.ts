@@ -22,6 +22,9 @@ const NEVER_AT_IMPORT = [
   "@modelcontextprotocol/sdk",
   "@aws-sdk/client-lambda",
   "@aws-sdk/client-sqs",
+  // Only a deployment that names a model key secret reads one, at its cold start.
+  "@aws-sdk/client-secrets-manager",
+  "@aws-lambda-powertools/parameters",
   "ajv",
   "aws-cdk-lib",
   "constructs",

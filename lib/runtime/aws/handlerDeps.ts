@@ -1,7 +1,5 @@
-import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { LambdaClient } from "@aws-sdk/client-lambda";
-import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
@@ -26,7 +24,7 @@ import { modelResolver } from "../models.ts";
 import { made } from "./clientObservers.ts";
 import { stateMachineControlDeps, tableStepDeps } from "./controlDeps.ts";
 import { modelClientOptions } from "./modelClient.ts";
-import { ModelKey } from "./modelKey.ts";
+import type { ModelKey } from "./modelKey.ts";
 import { powertools } from "./powertools.ts";
 
 /** The step deps every function has, and the control deps of those that start executions. */
@@ -103,6 +101,24 @@ function awsModels(
 }
 
 /**
+ * The model key in its secret, read now. Secrets Manager's client and Powertools Parameters are
+ * loaded here, by a function whose deployment names a secret, and by no other.
+ */
+async function readModelKey(secretArn: string): Promise<ModelKey> {
+  const [{ ModelKey }, { SecretsProvider }, { SecretsManagerClient }] = await Promise.all([
+    import("./modelKey.ts"),
+    import("@aws-lambda-powertools/parameters/secrets"),
+    import("@aws-sdk/client-secrets-manager"),
+  ]);
+  const key = new ModelKey(
+    new SecretsProvider({ awsSdkV3Client: made(new SecretsManagerClient(AWS_CLIENT)) }),
+    secretArn,
+  );
+  await key.refresh();
+  return key;
+}
+
+/**
  * Build every dependency from the environment: the clients (traced by X-Ray where tracing is
  * on), the store, the models (reading the key now, so a missing secret fails the cold start),
  * serving `agents` and calling the models of `providers` beside the built-in ones (the functions
@@ -122,13 +138,7 @@ export async function buildDeps(
   }
   const retention = retentionMs(config.retentionDays);
   const modelKey =
-    config.modelKeySecretArn === undefined
-      ? undefined
-      : new ModelKey(
-          new SecretsProvider({ awsSdkV3Client: made(new SecretsManagerClient(AWS_CLIENT)) }),
-          config.modelKeySecretArn,
-        );
-  await modelKey?.refresh();
+    config.modelKeySecretArn === undefined ? undefined : await readModelKey(config.modelKeySecretArn);
   const steps = tableStepDeps({
     client: made(new DynamoDBClient(AWS_CLIENT)),
     tableName: config.tableName,
