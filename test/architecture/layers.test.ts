@@ -123,7 +123,8 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   "lib/testing": ["node:"],
   /** `#agents`: the agents module the bundle serves (package.json `imports`). */
   functions: ["zod", "node:", "@aws-sdk", "@aws-lambda-powertools", "openai", "#agents"],
-  cdk: ["node:", "aws-cdk-lib", "constructs", "cdk-nag"],
+  /** `esbuild`: the project's own (a peer dependency), bundling each function (cdk/lambdaBundle.ts). */
+  cdk: ["node:", "aws-cdk-lib", "constructs", "cdk-nag", "esbuild"],
 };
 
 const TREES = ["lib", "functions", "cdk"];

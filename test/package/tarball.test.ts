@@ -47,7 +47,7 @@ describe("the packed tarball", () => {
   it("holds compiled code only: no sources, tests, build state or local data", () => {
     const stray = [...files].filter(
       (path) =>
-        !/^(dist\/(lib|functions|cdk)\/.+\.(js|d\.ts)|dist\/bundle\/.+\.js(\.map)?|bin\/runlog\.js|package\.json|README\.md|LICENSE)$/.test(
+        !/^(dist\/(lib|functions|cdk)\/.+\.(c?js|d\.c?ts)|dist\/bundle\/.+\.js(\.map)?|bin\/runlog\.js|package\.json|README\.md|LICENSE)$/.test(
           path,
         ),
     );

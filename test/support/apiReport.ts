@@ -3,7 +3,9 @@
  * point of package.json's `exports`, made from the built declaration files in dist/. A change to
  * what `runlog`, `runlog/cdk`, `runlog/http` or `runlog/testing` exports shows as a change to a
  * committed file. `npm run api:report` builds and rewrites the reports; test/package/apiReport.test.ts
- * fails while they differ from what the build declares.
+ * fails while they differ from what the build declares. It builds from a clean dist/, as CI does:
+ * an incremental build may check the files in another order and write a union's members (a zod
+ * enum's keys) in another order too, a report CI's clean build then disagrees with.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
