@@ -12,20 +12,14 @@ import {
 import { errorMessage, RetryableError, RunCancelledError } from "../../core/errors.ts";
 import type { EventStore } from "../../ports/eventStore.ts";
 import type { ExecutionInput, ExecutionReport, Orchestrator } from "../../ports/runtime.ts";
-import { callModel } from "../../steps/callModel.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
-import { finish } from "../../steps/finish.ts";
-import { handOff } from "../../steps/handoff.ts";
-import { recordModelFailure } from "../../steps/recordModelFailure.ts";
-import { runTool } from "../../steps/runTool.ts";
-import { renderDefinition, TASKS, type TaskName } from "../../workflow/definition.ts";
-import { toWorkflowError } from "../../workflow/errors.ts";
-import { groupTaskName, type ToolGroups } from "../../workflow/toolGroups.ts";
+import type { ToolGroups } from "../../workflow/toolGroups.ts";
 import { watchForCancel } from "../cancelWatch.ts";
-import { compileDefinition } from "./asl/compile.ts";
 import { ExecutionTimedOutError } from "./asl/errors.ts";
-import { type Execution, type Handler, startExecution } from "./asl/execute.ts";
+import { type Execution, startExecution } from "./asl/execute.ts";
 import type { Machine } from "./asl/machine.ts";
+import { ExecutionTasks } from "./executionTasks.ts";
+import { compileLocalMachine, groupNames, LOCAL_CONTEXT } from "./localMachine.ts";
 
 export interface LocalOrchestratorOptions {
   /** The step deps; a function because they and this orchestrator refer to each other. */
@@ -58,53 +52,15 @@ interface Started {
   closed: boolean;
 }
 
-/** Tasks that give the run up: they run even after a stop, and the lease is theirs to hand over or release. */
-const CLOSING_TASKS = new Set<TaskName>(["Finish", "Handoff"]);
-
-const localArn = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:runlog-${name}`;
-const LOCAL_ARNS = Object.fromEntries(Object.keys(TASKS).map((task) => [task, localArn(task)])) as Record<
-  TaskName,
-  string
->;
-/** What `$$` holds in a local execution: the state machine (Handoff passes its Id on). */
-const LOCAL_CONTEXT = {
-  StateMachine: {
-    Id: "arn:aws:states:us-east-1:000000000000:stateMachine:runlog-local",
-    Name: "runlog-local",
-  },
-};
-
 /** Runs lib/workflow's state machine in this process (lib/runtime/local/asl), its tasks served by lib/steps directly. */
 export class LocalOrchestrator implements Orchestrator {
-  /** The definition, compiled once here: a definition it does not support is refused now, not on a first run. */
+  /** The definition, compiled once here (localMachine.ts). */
   private readonly machine: Machine;
   /** What stops each execution running in this process, by its lease owner. */
   private readonly executions = new Map<string, AbortController>();
 
   constructor(private readonly options: LocalOrchestratorOptions) {
-    const groups = this.groupNames();
-    // Each Resource maps to the handler of the same name: a task's, or a tool group's Task.
-    const handlerNames = [...Object.keys(TASKS), ...groups.map(groupTaskName)];
-    this.machine = compileDefinition(
-      renderDefinition(
-        LOCAL_ARNS,
-        { timeoutSeconds: options.executionTimeoutSeconds, toolGroups: this.groupsOption() },
-        Object.fromEntries(groups.map((group) => [group, localArn(groupTaskName(group))])),
-      ),
-      { resources: Object.fromEntries(handlerNames.map((name) => [localArn(name), name])) },
-    );
-  }
-
-  private groupNames(): string[] {
-    return Object.keys(this.options.toolGroups ?? {});
-  }
-
-  /** The groups as the definition takes them: the same tools, no sizing (no function timeouts here). */
-  private groupsOption() {
-    const groups = Object.entries(this.options.toolGroups ?? {});
-    return groups.length === 0
-      ? undefined
-      : Object.fromEntries(groups.map(([name, tools]) => [name, { tools }]));
+    this.machine = compileLocalMachine(options.toolGroups, options.executionTimeoutSeconds);
   }
 
   leaseOwnerFor(): string {
@@ -222,25 +178,8 @@ export class LocalOrchestrator implements Orchestrator {
     // Every step under way listens to this signal, and a tool batch runs any number of steps at
     // once; each removes its listener when it ends, so the count is bounded by the batch, not a leak.
     setMaxListeners(0, stop.signal);
-    let lastError: unknown;
+    const tasks = new ExecutionTasks(stepDeps, stop);
     let successor: ExecutionInput | undefined;
-    let closing = false;
-    const task =
-      <I, O>(name: TaskName, step: (deps: StepDeps, input: I) => Promise<O>) =>
-      async (value: unknown) => {
-        if (CLOSING_TASKS.has(name)) closing = true;
-        // Once stopped, only the closing tasks run, and whatever a step throws, the stop is why.
-        const stopped = () =>
-          stop.signal.aborted && !CLOSING_TASKS.has(name) ? stop.signal.reason : undefined;
-        try {
-          const reason = stopped();
-          if (reason !== undefined) throw reason;
-          return (await step({ ...stepDeps, signal: stop.signal }, value as I)) as never;
-        } catch (error) {
-          lastError = stopped() ?? error;
-          throw toWorkflowError(lastError);
-        }
-      };
     // The Handoff task starts the next generation through this: queued, to run once this execution ends.
     const owners = new Map<number, string>();
     const handover: Orchestrator = {
@@ -259,16 +198,13 @@ export class LocalOrchestrator implements Orchestrator {
         successor = next;
       },
     };
-    const handoffTask = task("Handoff", (deps, value: Parameters<typeof handOff>[1]) =>
-      handOff({ ...deps, orchestrator: handover, leaseMs } satisfies ControlDeps, value),
-    );
     const stopRenewing = keepLease({
       store,
       runId: input.runId,
       owner: input.owner,
       leaseMs,
       controller: stop,
-      closing: () => closing,
+      closing: () => tasks.closing,
     });
     const stopWatching = watchForCancel({
       runId: input.runId,
@@ -283,19 +219,8 @@ export class LocalOrchestrator implements Orchestrator {
     let execution: Execution | undefined;
     let error: unknown;
     try {
-      const handlers: Record<string, Handler> = {
-        CallModel: task("CallModel", callModel),
-        RunTool: task("RunTool", runTool),
-        // Each group's Task runs the same RunTool step: in a stack, the same code in the group's function.
-        ...Object.fromEntries(
-          this.groupNames().map((group) => [groupTaskName(group), task("RunTool", runTool)]),
-        ),
-        RecordModelFailure: task("RecordModelFailure", recordModelFailure),
-        Finish: task("Finish", finish),
-        Handoff: handoffTask,
-      };
       execution = startExecution(this.machine, input, {
-        handlers,
+        handlers: tasks.handlers(groupNames(this.options.toolGroups), handover, leaseMs),
         context: LOCAL_CONTEXT,
         retryIntervalMs: this.options.retryIntervalMs,
       });
@@ -308,9 +233,9 @@ export class LocalOrchestrator implements Orchestrator {
         timedOut ??
         new RetryableError(
           // The cause in the message too: it is what a user must act on (a full disk, a bad file).
-          `run ${input.runId}: execution of generation ${input.generation} failed: ${errorMessage(lastError ?? failure)}`,
+          `run ${input.runId}: execution of generation ${input.generation} failed: ${errorMessage(tasks.lastError ?? failure)}`,
           {
-            cause: lastError ?? failure,
+            cause: tasks.lastError ?? failure,
             runId: input.runId,
             generation: input.generation,
           },
