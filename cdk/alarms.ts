@@ -38,7 +38,7 @@ export const ALARM_PERIOD = Duration.minutes(5);
 const SLOW_PERIOD = Duration.minutes(15);
 /** The table's operations the store calls (lib/adapters/dynamodb/): DynamoDB reports each apart. */
 const TABLE_OPERATIONS = ["GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "BatchGetItem"];
-/** The sweep's default staleAfterMs (lib/steps/sweep.ts; AWS_SWEEP keeps it). */
+/** The sweep's default staleAfterMs (lib/steps/sweepPolicy.ts; AWS_SWEEP keeps it). */
 const STALE_AFTER = Duration.minutes(10);
 const RUNBOOKS = "docs/runbooks";
 

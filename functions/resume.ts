@@ -7,7 +7,8 @@ import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
 import { checkEventModel } from "../lib/runtime/modelAllow.ts";
 import { recordOutsideStop } from "../lib/steps/outsideStop.ts";
 import { resumeRun } from "../lib/steps/resume.ts";
-import { recoverRun, type SweepOutcome } from "../lib/steps/sweep.ts";
+import { recoverRun } from "../lib/steps/sweepCandidate.ts";
+import type { SweepOutcome } from "../lib/steps/sweepPolicy.ts";
 import { awsDeps } from "./deps.ts";
 import { eventPrincipal } from "./eventOwner.ts";
 import { controlHandler } from "./handler.ts";
@@ -91,7 +92,7 @@ export const handler = controlHandler(
         ...defined({ cause: detail.cause ?? undefined }),
       });
     }
-    // A stopped run is rested `interrupted` there, not resumed (lib/steps/sweep.ts).
+    // A stopped run is rested `interrupted` there, not resumed (lib/steps/sweepCandidate.ts).
     return recoverRun(deps, detail.input.runId, AWS_SWEEP);
   },
   {

@@ -185,7 +185,8 @@ export interface ListRequest {
 // one declaration each, so the public type cannot drift from what the step takes and returns.
 export type { ExpiryReport } from "../steps/expireApprovals.ts";
 export type { RedriveOutcome, RedriveReport } from "../steps/redrive.ts";
-export type { SweepOptions, SweepOutcome, SweepReport } from "../steps/sweep.ts";
+export type { SweepReport } from "../steps/sweep.ts";
+export type { SweepOptions, SweepOutcome } from "../steps/sweepPolicy.ts";
 
 /** Which failed runs a redrive resumes, and how fast. */
 export interface RedriveRequest {

@@ -1,8 +1,11 @@
+/*
+ * The client class of runlog's HTTP API: one typed method per operation, each checking its input
+ * and sending it over the transport (transport.ts), and the streams of follow.ts and lifecycle.ts.
+ */
 import type { ListedEvent } from "../api/followRun.ts";
 import type { RunOutcome } from "../api/types.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import type { LifecycleEvent } from "../core/lifecycleSchemas.ts";
-import { authenticator, type ClientAuth } from "./auth.ts";
 import {
   callOptions,
   actor as checkedActor,
@@ -12,9 +15,10 @@ import {
   streamOptions,
   text,
 } from "./checks.ts";
+import { type ClientOptions, transportDeps } from "./clientOptions.ts";
 import { type FollowOptions, follow } from "./follow.ts";
 import { type LifecycleStreamOptions, lifecycle } from "./lifecycle.ts";
-import { type RetryOptions, retryPolicy } from "./retry.ts";
+import { newKey, present, segment } from "./requestParts.ts";
 import { type ApiRequest, sendJson, type TransportDeps } from "./transport.ts";
 import type {
   ActorInput,
@@ -35,27 +39,6 @@ import type {
   StartRunAnswer,
   StartRunInput,
 } from "./types.ts";
-
-/** Where the API is and how to call it. */
-export interface ClientOptions {
-  /** The API's base URL: the stack's `ApiUrl` output, a custom domain (with its base path), or `runlog serve`'s address. */
-  url: string | URL;
-  /** How the client proves who it is: SigV4 (IAM), a bearer token (a JWT, `runlog serve`'s token), or none. */
-  auth: ClientAuth;
-  /** Retries of 429s, 5xx and failed connections. @default 4 attempts, 250 ms doubling to at most 20 s */
-  retry?: RetryOptions;
-  /** The fetch to send with (a proxy's, a test's). @default globalThis.fetch */
-  fetch?: typeof globalThis.fetch;
-}
-
-const segment = (value: unknown, field: string) => encodeURIComponent(text(value, field));
-
-/** Spread `{key: value}` only when the value is present. */
-const present = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
-  (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-
-/** A fresh Idempotency-Key for a call that has none: one per call, the same on each of its attempts. */
-const newKey = () => globalThis.crypto.randomUUID();
 
 /**
  * runlog's HTTP API as typed calls: the methods of the library's `Runlog`, over the network. Each
@@ -287,30 +270,6 @@ export class RunlogClient {
     if (checked.after !== undefined) text(checked.after, "options.after");
     return lifecycle(this.#deps, checked);
   }
-}
-
-/** The transport of a client: the options checked, the authenticator made (a bad option fails here, not on the first call). */
-function transportDeps(options: ClientOptions): TransportDeps {
-  let url: URL;
-  try {
-    url = new URL(options?.url);
-  } catch {
-    throw new InvalidInputError(`url: expected an absolute URL, got ${JSON.stringify(options?.url)}`, {
-      field: "url",
-    });
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new InvalidInputError(`url: expected an http or https URL, got ${url.protocol}`, { field: "url" });
-  }
-  if (typeof options.auth !== "object" || options.auth === null) {
-    throw new InvalidInputError('auth: expected { type: "sigv4" | "bearer" | "none", … }', { field: "auth" });
-  }
-  return {
-    url,
-    authenticate: authenticator(options.auth, url),
-    fetch: options.fetch ?? globalThis.fetch,
-    retry: retryPolicy(options.retry),
-  };
 }
 
 /** A client of runlog's HTTP API (`runlog/client`): `createClient({ url, auth: { type: "sigv4" } })`. */

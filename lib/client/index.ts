@@ -33,7 +33,8 @@ export type { LifecycleEvent, LifecycleType } from "../core/lifecycleSchemas.ts"
 export type { Difference, DifferenceKind } from "../core/replayDiff.ts";
 export type { RunStatus } from "../core/status.ts";
 export type { AwsCredentials, ClientAuth } from "./auth.ts";
-export { type ClientOptions, createClient, RunlogClient } from "./client.ts";
+export { createClient, RunlogClient } from "./client.ts";
+export type { ClientOptions } from "./clientOptions.ts";
 export type { ClientError, ErrorResponse } from "./errors.ts";
 export type { FollowOptions } from "./follow.ts";
 export type { LifecycleStreamOptions } from "./lifecycle.ts";

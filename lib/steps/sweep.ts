@@ -1,56 +1,19 @@
-import { classifyFacts } from "../core/classify.ts";
+/*
+ * The scheduled recovery sweep: it pages through the stale heads, oldest first, judges each
+ * (sweepCandidate.ts) within a budget, and reports what it did and where it stopped.
+ */
 import { forEachConcurrently } from "../core/concurrency.ts";
-import { benignReason, ConflictError, CorruptEventError, errorMessage } from "../core/errors.ts";
-import type { ResumeKind, RunEvent } from "../core/events.ts";
-import type { LogView } from "../core/log.ts";
-import { type RunStatus, restingStatusOf } from "../core/status.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { ResumeKind } from "../core/events.ts";
+import type { RunStatus } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
-import { countedAutoResumes, nextAutoResumeAt } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
 import { type ExpiryReport, expireApprovals } from "./expireApprovals.ts";
-import { openGeneration } from "./generation/open.ts";
-import { lastWriteAt, openedGeneration } from "./generation/opened.ts";
-import { resumeResult } from "./generation/outcome.ts";
-import { leaseFor } from "./lease.ts";
-import { leaseIsLive } from "./liveness.ts";
-import { loadRun, readTail, viewFacts } from "./logReads.ts";
-import { markGivenUp, markPaused, tailReader } from "./restMarkers.ts";
-import { expireRun } from "./retention.ts";
-import { answerParent } from "./subagents/answer.ts";
-import { lookUpChildren } from "./subagents/lookUp.ts";
+import { consider } from "./sweepCandidate.ts";
 import { decodeCursor, encodeCursor, type Position } from "./sweepCursor.ts";
+import { DEFAULTS, type SweepOptions } from "./sweepPolicy.ts";
 
 export { autoResumesAfter } from "./autoResumes.ts";
-
-/** The lease owner the sweeper writes a resting status under (never an execution: see `rest`). */
-const SWEEPER_OWNER = "sweeper";
-
-/** How a sweep chooses the runs it resumes, and how often it resumes one. */
-export interface SweepOptions {
-  /** Leave runs whose head changed more recently than this: a live executor moves it with every step. @default 600000 */
-  staleAfterMs?: number;
-  /** Automatic resumes per request (since the run's latest new message); then the run waits for a person. @default 5 */
-  maxAutoResumes?: number;
-  /** The wait after an automatic resume before the next one; it doubles with each resume. @default 60000 */
-  backoffMs?: number;
-  /** The longest wait between two automatic resumes. @default 3600000 */
-  maxBackoffMs?: number;
-  /** Head statuses to look at. @default ["running"] */
-  statuses?: readonly RunStatus[];
-  /** At most this many heads per sweep, an explicit bound. @default every candidate */
-  maxRuns?: number;
-  /** Start no candidate after this long (ms, by the clock); the report's cursor continues from there. @default no limit */
-  budgetMs?: number;
-  /** Candidates looked at (lease, tail, resume) at the same time. @default 16 */
-  concurrency?: number;
-  /** Continue an incomplete sweep: its report's `cursor`. @default from the oldest candidate */
-  cursor?: string;
-}
-
-/** What a sweep did with one run: resumed it, or why not. */
-export type SweepOutcome =
-  | { runId: string; resumed: true; generation: number; kind: ResumeKind }
-  | { runId: string; resumed: false; why: string };
 
 /** What one sweep did. */
 export interface SweepReport {
@@ -78,26 +41,8 @@ export interface SweepReport {
   approvals: ExpiryReport;
 }
 
-/** Reasons a run waits for someone (not an ending): nothing to tell a parent. */
-const WAITS = new Set(["awaiting_approval", "awaiting_children", "budget_exhausted"]);
-
-const DEFAULTS = {
-  staleAfterMs: 600_000,
-  maxAutoResumes: 5,
-  backoffMs: 60_000,
-  maxBackoffMs: 3_600_000,
-  // `waiting` too: a parent whose last child answered as it came to rest is moved on here.
-  statuses: ["running", "waiting"] as readonly RunStatus[],
-  maxRuns: Number.POSITIVE_INFINITY,
-  budgetMs: Number.POSITIVE_INFINITY,
-  concurrency: 16,
-};
-type Policy = typeof DEFAULTS;
 /** Heads per listing page: a few windows of work, so a page is read while the one before is worked on. */
 const PAGE = 100;
-
-/** A candidate's outcome, and whether it now waits for a person (or rests) rather than for recovery. */
-type Considered = SweepOutcome & { settled?: true };
 
 /**
  * Resume runs whose executor died: heads in a swept status, idle past the
@@ -208,155 +153,4 @@ function stopped(
 function finish(report: SweepReport, now: number, oldest: string | undefined): SweepReport {
   if (oldest !== undefined) report.oldestStaleAgeMs = Math.max(0, now - Date.parse(oldest));
   return report;
-}
-
-/**
- * The sweep's policy for one run whose execution is known to have ended (a
- * failure event): no waiting for the head to go stale and any status, but the
- * same lease, resumability, limit and backoff checks. Errors are thrown.
- */
-export async function recoverRun(
-  deps: ControlDeps,
-  runId: string,
-  options: SweepOptions = {},
-): Promise<SweepOutcome> {
-  const head = await deps.store.getHead(runId);
-  if (!head) return { runId, resumed: false, why: "no such run" };
-  const { settled: _, ...outcome } = await consider(deps, head, { ...DEFAULTS, ...options }, false);
-  return outcome;
-}
-
-async function consider(
-  deps: ControlDeps,
-  head: RunHead,
-  policy: Policy,
-  waitForStale: boolean,
-): Promise<Considered> {
-  const { runId } = head;
-  const skip = (why: string): SweepOutcome => ({ runId, resumed: false, why });
-  const settle = (why: string): Considered => ({ runId, resumed: false, why, settled: true });
-  const now = deps.clock.now().getTime();
-  const idleMs = now - Date.parse(head.updatedAt);
-  if (waitForStale && !(idleMs >= policy.staleAfterMs)) {
-    return skip(`updated ${Math.round(idleMs / 1000)}s ago; swept after ${policy.staleAfterMs / 1000}s idle`);
-  }
-  if (await leaseIsLive(deps, head.lease)) return skip(`being executed by ${head.lease!.owner}`);
-
-  // The tail only, never the whole log: a sweep costs the same on a run of any length.
-  const reread = rereadOf(deps, runId);
-  let tail: LogView;
-  try {
-    tail = await readTail(deps, runId);
-  } catch (error) {
-    if (!(error instanceof CorruptEventError)) throw error;
-    await rest(deps, head, "malformed");
-    return settle(`not resumable: malformed (${error.message})`);
-  }
-  const facts = viewFacts(deps, runId, tail);
-  const classification = classifyFacts(facts);
-  const lastSeq = tail.events.at(-1)!.seq;
-  if (facts.stopped) {
-    // Stopped outside runlog: whoever stopped it meant it; going on is a person's choice.
-    await rest(deps, head, restingStatusOf(facts, classification), lastSeq, facts.agent);
-    return settle(`not resumed: ${facts.stopped.reason}; a person resumes it`);
-  }
-  if (!classification.resumable) {
-    // An execution that died before its Finish left the pause unmarked: the sweeper marks it.
-    const marked =
-      classification.reason === "awaiting_approval"
-        ? await markPaused(deps, runId, { read: reread(tail) })
-        : undefined;
-    // A sub-agent's child that ended with nobody to say so answers its parent's call first.
-    if (!WAITS.has(classification.reason)) await answerParent(deps, await firstOf(deps, runId, tail), tail);
-    await rest(deps, head, restingStatusOf(facts, classification), marked ?? lastSeq, facts.agent);
-    // A parent waiting for its sub-agents looks them up: a child never started, or ended unannounced.
-    if (classification.reason === "awaiting_children") await lookUpChildren(deps, runId);
-    return settle(`not resumable: ${classification.reason}`);
-  }
-  // A generation opened and never executed (its opener died, or its start failed) is finished, not
-  // resumed anew: it opens nothing, so it spends no budget and waits for no back-off.
-  if (openedGeneration(tail, facts) && (await neverExecuted(deps, head))) return resumeAs(deps, runId, skip);
-  // Heads of runs swept before the count moved onto the head carry none: their count starts at 0.
-  const record = countedAutoResumes(head.autoResumes, lastWriteAt(tail));
-  const count = record?.count ?? 0;
-  if (count >= policy.maxAutoResumes) {
-    // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
-    // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
-    // The log says so first (`given_up`, once: a later sweep meeting the rested run finds it there).
-    const marked = await markGivenUp(deps, runId, count, reread(tail));
-    await rest(deps, head, "interrupted", marked ?? lastSeq, facts.agent);
-    deps.observer?.gaveUp?.(runId, count);
-    return settle(`gave up after ${count} resumes since the latest message; resume it by hand`);
-  }
-  const due = nextAutoResumeAt(record, policy);
-  if (due !== undefined && now < due)
-    return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);
-  return resumeAs(deps, runId, skip);
-}
-
-/** A run's `run_started`: the tail's first event when it reaches seq 1, else read alone. */
-async function firstOf(deps: ControlDeps, runId: string, tail: LogView): Promise<RunEvent> {
-  const first = tail.events[0]!;
-  if (first.seq === 1) return first;
-  const entry = (await deps.store.readPage(runId, { limit: 1, maxBytes: FIRST_EVENT_BYTES })).entries[0];
-  if (entry !== undefined && "event" in entry) return entry.event;
-  return (await loadRun(deps, runId))[0]!;
-}
-
-/** Enough for any `run_started` (its input is the largest part). */
-const FIRST_EVENT_BYTES = 4_000_000;
-
-/** The tail a sweep read, then the tail as stored after a lost race. */
-function rereadOf(deps: ControlDeps, runId: string) {
-  return (tail: LogView) => tailReader(tail, () => readTail(deps, runId));
-}
-
-/**
- * Resume as the sweeper; a resumer that got there first, a cancel or a newer generation met on
- * the way is a reason to skip, not a failure (benignReason, as the AWS functions answer them).
- */
-async function resumeAs(
-  deps: ControlDeps,
-  runId: string,
-  skip: (why: string) => SweepOutcome,
-): Promise<SweepOutcome> {
-  try {
-    const result = resumeResult(await openGeneration(deps, { kind: "sweep", runId }));
-    if (result.resumed) return { runId, resumed: true, generation: result.generation, kind: result.kind };
-    return skip(`not resumable: ${result.classification.reason}`);
-  } catch (error) {
-    // Another resumer (a person, a failure event, a parallel sweep) got there first, or a cancel.
-    if (benignReason(error) !== undefined) return skip(errorMessage(error));
-    throw error;
-  }
-}
-
-/**
- * Record the status a run whose executor is gone rests in, so its head stops showing `running`:
- * taking the lease first (at the version read) makes this a compare-and-set, so a resume that
- * claimed the run in between is never overwritten. Losing that race leaves the head to the winner.
- * `agent`: the agent in charge, when the tail shows it.
- */
-async function rest(
-  deps: ControlDeps,
-  head: RunHead,
-  status: RunStatus,
-  lastSeq?: number,
-  agent?: string,
-): Promise<void> {
-  if (head.status === status && !head.lease && (agent === undefined || agent === head.agent)) return;
-  const owner = `${SWEEPER_OWNER}:${head.runId}`;
-  try {
-    await deps.store.claimLease(head.runId, leaseFor(deps, owner), head.leaseVersion);
-  } catch (error) {
-    if (error instanceof ConflictError) return;
-    throw error;
-  }
-  await expireRun(deps, head.runId, status);
-  await deps.store.releaseLease(head.runId, owner, status, lastSeq, agent);
-}
-
-/** Whether the holder of a run's lease never had its execution started (or nobody holds it). */
-async function neverExecuted(deps: ControlDeps, head: RunHead): Promise<boolean> {
-  return !head.lease || (await deps.orchestrator.executionOf(head.lease.owner)) === "none";
 }

@@ -17,7 +17,7 @@ import type { Ids } from "../../ports/runtime.ts";
 import type { ControlDeps, StepDeps } from "../../steps/deps.ts";
 import { autoRedrivePolicy, type RedriveOptions } from "../../steps/redrive.ts";
 import { retentionMs } from "../../steps/retention.ts";
-import type { SweepOptions } from "../../steps/sweep.ts";
+import type { SweepOptions } from "../../steps/sweepPolicy.ts";
 import { type HandlerConfig, NAMES, readConfig } from "../config.ts";
 import { allowedModels } from "../modelAllow.ts";
 import { modelResolver } from "../models.ts";
