@@ -1,7 +1,8 @@
 import type { LocalRunlog } from "../api/local.ts";
 import { errorMessage, NotFoundError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
-import { NAMES, readConfig } from "../runtime/config.ts";
+import { NAMES } from "../runtime/config.ts";
+import { readConfig } from "../runtime/readConfig.ts";
 import type { Command } from "./commandTable.ts";
 import { dataDir } from "./dataDir.ts";
 import { commandHelp, HELP } from "./help.ts";
