@@ -1,7 +1,7 @@
 import type { Observer } from "../ports/runtime.ts";
-import type { RunlogConfig } from "../runtime/config.ts";
 import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import { type LocalRuntimeOptions, openLocalRuntime } from "../runtime/local/localRuntime.ts";
+import type { RunlogConfig } from "../runtime/readConfig.ts";
 import type { StepObserver } from "../steps/deps.ts";
 import { LiveFeed } from "./liveFeed.ts";
 import { Runlog } from "./runlog.ts";

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorMessage } from "../core/errors.ts";
-import type { RunlogConfig } from "../runtime/config.ts";
 import { deploymentEnvFile, deploymentOf, type StackOutputs } from "../runtime/deploymentOutputs.ts";
+import type { RunlogConfig } from "../runtime/readConfig.ts";
 import { commandHelp } from "./help.ts";
 import type { Io } from "./io.ts";
 import { EXIT, parseCommand, UsageError } from "./usage.ts";

@@ -1,8 +1,9 @@
 import type { LocalRunlog } from "../api/local.ts";
 import { errorMessage, NotFoundError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
-import { NAMES, readConfig } from "../runtime/config.ts";
-import type { Command } from "./commandTable.ts";
+import { NAMES } from "../runtime/config.ts";
+import { readConfig } from "../runtime/readConfig.ts";
+import type { Command } from "./command.ts";
 import { dataDir } from "./dataDir.ts";
 import { commandHelp, HELP } from "./help.ts";
 import { type Io, processIo } from "./io.ts";

@@ -1,6 +1,6 @@
 import type { ClientAuth } from "../client/auth.ts";
 import { createClient } from "../client/client.ts";
-import type { RunlogConfig } from "../runtime/config.ts";
+import type { RunlogConfig } from "../runtime/readConfig.ts";
 import type { CommandContext } from "./commands.ts";
 import { progressLine } from "./format.ts";
 import type { Io } from "./io.ts";

@@ -10,8 +10,8 @@ import {
 } from "../api/replay.ts";
 import { errorMessage, NotFoundError } from "../core/errors.ts";
 import { describeDifference } from "../core/replayDiff.ts";
-import type { RunlogConfig } from "../runtime/config.ts";
 import { NAMES } from "../runtime/config.ts";
+import type { RunlogConfig } from "../runtime/readConfig.ts";
 import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
 import { commandHelp } from "./help.ts";

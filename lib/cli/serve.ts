@@ -6,7 +6,7 @@ import { openLocal } from "../api/local.ts";
 import { errorMessage } from "../core/errors.ts";
 import { createApp } from "../http/app.ts";
 import { loopbackOnly } from "../http/loopback.ts";
-import type { RunlogConfig } from "../runtime/config.ts";
+import type { RunlogConfig } from "../runtime/readConfig.ts";
 import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
 import { progressLine } from "./format.ts";

@@ -1,6 +1,7 @@
 import { errorMessage } from "../core/errors.ts";
 import { deploymentRegion } from "../runtime/aws/deploymentRegion.ts";
-import { NAMES, type RunlogConfig } from "../runtime/config.ts";
+import { NAMES } from "../runtime/config.ts";
+import type { RunlogConfig } from "../runtime/readConfig.ts";
 import type { ServeDeployment } from "./serveTarget.ts";
 import { UsageError } from "./usage.ts";
 

@@ -40,7 +40,7 @@ export function mayAccess(principal: Principal, owner: Owner | undefined): boole
   return ownerScope(owner) === ownerScope(ownerOf(principal));
 }
 
-/** Who the callers are and which of them are admins: from the configuration (lib/runtime/config.ts: auth, tenantClaim, adminScope, adminPrincipals). */
+/** Who the callers are and which of them are admins: from the configuration (lib/runtime/configSchema.ts: auth, tenantClaim, adminScope, adminPrincipals). */
 export interface PrincipalPolicy {
   /** `iam`: the SigV4 principal's ARN; `jwt`: the JWT authorizer's `sub` claim. @default "iam" */
   auth?: "iam" | "jwt";

@@ -79,7 +79,7 @@ export type CrashPoint =
   | "subagent:after-child-start"
   | "subagent:after-answer";
 
-/** The crash points every run passes (lib/runtime/config.ts accepts these and the two lists below). */
+/** The crash points every run passes (lib/runtime/configSchema.ts accepts these and the two lists below). */
 export const CRASH_POINTS: readonly CrashPoint[] = [
   "model:before",
   "model:after-call",

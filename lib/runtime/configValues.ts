@@ -1,6 +1,6 @@
 /**
  * The shapes configuration values take (numbers, URLs, lists, ARNs, crash points) and the docs
- * registry each variable's schema is kept in: the parts config.ts's one schema is built from.
+ * registry each variable's schema is kept in: the parts configSchema.ts's one schema is built from.
  */
 import * as z from "zod";
 import {

@@ -5,7 +5,8 @@
  */
 import { InvalidInputError } from "../core/errors.ts";
 import { deploymentRegion } from "./aws/deploymentRegion.ts";
-import { NAMES, readConfig } from "./config.ts";
+import { NAMES } from "./config.ts";
+import { readConfig } from "./readConfig.ts";
 
 /** The output keys, without the prefix addOutputs may put before each. */
 export const OUTPUT_KEYS = {

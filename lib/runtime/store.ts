@@ -3,7 +3,7 @@ import type { DynamoTarget } from "../adapters/dynamodb/connect.ts";
 import type { Durability } from "../adapters/sqlite/connection.ts";
 import { SqliteEventStore, sqliteFile } from "../adapters/sqlite/sqliteEventStore.ts";
 import type { EventStore } from "../ports/eventStore.ts";
-import { type RunlogConfig, readConfig } from "./config.ts";
+import { type RunlogConfig, readConfig } from "./readConfig.ts";
 
 /** The table used on a DynamoDB-compatible server when the configuration names none. */
 export const DEFAULT_TABLE_NAME = "runlog";

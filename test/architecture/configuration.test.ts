@@ -8,16 +8,16 @@ const sources = (dir: string): string[] => sourceFiles(dir, (path) => /\.(ts|js|
 const SOURCES = ["lib", "functions", "cdk", "bin"].flatMap(sources);
 const text = (file: string) => readFileSync(join(ROOT, file), "utf8");
 
-/** The schema, and the CLI's usage text, which tells a user the variables. */
+/** The variables' names, and the CLI's usage text, which tells a user the variables. */
 const NAMING_RUNLOG_VARIABLES = ["lib/runtime/config.ts", "lib/cli/help.ts"];
 
 /**
- * The composition roots that hand the environment to readConfig: openLocal's default is the
- * schema module's own; the CLI's main and the Lambda handlers' deps pass theirs.
+ * The composition roots that hand the environment to readConfig: openLocal's default is
+ * readConfig's own; the CLI's main and the Lambda handlers' deps pass theirs.
  */
 // functions/publishLifecycle.ts is the publisher's own root: it builds two clients, and no agents.
 const READING_PROCESS_ENV = [
-  "lib/runtime/config.ts",
+  "lib/runtime/readConfig.ts",
   "lib/cli/main.ts",
   "functions/deps.ts",
   "functions/publishLifecycle.ts",

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { RunlogProps } from "../../cdk/props.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
-import { readConfig } from "../../lib/runtime/config.ts";
+import { readConfig } from "../../lib/runtime/readConfig.ts";
 import { modelDeadline, stepDeadline } from "../../lib/steps/stepBudget.ts";
 import { MODEL_CALL_MARGIN_MS, REPORT_MARGIN_MS } from "../../lib/workflow/timeouts.ts";
 import { allStates, synthesizedMachine } from "./machine.ts";

@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Runlog } from "../../cdk/runlog.ts";
 import type { Io } from "../../lib/cli/io.ts";
 import { main } from "../../lib/cli/main.ts";
-import { readConfig } from "../../lib/runtime/config.ts";
 import { deploymentOf, OUTPUT_KEYS } from "../../lib/runtime/deploymentOutputs.ts";
+import { readConfig } from "../../lib/runtime/readConfig.ts";
 import { synthesize } from "../cdk/synth.ts";
 
 /**

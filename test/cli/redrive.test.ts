@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { parseDuration } from "../../lib/cli/commandTable.ts";
+import { parseDuration } from "../../lib/cli/upkeepCommands.ts";
 import { cleanup, events, runlogJson, script, tempDataDir } from "../support/cli.ts";
 import { cli } from "./support.ts";
 

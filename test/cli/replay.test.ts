@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayCommand } from "../../lib/cli/replay.ts";
 import { canonicalJson, type RunEvent } from "../../lib/core/events.ts";
-import { readConfig } from "../../lib/runtime/config.ts";
+import { readConfig } from "../../lib/runtime/readConfig.ts";
 import {
   cleanup,
   events,

@@ -2,14 +2,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { InvalidInputError, PermanentError } from "../../lib/core/errors.ts";
-import {
-  ConfigError,
-  type ConfigField,
-  ConfigSchema,
-  NAMES,
-  readConfig,
-  VARIABLE_DOCS,
-} from "../../lib/runtime/config.ts";
+import { type ConfigField, NAMES } from "../../lib/runtime/config.ts";
+import { ConfigError } from "../../lib/runtime/configError.ts";
+import { ConfigSchema } from "../../lib/runtime/configSchema.ts";
+import { VARIABLE_DOCS } from "../../lib/runtime/configValues.ts";
+import { readConfig } from "../../lib/runtime/readConfig.ts";
 import { dynamoTarget } from "../../lib/runtime/store.ts";
 
 const PAGE = join(import.meta.dirname, "..", "..", "docs", "reference", "configuration.md");

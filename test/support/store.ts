@@ -2,7 +2,7 @@ import {
   connectDynamo as connectTarget,
   type DynamoConnection,
 } from "../../lib/adapters/dynamodb/connect.ts";
-import { readConfig } from "../../lib/runtime/config.ts";
+import { readConfig } from "../../lib/runtime/readConfig.ts";
 import { connectConfiguredStore, dynamoTarget, type OpenStore } from "../../lib/runtime/store.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;

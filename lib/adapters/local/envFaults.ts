@@ -6,7 +6,7 @@ export const CRASH_EXIT_CODE = 137;
 /**
  * Fault injection at `at`: the n-th time (`at.nth`) execution passes `at.point`, the process
  * exits at once, as a kill would. No faults without one. The configuration says where
- * (lib/runtime/config.ts, which accepts the points above).
+ * (lib/runtime/configSchema.ts, which accepts the points above).
  */
 export function crashFaults(
   at: { point: CrashPoint; nth: number } | undefined,

@@ -5,7 +5,8 @@ import { DynamoEventStore } from "../../adapters/dynamodb/dynamoEventStore.ts";
 import { EventBridgeLifecycleBus } from "../../adapters/eventbridge/lifecycleBus.ts";
 import { PermanentError } from "../../core/errors.ts";
 import type { PublishDeps } from "../../steps/publishLifecycle.ts";
-import { NAMES, readConfig } from "../config.ts";
+import { NAMES } from "../config.ts";
+import { readConfig } from "../readConfig.ts";
 import { made } from "./clientObservers.ts";
 
 /**

@@ -17,10 +17,10 @@ import { checkToolGroups, type ToolGroups } from "../../workflow/toolGroups.ts";
 /** The local runtime checks tool groups as the deployment does; the CLI checks its --tool-group flags with the same rules. */
 export { checkToolGroups, type ToolGroups };
 
-import { type RunlogConfig, readConfig } from "../config.ts";
 import { type LifecycleListener, tellingLifecycle } from "../lifecycleDelivery.ts";
 import { mcpClients } from "../mcp.ts";
 import { modelResolver } from "../models.ts";
+import { type RunlogConfig, readConfig } from "../readConfig.ts";
 import { connectStore, storeOptions } from "../store.ts";
 import { ApprovalTimer } from "./approvalTimer.ts";
 import { LocalOrchestrator } from "./orchestrator.ts";

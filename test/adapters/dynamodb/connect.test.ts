@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RetryableError } from "../../../lib/core/errors.ts";
-import { readConfig } from "../../../lib/runtime/config.ts";
+import { readConfig } from "../../../lib/runtime/readConfig.ts";
 import { dynamoTarget } from "../../../lib/runtime/store.ts";
 import { type InProcessDynalite, startDynalite } from "../../support/dynalite.ts";
 import { connectDynamo } from "../../support/store.ts";
