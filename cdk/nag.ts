@@ -78,10 +78,10 @@ export function acceptedFindings(runlog: NaggedRunlog, toolGroups: readonly Lamb
   const { startRun, steerRun, resume, sweeper, api } = runlog.functions;
   for (const fn of [startRun, steerRun, resume, sweeper, api])
     ack(fn.role!, `IAM5[Resource::${executions}]`, describe);
-  // Handoff's own policy (see runlog.ts): the same DescribeExecution, for the same reason.
+  // Handoff's own policy (see runLoop.ts): the same DescribeExecution, for the same reason.
   const handoff = runlog.node.tryFindChild(HANDOFF_POLICY_ID);
   if (handoff) ack(handoff, `IAM5[Resource::${executions}]`, describe);
-  // The sub-agent policy of RunTool and Finish (see runlog.ts): the same, for the same reason.
+  // The sub-agent policy of RunTool and Finish (see runLoop.ts): the same, for the same reason.
   const subagents = runlog.node.tryFindChild(SUBAGENT_POLICY_ID);
   if (subagents) ack(subagents, `IAM5[Resource::${executions}]`, describe);
   ack(

@@ -5,40 +5,29 @@ import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
 import { AccountRootPrincipal, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
-import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
-import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import type { Queue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { NAMES } from "../lib/runtime/config.ts";
-import { EXECUTION_TIMEOUT_SECONDS, leaseMsFor } from "../lib/workflow/timeouts.ts";
+import { EXECUTION_TIMEOUT_SECONDS } from "../lib/workflow/timeouts.ts";
 import { groupTaskName } from "../lib/workflow/toolGroups.ts";
-import { RunlogAlarms } from "./alarms.ts";
 import { grantBedrock } from "./bedrock.ts";
-import { RunlogDashboard } from "./dashboard.ts";
 import { busName, deploymentName } from "./deployment.ts";
-import {
-  apiEnvironment,
-  DEFAULT_API_RESERVED_CONCURRENCY,
-  modelsEnvironment,
-  startRunEnvironment,
-  trustedSourcesEnvironment,
-} from "./edgeProps.ts";
+import { apiEnvironment } from "./edgeProps.ts";
 import { applyEncryption, type RunlogEncryptionKeys } from "./encryption.ts";
-import { DEFAULT_SIZING, type RunlogFunctionSizing } from "./functionProps.ts";
+import { functionMaker, STEPS } from "./functionMaker.ts";
 import {
-  deadLetterDestination,
   grantExecutions,
-  grantExecutionsApart,
   grantRedrive,
   grantSecretValue,
   grantStopExecutions,
   grantStore,
-  HANDOFF_POLICY_ID,
-  SUBAGENT_POLICY_ID,
 } from "./grants.ts";
 import { RunlogHttpApi } from "./httpApi.ts";
 import { LifecyclePublishing } from "./lifecycle.ts";
 import { logRetentionOf } from "./logRetention.ts";
+import { modelKey } from "./modelKey.ts";
+import { monitoring } from "./monitoring.ts";
 import { acceptedFindings } from "./nag.ts";
 import { RunlogNetwork } from "./network.ts";
 import { addRunlogOutputs, type RunlogOutputsOptions } from "./outputs.ts";
@@ -51,22 +40,12 @@ import {
   RunlogPropsError,
   validateProps,
 } from "./props.ts";
-import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
-import { RunStateMachine } from "./runStateMachine.ts";
+import { runLoop } from "./runLoop.ts";
+import type { HandlerName } from "./runlogFunction.ts";
+import { makeStarters } from "./starters.ts";
 import { RunlogTable } from "./table.ts";
 import type { ToolGroup } from "./toolGroups.ts";
 import { Triggers } from "./triggers.ts";
-
-/** The functions behind the state machine's Task states (the ones `concurrency.reservedConcurrency` bounds). */
-const STEPS = ["callModel", "runTool", "recordModelFailure", "finish", "handoff"] as const;
-
-function modelKey(scope: Construct, secret: ISecret | string): ISecret {
-  if (typeof secret !== "string") return secret;
-  if (!secret.startsWith("arn:")) return Secret.fromSecretNameV2(scope, "ModelKey", secret);
-  return /-[A-Za-z0-9]{6}$/.test(secret)
-    ? Secret.fromSecretCompleteArn(scope, "ModelKey", secret)
-    : Secret.fromSecretPartialArn(scope, "ModelKey", secret);
-}
 
 /**
  * runlog in your stack: the run log table, one Lambda per step with your
@@ -127,52 +106,17 @@ export class Runlog extends Construct {
     const executionTimeout = props.executionTimeout ?? Duration.seconds(EXECUTION_TIMEOUT_SECONDS);
     // Every log group of the deployment keeps its logs no longer than the runs are kept.
     const logRetention = logRetentionOf(props);
-    const common = {
-      [NAMES.tableName]: this.table.tableName,
-      [NAMES.deployment]: this.deployment,
-      // The lease is claimed just before the execution starts: it must outlast the execution's timeout.
-      [NAMES.leaseMs]: String(leaseMsFor(executionTimeout.toSeconds())),
-      ...(props.retentionDays === undefined ? {} : { [NAMES.retentionDays]: String(props.retentionDays) }),
-      ...(props.statusShards === undefined ? {} : { [NAMES.statusShards]: String(props.statusShards) }),
-    };
     this.network = props.vpc ? new RunlogNetwork(this, "Network", { ...props, vpc: props.vpc }) : undefined;
-    const network = this.network ? { network: this.network.functions } : {};
     const secret = props.modelKeySecret === undefined ? undefined : modelKey(this, props.modelKeySecret);
-    const reserved = props.concurrency?.reservedConcurrency;
-    const apiReserved = props.apiReservedConcurrency ?? DEFAULT_API_RESERVED_CONCURRENCY;
-    const reservedFor = (handler: HandlerName) => {
-      const own = props.functions?.[handler]?.reservedConcurrency;
-      if (own !== undefined) return own;
-      if (handler === "api") return apiReserved === false ? undefined : apiReserved;
-      return (STEPS as readonly string[]).includes(handler) ? reserved : undefined;
-    };
-    // `own`: a function of its own made from the handler's code (a tool group's), with its own id and sizing.
-    const make = (
-      handler: HandlerName,
-      environment: Record<string, string> = {},
-      own?: { id: string; sizing: RunlogFunctionSizing },
-    ) => {
-      const reservedConcurrency = own ? (own.sizing.reservedConcurrency ?? reserved) : reservedFor(handler);
-      const sizing = own?.sizing ?? props.functions?.[handler] ?? {};
-      // A step's deadline is its function's timeout: tell the steps that keep one a timeout of the team's.
-      const stepTimeout =
-        sizing.timeout !== undefined && (handler === "callModel" || handler === "runTool")
-          ? { [NAMES.stepTimeoutSeconds]: String(sizing.timeout.toSeconds()) }
-          : {};
-      return new RunlogFunction(this, own?.id ?? handler[0]!.toUpperCase() + handler.slice(1), {
-        handler,
-        timeout: sizing.timeout ?? DEFAULT_SIZING[handler].timeout,
-        memorySize: sizing.memorySize ?? DEFAULT_SIZING[handler].memorySize,
-        ...(sizing.architecture ? { architecture: sizing.architecture } : {}),
-        agentsModule,
-        bundlingRoot: root,
-        // The team's variables first: runlog's own are never overridden (validateFunctionsSizing refuses them too).
-        environment: { ...sizing.environment, ...common, ...environment, ...stepTimeout },
-        logRetention,
-        ...network,
-        ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
-      }).fn;
-    };
+    const make = functionMaker(this, props, {
+      table: this.table,
+      deployment: this.deployment,
+      executionTimeout,
+      agentsModule,
+      bundlingRoot: root,
+      logRetention,
+      network: this.network,
+    });
 
     const callModel = make("callModel", secret ? { [NAMES.modelKeySecretArn]: secret.secretArn } : {});
     const steps = {
@@ -194,76 +138,20 @@ export class Runlog extends Construct {
     );
     for (const fn of [...Object.values(steps), ...Object.values(this.groups)]) grantStore(fn, this.table);
 
-    const machine = new RunStateMachine(this, "Run", {
+    this.stateMachine = runLoop(this, props, {
       deployment: this.deployment,
-      // Published versions, so a deploy does not change the code under a running execution.
-      tasks: {
-        CallModel: steps.callModel.currentVersion,
-        RunTool: steps.runTool.currentVersion,
-        RecordModelFailure: steps.recordModelFailure.currentVersion,
-        Finish: steps.finish.currentVersion,
-        Handoff: steps.handoff.currentVersion,
-      },
-      timeout: executionTimeout,
+      steps,
+      groups: this.groups,
+      executionTimeout,
       logRetention,
-      ...(props.stateMachineLogs === undefined ? {} : { logs: props.stateMachineLogs }),
-      taskTimeoutSeconds: {
-        CallModel: steps.callModel.timeout!.toSeconds(),
-        RunTool: steps.runTool.timeout!.toSeconds(),
-        RecordModelFailure: steps.recordModelFailure.timeout!.toSeconds(),
-        Finish: steps.finish.timeout!.toSeconds(),
-        Handoff: steps.handoff.timeout!.toSeconds(),
-      },
-      ...(props.concurrency?.maxToolCalls === undefined
-        ? {}
-        : { maxToolCalls: props.concurrency.maxToolCalls }),
-      toolGroups: Object.fromEntries(
-        Object.entries(this.groups).map(([name, fn]) => [
-          name,
-          {
-            tools: props.toolGroups![name]!.tools,
-            version: fn.currentVersion,
-            timeoutSeconds: fn.timeout!.toSeconds(),
-          },
-        ]),
-      ),
     });
-    this.stateMachine = machine.stateMachine;
-    // Handoff starts the next execution of the machine that invokes it: a policy of its own, apart
-    // from the role's default one, so the function does not wait on the machine that waits on it.
-    grantExecutionsApart(this, HANDOFF_POLICY_ID, steps.handoff.role!, this.stateMachine);
-    // A sub-agent call starts its child's execution (RunTool, a group's too), and a child's end
-    // resumes its parent (Finish): executions of this machine, so a policy apart for the same reason.
-    const childStarters = [steps.runTool, steps.finish, ...Object.values(this.groups)].map((fn) => fn.role!);
-    grantExecutionsApart(this, SUBAGENT_POLICY_ID, childStarters, this.stateMachine);
 
-    const control = { [NAMES.stateMachineArn]: this.stateMachine.stateMachineArn };
-    const starters = {
-      startRun: make("startRun", { ...control, ...startRunEnvironment(props) }),
-      // Sends, decisions and cancels from events: a send or the last decision resumes the run.
-      steerRun: make("steerRun", { ...control, ...trustedSourcesEnvironment(props) }),
-      resume: make("resume", {
-        ...control,
-        ...modelsEnvironment(props),
-        ...trustedSourcesEnvironment(props),
-      }),
-      sweeper: make("sweeper", {
-        ...control,
-        ...(props.redrive ? { [NAMES.redriveAfterMs]: String(props.redrive.after.toMilliseconds()) } : {}),
-      }),
-    };
-    this.deadLetters = new Queue(this, "DeadLetters", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+    const { starters, deadLetters } = makeStarters(this, make, props, {
+      table: this.table,
+      stateMachine: this.stateMachine,
     });
-    for (const [name, fn] of Object.entries(starters)) {
-      grantStore(fn, this.table, { createsRuns: name === "startRun", listByStatus: name === "sweeper" });
-      grantExecutions(fn, this.stateMachine);
-      fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: deadLetterDestination(this.deadLetters) });
-    }
-    // A runlog.CancelRun stops the execution holding the run, as the API's cancel does.
-    grantStopExecutions(starters.steerRun, this.stateMachine);
+    this.deadLetters = deadLetters;
+    const control = { [NAMES.stateMachineArn]: this.stateMachine.stateMachineArn };
     const api = make("api", { ...control, ...apiEnvironment(props) });
     grantStore(api, this.table, {
       createsRuns: true,
@@ -310,13 +198,6 @@ export class Runlog extends Construct {
       );
     }
     this.functions = { ...steps, ...starters, api, redriveDeadLetters, publishLifecycle };
-    // Alarmed and charted as the other functions are: runToolPayments beside runTool.
-    const watched = {
-      ...this.functions,
-      ...Object.fromEntries(
-        Object.entries(this.groups).map(([name, fn]) => [`run${groupTaskName(name).slice(3)}`, fn]),
-      ),
-    };
     new Triggers(this, "Triggers", {
       stateMachine: this.stateMachine,
       ...starters,
@@ -325,30 +206,18 @@ export class Runlog extends Construct {
       eventBus: this.eventBus,
       ...(props.trustedEventSources ? { trustedEventSources: props.trustedEventSources } : {}),
     });
-    this.alarms =
-      props.alarms === false
-        ? []
-        : new RunlogAlarms(this, "Alarms", {
-            functions: watched,
-            stateMachine: this.stateMachine,
-            deadLetters: this.deadLetters,
-            ...(this.lifecycle ? { lifecycleDeadLetters: this.lifecycle.deadLetters } : {}),
-            table: this.table,
-            httpApi: this.httpApi,
-            deployment: this.deployment,
-            ...(props.sweepEvery ? { sweepEvery: props.sweepEvery } : {}),
-            ...(props.alarms?.topic ? { topic: props.alarms.topic } : {}),
-            ...(props.alarms?.runbookBaseUrl ? { runbookBaseUrl: props.alarms.runbookBaseUrl } : {}),
-          }).alarms;
-    this.dashboard =
-      props.dashboard === false
-        ? undefined
-        : new RunlogDashboard(this, "Dashboard", {
-            functions: watched,
-            stateMachine: this.stateMachine,
-            deadLetters: this.deadLetters,
-            deployment: this.deployment,
-          }).dashboard;
+    const watchers = monitoring(this, props, {
+      functions: this.functions,
+      groups: this.groups,
+      stateMachine: this.stateMachine,
+      deadLetters: this.deadLetters,
+      lifecycle: this.lifecycle,
+      table: this.table,
+      httpApi: this.httpApi,
+      deployment: this.deployment,
+    });
+    this.alarms = watchers.alarms;
+    this.dashboard = watchers.dashboard;
     this.encryptionKeys = applyEncryption(this, props, this.table);
     // The cdk-nag findings runlog's design accepts, each with its reason, so a stack checked by cdk-nag passes.
     acceptedFindings(this, Object.values(this.groups));
