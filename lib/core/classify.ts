@@ -1,4 +1,5 @@
-import type { ResumeKind, RunEvent, ToolCall, Transferred } from "./events.ts";
+import type { ResumeKind, ToolCall } from "./eventFields.ts";
+import type { RunEvent, Transferred } from "./events.ts";
 import {
   assertNever,
   isCleared,

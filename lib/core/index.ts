@@ -1,5 +1,9 @@
+export * from "./canonicalJson.ts";
 export * from "./classify.ts";
+export * from "./controlEvents.ts";
 export * from "./errors.ts";
+export * from "./eventEnvelope.ts";
+export * from "./eventFields.ts";
 export * from "./events.ts";
 export * from "./log.ts";
 export * from "./messageBuilder.ts";
@@ -8,4 +12,6 @@ export * from "./metadata.ts";
 export * from "./principal.ts";
 export * from "./redrive.ts";
 export * from "./status.ts";
+export * from "./storedEvents.ts";
 export * from "./tail.ts";
+export * from "./toolEvents.ts";

@@ -1,4 +1,5 @@
-import { type EventOf, RESUMED_BY, type RunEvent, type RunStarted } from "./events.ts";
+import { RESUMED_BY } from "./controlEvents.ts";
+import type { EventOf, RunEvent, RunStarted } from "./events.ts";
 import {
   LIFECYCLE_SOURCE,
   LIFECYCLE_VERSION,

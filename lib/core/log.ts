@@ -1,4 +1,5 @@
 import type { BudgetUsed, Limits } from "./budget.ts";
+import type { ToolCall } from "./eventFields.ts";
 import type {
   BudgetExhausted,
   CancelledEvent,
@@ -6,7 +7,6 @@ import type {
   ModelResponse,
   OutputRejected,
   RunEvent,
-  ToolCall,
   ToolDecided,
   ToolResult,
   Transferred,

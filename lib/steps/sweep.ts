@@ -1,7 +1,8 @@
 import { classifyFacts } from "../core/classify.ts";
 import { forEachConcurrently } from "../core/concurrency.ts";
 import { benignReason, ConflictError, CorruptEventError, errorMessage } from "../core/errors.ts";
-import type { ResumeKind, RunEvent } from "../core/events.ts";
+import type { ResumeKind } from "../core/eventFields.ts";
+import type { RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";

@@ -1,5 +1,5 @@
+import { RESUMED_BY } from "../../core/controlEvents.ts";
 import { LeaseHeldError, RunCancelledError, StaleError } from "../../core/errors.ts";
-import { RESUMED_BY } from "../../core/events.ts";
 import { assertNever, type LogFacts, type LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";
 import { readTail, viewFacts } from "../logReads.ts";

@@ -1,6 +1,8 @@
 import type { Limits } from "../../core/budget.ts";
 import type { NotResumable, ResumePoint } from "../../core/classify.ts";
-import { RESUMED_BY, type ResumeKind, type RunEvent, type RunStarted } from "../../core/events.ts";
+import { RESUMED_BY } from "../../core/controlEvents.ts";
+import type { ResumeKind } from "../../core/eventFields.ts";
+import type { RunEvent, RunStarted } from "../../core/events.ts";
 import { assertNever } from "../../core/log.ts";
 import type { ModelSettings } from "../../core/modelSettings.ts";
 

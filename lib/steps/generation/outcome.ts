@@ -1,5 +1,5 @@
 import type { NotResumable } from "../../core/classify.ts";
-import type { ResumeKind } from "../../core/events.ts";
+import type { ResumeKind } from "../../core/eventFields.ts";
 import { assertNever } from "../../core/log.ts";
 import type { Outcome } from "./opening.ts";
 
