@@ -1,3 +1,4 @@
+export * from "./assertNever.ts";
 export * from "./canonicalJson.ts";
 export * from "./classify.ts";
 export * from "./controlEvents.ts";
@@ -6,6 +7,7 @@ export * from "./eventEnvelope.ts";
 export * from "./eventFields.ts";
 export * from "./events.ts";
 export * from "./log.ts";
+export * from "./logReader.ts";
 export * from "./messageBuilder.ts";
 export * from "./messages.ts";
 export * from "./metadata.ts";

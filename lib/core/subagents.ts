@@ -5,7 +5,8 @@
 import { classifyFacts } from "./classify.ts";
 import type { CallParent, ForkParent } from "./eventFields.ts";
 import type { RunStarted } from "./events.ts";
-import { factsOf, type LogView } from "./log.ts";
+import type { LogView } from "./log.ts";
+import { factsOf } from "./logReader.ts";
 import { finalOutput } from "./messages.ts";
 
 /** The longest run id (lib/core/ids.ts). */

@@ -4,7 +4,7 @@ import { agentRegistry } from "../../lib/agents/registry.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
 import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
-import { LogReader } from "../../lib/core/log.ts";
+import { LogReader } from "../../lib/core/logReader.ts";
 import { MessageBuilder } from "../../lib/core/messageBuilder.ts";
 import { stamp } from "../../lib/core/storedEvents.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";

@@ -10,7 +10,8 @@ import {
 } from "../../lib/core/budget.ts";
 import { classify } from "../../lib/core/classify.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
-import { type LogView, readLog } from "../../lib/core/log.ts";
+import type { LogView } from "../../lib/core/log.ts";
+import { readLog } from "../../lib/core/logReader.ts";
 import { RUN_STATUSES, restingStatus } from "../../lib/core/status.ts";
 import { decodeEvent } from "../../lib/core/storedEvents.ts";
 import { fromAnchor, tailBoundary } from "../../lib/core/tail.ts";

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
-import { LogReader, readLog } from "../../lib/core/log.ts";
+import { LogReader, readLog } from "../../lib/core/logReader.ts";
 import { finalOutput } from "../../lib/core/messages.ts";
 import { restingStatus } from "../../lib/core/status.ts";
 import { stamp } from "../../lib/core/storedEvents.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
-import { LogReader, readLog } from "../../lib/core/log.ts";
+import { LogReader, readLog } from "../../lib/core/logReader.ts";
 import { MessageBuilder, toMessages } from "../../lib/core/messageBuilder.ts";
 import { INTERRUPTED_TOOL_RESULT } from "../../lib/core/messages.ts";
 import { stamp } from "../../lib/core/storedEvents.ts";

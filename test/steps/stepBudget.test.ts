@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NewEvent } from "../../lib/core/events.ts";
-import { readLog } from "../../lib/core/log.ts";
+import { readLog } from "../../lib/core/logReader.ts";
 import { stamp } from "../../lib/core/storedEvents.ts";
 import type { NextAction } from "../../lib/ports/runtime.ts";
 import { STEPS_PER_EXECUTION, withinBudget } from "../../lib/steps/stepBudget.ts";
