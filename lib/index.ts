@@ -108,22 +108,24 @@ export {
   UnauthorizedError,
   UnknownModelError,
 } from "./core/errors.ts";
+export { SCHEMA_VERSION } from "./core/eventEnvelope.ts";
 export {
-  type BudgetExhausted,
-  type CancelledEvent,
-  type EventOf,
-  type EventType,
   KNOWN_STOPS,
   type KnownStop,
-  type ModelResponse,
   type ResumeKind,
-  type RunEvent,
-  type RunStarted,
-  SCHEMA_VERSION,
   type ToolCall,
-  type ToolDecided,
-  type ToolResult,
   type Usage,
+} from "./core/eventFields.ts";
+export type {
+  BudgetExhausted,
+  CancelledEvent,
+  EventOf,
+  EventType,
+  ModelResponse,
+  RunEvent,
+  RunStarted,
+  ToolDecided,
+  ToolResult,
 } from "./core/events.ts";
 export {
   LIFECYCLE_SCHEMAS,

@@ -7,7 +7,8 @@
 import { writeSync } from "node:fs";
 import { join } from "node:path";
 import { openLocal } from "../../lib/api/local.ts";
-import { type RunEvent, stamp } from "../../lib/core/events.ts";
+import type { RunEvent } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { connectStore } from "../../lib/runtime/store.ts";
 import { median, now } from "./measure.ts";
 import { callId, TOOL_NAME, toolArgs, toolResult, USER_INPUT } from "./workload.ts";

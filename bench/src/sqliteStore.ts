@@ -15,7 +15,8 @@ import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import type { Durability } from "../../lib/adapters/sqlite/connection.ts";
 import { SqliteEventStore, sqliteFile } from "../../lib/adapters/sqlite/sqliteEventStore.ts";
-import { type RunEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
+import type { RunEvent, RunStarted } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const arg = (name: string, fallback: number) => {

@@ -1,4 +1,4 @@
-import { canonicalValue } from "../core/events.ts";
+import { canonicalValue } from "../core/canonicalJson.ts";
 import type { RecordedCall, Recording } from "../core/replay.ts";
 import type { Tool } from "../ports/tool.ts";
 import type { AgentFactory } from "./registry.ts";

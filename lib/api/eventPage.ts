@@ -1,5 +1,6 @@
+import { canonicalJson } from "../core/canonicalJson.ts";
 import { InvalidInputError } from "../core/errors.ts";
-import { canonicalJson, type RunEvent } from "../core/events.ts";
+import type { RunEvent } from "../core/events.ts";
 import { utf8Prefix } from "../core/utf8.ts";
 import { EVENT_PREVIEW_BYTES, type EventSummary, type PageEntry } from "../ports/eventStore.ts";
 

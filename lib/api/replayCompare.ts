@@ -1,7 +1,8 @@
 import { figuresOf, type PriceTable } from "../core/budget.ts";
+import { canonicalValue } from "../core/canonicalJson.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { canonicalValue, type RunEvent } from "../core/events.ts";
-import { readLog } from "../core/log.ts";
+import type { RunEvent } from "../core/events.ts";
+import { readLog } from "../core/logReader.ts";
 import { toolCallsOf } from "../core/replay.ts";
 import { type Difference, differencesOf, type RunSummary } from "../core/replayDiff.ts";
 import type { RunReads } from "./runReads.ts";

@@ -5,7 +5,7 @@
  */
 import type { Limits } from "../core/budget.ts";
 import type { NotResumable } from "../core/classify.ts";
-import type { ResumeKind } from "../core/events.ts";
+import type { ResumeKind } from "../core/eventFields.ts";
 import type { Metadata } from "../core/metadata.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
 import type { Owner } from "../core/principal.ts";

@@ -6,7 +6,7 @@
  */
 import { checkLimits, type Limits } from "../core/budget.ts";
 import { InvalidInputError } from "../core/errors.ts";
-import { IdempotencyKeySchema } from "../core/events.ts";
+import { IdempotencyKeySchema } from "../core/eventFields.ts";
 import { validateRunId } from "../core/ids.ts";
 import { checkMetadata } from "../core/metadata.ts";
 import { checkModelSettings, type ModelSettings } from "../core/modelSettings.ts";

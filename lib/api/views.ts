@@ -1,4 +1,4 @@
-import type { ResumeKind, ToolCall } from "../core/events.ts";
+import type { ResumeKind, ToolCall } from "../core/eventFields.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import type { RunOutcome } from "../steps/finish.ts";
 import type { ResumeResult } from "../steps/resume.ts";

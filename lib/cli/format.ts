@@ -1,5 +1,5 @@
+import { assertNever } from "../core/assertNever.ts";
 import type { RunEvent } from "../core/events.ts";
-import { assertNever } from "../core/log.ts";
 import { describeSettings, type ModelSettings } from "../core/modelSettings.ts";
 import { clip } from "./terminal.ts";
 

@@ -28,7 +28,8 @@ export {
   TooManyRunsError,
   UnauthorizedError,
 } from "../core/errors.ts";
-export type { ResumeKind, RunEvent, ToolCall } from "../core/events.ts";
+export type { ResumeKind, ToolCall } from "../core/eventFields.ts";
+export type { RunEvent } from "../core/events.ts";
 export type { LifecycleEvent, LifecycleType } from "../core/lifecycleSchemas.ts";
 export type { Difference, DifferenceKind } from "../core/replayDiff.ts";
 export type { RunStatus } from "../core/status.ts";

@@ -1,4 +1,4 @@
-import type { ToolCall } from "./events.ts";
+import type { ToolCall } from "./eventFields.ts";
 import type { LogFacts } from "./log.ts";
 
 /** A call waiting for approval whose approval expires, and when (epoch ms). */

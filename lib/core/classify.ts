@@ -1,13 +1,8 @@
-import type { ResumeKind, RunEvent, ToolCall, Transferred } from "./events.ts";
-import {
-  assertNever,
-  isCleared,
-  type LogFacts,
-  type LogStart,
-  readLog,
-  type ToolBatch,
-  unanswered,
-} from "./log.ts";
+import { assertNever } from "./assertNever.ts";
+import type { ResumeKind, ToolCall } from "./eventFields.ts";
+import type { RunEvent, Transferred } from "./events.ts";
+import { isCleared, type LogFacts, type LogStart, type ToolBatch, unanswered } from "./log.ts";
+import { readLog } from "./logReader.ts";
 
 /** Why a log cannot be resumed as it stands. */
 export type NotResumableReason =

@@ -1,4 +1,6 @@
-import { type EventOf, RESUMED_BY, type RunEvent, type RunStarted } from "./events.ts";
+import { assertNever } from "./assertNever.ts";
+import { RESUMED_BY } from "./controlEvents.ts";
+import type { EventOf, RunEvent, RunStarted } from "./events.ts";
 import {
   LIFECYCLE_SOURCE,
   LIFECYCLE_VERSION,
@@ -6,7 +8,6 @@ import {
   type LifecycleEvent,
   type LifecycleType,
 } from "./lifecycleSchemas.ts";
-import { assertNever } from "./log.ts";
 import { notRedrivableWhy } from "./redrive.ts";
 import type { RunStatus } from "./status.ts";
 import { forkParentOf } from "./subagents.ts";

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { OwnerSchema, ToolCallSchema } from "./events.ts";
+import { OwnerSchema, ToolCallSchema } from "./eventFields.ts";
 import { MetadataSchema } from "./metadata.ts";
 import { RUN_STATUSES, type RunStatus } from "./status.ts";
 

@@ -1,4 +1,5 @@
-import type { RunEvent, ToolCall } from "./events.ts";
+import type { ToolCall } from "./eventFields.ts";
+import type { RunEvent } from "./events.ts";
 import {
   type ChatMessage,
   CONTINUE_RESPONSE_NOTE,

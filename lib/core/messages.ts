@@ -1,4 +1,6 @@
-import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT, type RunEvent, type ToolCall } from "./events.ts";
+import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT } from "./controlEvents.ts";
+import type { ToolCall } from "./eventFields.ts";
+import type { RunEvent } from "./events.ts";
 import type { JsonValue } from "./structuredOutput.ts";
 
 /** A provider-neutral chat message; adapters translate these to their wire format. */

@@ -1,4 +1,5 @@
-import { type EventOf, RESUMED_BY, type RunEvent } from "./events.ts";
+import { RESUMED_BY } from "./controlEvents.ts";
+import type { EventOf, RunEvent } from "./events.ts";
 import type { LogFacts } from "./log.ts";
 
 export type ModelFailed = EventOf<"model_failed">;

@@ -1,4 +1,6 @@
-import { canonicalValue, type RunEvent, type Usage } from "./events.ts";
+import { canonicalValue } from "./canonicalJson.ts";
+import type { Usage } from "./eventFields.ts";
+import type { RunEvent } from "./events.ts";
 
 /**
  * A recorded run as a regression test (docs/guides/replay.md): what its model said, turn by turn,

@@ -1,5 +1,6 @@
+import { canonicalValue } from "./canonicalJson.ts";
 import { IdTakenError } from "./errors.ts";
-import { canonicalValue, type RunEvent, type RunStarted } from "./events.ts";
+import type { RunEvent, RunStarted } from "./events.ts";
 import { ownerScope } from "./principal.ts";
 
 const quoted = (text: string) => {

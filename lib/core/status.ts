@@ -1,6 +1,7 @@
 import type { Classification, NotResumable } from "./classify.ts";
 import type { RunEvent } from "./events.ts";
-import { type LogFacts, type LogStart, readLog } from "./log.ts";
+import type { LogFacts, LogStart } from "./log.ts";
+import { readLog } from "./logReader.ts";
 
 /**
  * A run's status. `running` comes from a live lease; every other status is

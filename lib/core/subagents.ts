@@ -3,8 +3,10 @@
  * result. Pure: the child's id, what its log says about its ending, what its parent is told.
  */
 import { classifyFacts } from "./classify.ts";
-import type { CallParent, ForkParent, RunStarted } from "./events.ts";
-import { factsOf, type LogView } from "./log.ts";
+import type { CallParent, ForkParent } from "./eventFields.ts";
+import type { RunStarted } from "./events.ts";
+import type { LogView } from "./log.ts";
+import { factsOf } from "./logReader.ts";
 import { finalOutput } from "./messages.ts";
 
 /** The longest run id (lib/core/ids.ts). */

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { ToolCall } from "./events.ts";
+import type { ToolCall } from "./eventFields.ts";
 import { type ToolSpec, toolSpec } from "./toolSpecs.ts";
 
 // Transfers: an agent handing the conversation to another agent (the user-facing option is

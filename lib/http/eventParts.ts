@@ -1,4 +1,5 @@
-import { canonicalJson, type RunEvent } from "../core/events.ts";
+import { canonicalJson } from "../core/canonicalJson.ts";
+import type { RunEvent } from "../core/events.ts";
 import { invalidInput } from "./errors.ts";
 import { PART_BYTES } from "./limits.ts";
 

@@ -1,4 +1,4 @@
-import type { ToolCall, Usage } from "../core/events.ts";
+import type { ToolCall, Usage } from "../core/eventFields.ts";
 import type { ChatMessage } from "../core/messages.ts";
 import type { ModelSettingName, ModelSettings } from "../core/modelSettings.ts";
 import type { OutputFormat } from "../core/structuredOutput.ts";

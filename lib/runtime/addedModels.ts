@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { errorMessage, ModelRejectedError, RunlogError } from "../core/errors.ts";
-import { ToolCallSchema, UsageSchema } from "../core/events.ts";
+import { ToolCallSchema, UsageSchema } from "../core/eventFields.ts";
 import { MODEL_SETTING_NAMES, type ModelSettingName } from "../core/modelSettings.ts";
 import type { Model, ModelFactory, ModelReply } from "../ports/model.ts";
 

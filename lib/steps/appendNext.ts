@@ -1,6 +1,7 @@
 import { ConflictError, RunCancelledError, StaleError } from "../core/errors.ts";
-import { type NewEvent, type RunEvent, stamp } from "../core/events.ts";
+import type { NewEvent, RunEvent } from "../core/events.ts";
 import type { LogFacts, LogView } from "../core/log.ts";
+import { stamp } from "../core/storedEvents.ts";
 import type { StepDeps } from "./deps.ts";
 
 /** What a writer decided on a view of the log: append this event, or the work is already there. */

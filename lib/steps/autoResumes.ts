@@ -1,4 +1,4 @@
-import { RESUMED_BY } from "../core/events.ts";
+import { RESUMED_BY } from "../core/controlEvents.ts";
 import type { AutoResumes } from "../ports/eventStore.ts";
 
 /**

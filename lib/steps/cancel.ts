@@ -2,7 +2,7 @@ import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError } from "../core/errors.ts";
 import type { CancelledEvent, RunEvent } from "../core/events.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
-import { readLog } from "../core/log.ts";
+import { readLog } from "../core/logReader.ts";
 import type { ControlDeps } from "./deps.ts";
 import { loadRun } from "./logReads.ts";
 import { expireRun } from "./retention.ts";

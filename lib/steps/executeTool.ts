@@ -1,5 +1,5 @@
 import { errorMessage, McpUnavailableError } from "../core/errors.ts";
-import type { ToolCall } from "../core/events.ts";
+import type { ToolCall } from "../core/eventFields.ts";
 import { stoppedToolResult, timedOutToolResult } from "../core/messages.ts";
 import { issuesText } from "../core/structuredOutput.ts";
 import type { Agent, Tool } from "../ports/tool.ts";

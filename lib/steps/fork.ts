@@ -1,9 +1,11 @@
+import { RESUMED_BY } from "../core/controlEvents.ts";
 import { ConflictError, IdempotencyKeyReusedError, IdTakenError, InvalidInputError } from "../core/errors.ts";
-import { RESUMED_BY, type RunStarted, stamp } from "../core/events.ts";
+import type { RunStarted } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
-import { readLog } from "../core/log.ts";
+import { readLog } from "../core/logReader.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
 import { restingStatus } from "../core/status.ts";
+import { stamp } from "../core/storedEvents.ts";
 import { MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";

@@ -1,6 +1,7 @@
+import { canonicalJson } from "../core/canonicalJson.ts";
 import { forEachConcurrently } from "../core/concurrency.ts";
 import { ConflictError, IdTakenError } from "../core/errors.ts";
-import { canonicalJson, type RunEvent, type RunStarted } from "../core/events.ts";
+import type { RunEvent, RunStarted } from "../core/events.ts";
 import { assertSameStart } from "../core/sameStart.ts";
 import type { EventStore } from "../ports/eventStore.ts";
 

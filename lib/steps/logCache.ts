@@ -1,5 +1,6 @@
 import type { RunEvent } from "../core/events.ts";
-import { type LogFacts, LogReader, readLog } from "../core/log.ts";
+import type { LogFacts } from "../core/log.ts";
+import { LogReader, readLog } from "../core/logReader.ts";
 import { MessageBuilder, toMessages } from "../core/messageBuilder.ts";
 import type { ChatMessage } from "../core/messages.ts";
 import type { EventStore } from "../ports/eventStore.ts";

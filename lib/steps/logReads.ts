@@ -1,6 +1,7 @@
 import { NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
-import { factsOf, type LogFacts, type LogView } from "../core/log.ts";
+import type { LogFacts, LogView } from "../core/log.ts";
+import { factsOf } from "../core/logReader.ts";
 import { fromAnchor, tailBoundary } from "../core/tail.ts";
 import type { StepDeps } from "./deps.ts";
 

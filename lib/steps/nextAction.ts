@@ -1,5 +1,5 @@
+import { assertNever } from "../core/assertNever.ts";
 import type { Classification } from "../core/classify.ts";
-import { assertNever } from "../core/log.ts";
 import type { NextAction } from "../ports/runtime.ts";
 
 /**

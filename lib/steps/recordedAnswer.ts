@@ -1,5 +1,7 @@
+import { canonicalValue } from "../core/canonicalJson.ts";
 import { NotFoundError } from "../core/errors.ts";
-import { canonicalValue, type RunEvent, type ToolCall } from "../core/events.ts";
+import type { ToolCall } from "../core/eventFields.ts";
+import type { RunEvent } from "../core/events.ts";
 import { ownerScope } from "../core/principal.ts";
 import { type RecordedCall, recordedCallsOf } from "../core/replay.ts";
 import type { Tool } from "../ports/tool.ts";

@@ -1,5 +1,6 @@
 import { InvalidInputError, StaleError } from "../core/errors.ts";
-import type { NewEvent, ToolCall, ToolResult, Transferred } from "../core/events.ts";
+import type { ToolCall } from "../core/eventFields.ts";
+import type { NewEvent, ToolResult, Transferred } from "../core/events.ts";
 import { isCleared } from "../core/log.ts";
 import { INTERRUPTED_TOOL_RESULT, rejectedToolResult } from "../core/messages.ts";
 import { transferToolName } from "../core/transfers.ts";

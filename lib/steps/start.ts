@@ -1,10 +1,11 @@
 import { agentLimits, assertPriced, checkLimits, type Limits, startLimits } from "../core/budget.ts";
 import { InvalidInputError, TooManyRunsError } from "../core/errors.ts";
-import { type CallParent, stamp } from "../core/events.ts";
+import type { CallParent } from "../core/eventFields.ts";
 import { validateRunId } from "../core/ids.ts";
 import { checkMetadata, type Metadata } from "../core/metadata.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
 import { type Owner, ownerScope } from "../core/principal.ts";
+import { stamp } from "../core/storedEvents.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";

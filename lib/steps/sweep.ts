@@ -4,7 +4,7 @@
  */
 import { forEachConcurrently } from "../core/concurrency.ts";
 import { errorMessage } from "../core/errors.ts";
-import type { ResumeKind } from "../core/events.ts";
+import type { ResumeKind } from "../core/eventFields.ts";
 import type { RunStatus } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import type { ControlDeps } from "./deps.ts";

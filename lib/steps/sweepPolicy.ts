@@ -2,7 +2,7 @@
  * What a sweep is asked and what it answers for one run: its options, their defaults, and the
  * outcome of one candidate (lib/steps/sweep.ts goes through the candidates, sweepCandidate.ts judges one).
  */
-import type { ResumeKind } from "../core/events.ts";
+import type { ResumeKind } from "../core/eventFields.ts";
 import type { RunStatus } from "../core/status.ts";
 
 /** How a sweep chooses the runs it resumes, and how often it resumes one. */

@@ -1,5 +1,6 @@
 import { errorMessage, NotFoundError } from "../core/errors.ts";
-import type { NewEvent, ToolCall } from "../core/events.ts";
+import type { ToolCall } from "../core/eventFields.ts";
+import type { NewEvent } from "../core/events.ts";
 import type { ToolBatch } from "../core/log.ts";
 import { issuesText } from "../core/structuredOutput.ts";
 import type { ToolSpec } from "../core/toolSpecs.ts";

@@ -3,9 +3,10 @@ import { SqliteEventStore } from "../../lib/adapters/sqlite/sqliteEventStore.ts"
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
-import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
-import { LogReader } from "../../lib/core/log.ts";
+import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
+import { LogReader } from "../../lib/core/logReader.ts";
 import { MessageBuilder } from "../../lib/core/messageBuilder.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";

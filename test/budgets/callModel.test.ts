@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentRegistry } from "../../lib/agents/registry.ts";
-import { type NewEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
+import type { NewEvent, RunStarted } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ModelResolver } from "../../lib/ports/model.ts";
 import { callModel } from "../../lib/steps/callModel.ts";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HandlerName } from "../../cdk/runlogFunction.ts";
-import { stamp } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { useFunctionEnvironment } from "../functions/support.ts";
 import { bundleFile, bundleOf, HANDLERS, localOnlySources, type Synthesized, synthesize } from "./synth.ts";
 

@@ -13,7 +13,7 @@ import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.t
 import { ensureTable } from "../../lib/adapters/dynamodb/table.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { main } from "../../lib/cli/main.ts";
-import { stamp } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { cleanup, tempDataDir } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
 

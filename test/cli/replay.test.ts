@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayCommand } from "../../lib/cli/replay.ts";
-import { canonicalJson, type RunEvent } from "../../lib/core/events.ts";
+import { canonicalJson } from "../../lib/core/canonicalJson.ts";
+import type { RunEvent } from "../../lib/core/events.ts";
 import { readConfig } from "../../lib/runtime/readConfig.ts";
 import {
   cleanup,

@@ -6,7 +6,7 @@ import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.t
 import { ensureTable } from "../../lib/adapters/dynamodb/table.ts";
 import { executionArn, executionName } from "../../lib/adapters/stepfunctions/executionName.ts";
 import { openLocal } from "../../lib/api/local.ts";
-import { stamp } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { leaseMsFor } from "../../lib/workflow/timeouts.ts";
 import { cleanup, ROOT, spawnNode, tempDataDir, testEnv } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";

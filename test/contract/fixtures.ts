@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { type RunEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
+import type { RunEvent, RunStarted } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import type { EventStore, ListOptions, RunHead } from "../../lib/ports/eventStore.ts";
 
 /** A store under test plus raw access to what it stored, to break it on purpose. */

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../lib/core/canonicalJson.ts";
 import { CorruptEventError, InvalidInputError } from "../../lib/core/errors.ts";
-import { canonicalJson, type RunEvent } from "../../lib/core/events.ts";
+import type { RunEvent } from "../../lib/core/events.ts";
 import { EVENT_PREVIEW_BYTES, type EventPage, type PageEntry } from "../../lib/ports/eventStore.ts";
 import { type ContractStore, message, started } from "./fixtures.ts";
 

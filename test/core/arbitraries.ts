@@ -1,6 +1,6 @@
 import fc from "fast-check";
+import { KNOWN_STOPS } from "../../lib/core/eventFields.ts";
 import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
-import { KNOWN_STOPS } from "../../lib/core/events.ts";
 import { call, LogBuilder } from "./logBuilder.ts";
 
 const POOL = ["a", "b", "c"];

@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
-import { decodeEvent, decodeStoredEvent } from "../../lib/core/events.ts";
-import { readLog } from "../../lib/core/log.ts";
+import { readLog } from "../../lib/core/logReader.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { finalOutput } from "../../lib/core/messages.ts";
+import { decodeEvent, decodeStoredEvent } from "../../lib/core/storedEvents.ts";
 
 // Frozen logs as stored by schema v1. Never edit them: a change that breaks one breaks stored runs.
 const V1 = new URL("../fixtures/events/v1/", import.meta.url);

@@ -1,5 +1,6 @@
-import type { NewEvent, ResumeKind, RunEvent, ToolCall } from "../../lib/core/events.ts";
-import { stamp } from "../../lib/core/events.ts";
+import type { ResumeKind, ToolCall } from "../../lib/core/eventFields.ts";
+import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 
 const AT = new Date("2025-01-01T00:00:00.000Z");
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeEvent, type RunEvent } from "../../lib/core/events.ts";
+import type { RunEvent } from "../../lib/core/events.ts";
 import { MessageBuilder } from "../../lib/core/messageBuilder.ts";
 import {
   type ChatMessage,
@@ -10,6 +10,7 @@ import {
   RETRY_RESPONSE_NOTE,
   UNDECIDED_TOOL_RESULT,
 } from "../../lib/core/messages.ts";
+import { decodeEvent } from "../../lib/core/storedEvents.ts";
 import { anyLog, conversationLog, validLog } from "./arbitraries.ts";
 import { call, log } from "./logBuilder.ts";
 import { referenceMessages } from "./messagesOracle.ts";

@@ -1,4 +1,5 @@
-import type { RunEvent, ToolCall } from "../../lib/core/events.ts";
+import type { ToolCall } from "../../lib/core/eventFields.ts";
+import type { RunEvent } from "../../lib/core/events.ts";
 import {
   type ChatMessage,
   CONTINUE_RESPONSE_NOTE,

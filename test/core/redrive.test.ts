@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
-import { readLog } from "../../lib/core/log.ts";
+import { readLog } from "../../lib/core/logReader.ts";
 import { redrivable, redriveStreakBoundary, redrivesInStreak } from "../../lib/core/redrive.ts";
 import { LogBuilder } from "./logBuilder.ts";
 

@@ -1,10 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
-import { type RunEvent, stamp } from "../../lib/core/events.ts";
-import { LogReader, readLog } from "../../lib/core/log.ts";
+import type { RunEvent } from "../../lib/core/events.ts";
+import { LogReader, readLog } from "../../lib/core/logReader.ts";
 import { finalOutput } from "../../lib/core/messages.ts";
 import { restingStatus } from "../../lib/core/status.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { fromAnchor, isAnchor, tailBoundary } from "../../lib/core/tail.ts";
 import { lifecycleLog } from "../reliability/support/lifecycleLog.ts";
 import { anyLog, validLog } from "./arbitraries.ts";

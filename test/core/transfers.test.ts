@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
-import { readLog } from "../../lib/core/log.ts";
+import { readLog } from "../../lib/core/logReader.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { fromAnchor } from "../../lib/core/tail.ts";
 import {

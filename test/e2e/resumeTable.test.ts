@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { stamp } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import {
   cleanup,
   events,

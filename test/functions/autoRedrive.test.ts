@@ -1,7 +1,7 @@
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { stamp } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { NAMES } from "../../lib/runtime/config.ts";
 import { started } from "../contract/fixtures.ts";
 import { handlers } from "./handlers.ts";

@@ -8,7 +8,7 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { awsDeps } from "../../functions/deps.ts";
-import { stamp } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { cancelRun } from "../../lib/steps/cancel.ts";
 import { createFakeOpenAI, stalledStream } from "../helpers/fakeOpenAI.ts";
 import { asFunction } from "../support/iam/recorder.ts";

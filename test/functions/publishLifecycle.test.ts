@@ -1,7 +1,8 @@
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type NewEvent, type RunStarted, stamp } from "../../lib/core/events.ts";
+import type { NewEvent, RunStarted } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { handlers } from "./handlers.ts";
 import { useFunctionEnvironment } from "./support.ts";
 

@@ -1,7 +1,8 @@
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type NewEvent, stamp } from "../../lib/core/events.ts";
+import type { NewEvent } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import { started } from "../contract/fixtures.ts";
 import { handlers } from "./handlers.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeEvent } from "../../lib/cli/format.ts";
-import { stamp } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { eventItem } from "../../lib/http/viewer/eventItem.ts";
 
 const saved = stamp({ type: "response_progress", text: "Once upon <b>a time</b>" }, 2, new Date(0), 1);

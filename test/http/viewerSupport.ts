@@ -1,6 +1,8 @@
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
-import { canonicalJson, type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
+import { canonicalJson } from "../../lib/core/canonicalJson.ts";
+import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
 import type { RunStatus } from "../../lib/core/status.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { type AppOptions, createApp } from "../../lib/http/app.ts";
 import { RESPONSE_MAX_BYTES } from "../../lib/http/limits.ts";
 import { FOLD_CHARS } from "../../lib/http/viewer/fold.ts";

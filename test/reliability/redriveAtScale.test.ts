@@ -2,7 +2,8 @@ import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from "@aws
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
-import { type RunStarted, stamp } from "../../lib/core/events.ts";
+import type { RunStarted } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { redrive } from "../../lib/steps/redrive.ts";
 import { type Fleet, HOUR, perThousandCandidates, STATE_MACHINE_ARN, startFleet } from "./support/fleet.ts";
 import { tally } from "./support/tally.ts";

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { SqliteEventStore } from "../../lib/adapters/sqlite/sqliteEventStore.ts";
-import { type RunStarted, stamp } from "../../lib/core/events.ts";
+import type { RunStarted } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
 import { connectStore } from "../support/store.ts";
 

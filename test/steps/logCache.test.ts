@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
-import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
-import { LogReader, readLog } from "../../lib/core/log.ts";
+import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
+import { LogReader, readLog } from "../../lib/core/logReader.ts";
 import { MessageBuilder, toMessages } from "../../lib/core/messageBuilder.ts";
 import { INTERRUPTED_TOOL_RESULT } from "../../lib/core/messages.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import { LogCache } from "../../lib/steps/logCache.ts";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineAgent } from "../../lib/agents/defineAgent.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { classify } from "../../lib/core/classify.ts";
-import { stamp } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { Model, ModelReply, ModelRequest } from "../../lib/ports/model.ts";
 import { callModel } from "../../lib/steps/callModel.ts";

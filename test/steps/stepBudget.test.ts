@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type NewEvent, stamp } from "../../lib/core/events.ts";
-import { readLog } from "../../lib/core/log.ts";
+import type { NewEvent } from "../../lib/core/events.ts";
+import { readLog } from "../../lib/core/logReader.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import type { NextAction } from "../../lib/ports/runtime.ts";
 import { STEPS_PER_EXECUTION, withinBudget } from "../../lib/steps/stepBudget.ts";
 import { WORST_MODEL_STEP, WORST_TOOL_STEP, worstHistory } from "../support/longRun.ts";

@@ -1,7 +1,8 @@
 import { rmSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
-import { type RunStarted, stamp } from "../../lib/core/events.ts";
+import type { RunStarted } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput, Orchestrator } from "../../lib/ports/runtime.ts";
 import { modelResolver } from "../../lib/runtime/models.ts";

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { agentRegistry } from "../../lib/agents/registry.ts";
-import { type NewEvent, type RunEvent, stamp } from "../../lib/core/events.ts";
+import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import type { AutoResumes, EventStore } from "../../lib/ports/eventStore.ts";
 import type { ExecutionInput } from "../../lib/ports/runtime.ts";
 import type { ControlDeps } from "../../lib/steps/deps.ts";

@@ -4,7 +4,8 @@
  */
 import type { StoreContext } from "../../../lib/adapters/dynamodb/context.ts";
 import { encodeEventItem } from "../../../lib/adapters/dynamodb/payloads.ts";
-import { type NewEvent, stamp } from "../../../lib/core/events.ts";
+import type { NewEvent } from "../../../lib/core/events.ts";
+import { stamp } from "../../../lib/core/storedEvents.ts";
 import { callId, TOOL_NAME, toolArgs, toolResult } from "../workload.ts";
 import { dynamoItemBytes } from "./turnCost.ts";
 

@@ -1,6 +1,6 @@
 import type { ConverseStreamOutput } from "@aws-sdk/client-bedrock-runtime";
 import { ModelUnavailableError } from "../../core/errors.ts";
-import type { ToolCall, Usage } from "../../core/events.ts";
+import type { ToolCall, Usage } from "../../core/eventFields.ts";
 import type { ModelReply } from "../../ports/model.ts";
 import { stopFor } from "./stop.ts";
 

@@ -5,7 +5,7 @@ import type {
   Message,
   Tool,
 } from "@aws-sdk/client-bedrock-runtime";
-import type { ToolCall } from "../../core/events.ts";
+import type { ToolCall } from "../../core/eventFields.ts";
 import type { ChatMessage } from "../../core/messages.ts";
 import { outputInstruction } from "../../core/structuredOutput.ts";
 import type { ModelRequest, ToolSpec } from "../../ports/model.ts";

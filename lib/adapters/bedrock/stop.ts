@@ -1,4 +1,4 @@
-import type { KnownStop } from "../../core/events.ts";
+import type { KnownStop } from "../../core/eventFields.ts";
 
 /**
  * runlog's stop word for Converse's `stopReason`. A tool_use turn without a complete call, or an

@@ -1,5 +1,7 @@
+import { canonicalJson } from "../../core/canonicalJson.ts";
 import { CorruptEventError, errorMessage, InvalidInputError } from "../../core/errors.ts";
-import { canonicalJson, decodeStoredEvent, type RunEvent } from "../../core/events.ts";
+import type { RunEvent } from "../../core/events.ts";
+import { decodeStoredEvent } from "../../core/storedEvents.ts";
 import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
 import { decodeBody, type Encoding, encodeBody } from "./compression.ts";
 

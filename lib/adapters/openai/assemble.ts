@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { ModelUnavailableError } from "../../core/errors.ts";
-import type { ToolCall, Usage } from "../../core/events.ts";
+import type { ToolCall, Usage } from "../../core/eventFields.ts";
 import type { ModelReply } from "../../ports/model.ts";
 import { stopFor } from "./stop.ts";
 

@@ -1,4 +1,4 @@
-import type { KnownStop } from "../../core/events.ts";
+import type { KnownStop } from "../../core/eventFields.ts";
 
 /** What the stream said about how the response ended. */
 export interface Ending {

@@ -1,5 +1,5 @@
 import { InvalidInputError, ModelRejectedError, ModelUnavailableError } from "../../core/errors.ts";
-import type { ToolCall } from "../../core/events.ts";
+import type { ToolCall } from "../../core/eventFields.ts";
 import { MODEL_SETTING_NAMES } from "../../core/modelSettings.ts";
 import type { Model, ModelReply, ModelRequest } from "../../ports/model.ts";
 import { stopOrDeadline } from "../abort.ts";

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import * as z from "zod";
 import { errorMessage, InvalidInputError } from "../../core/errors.ts";
-import { type Usage, UsageSchema } from "../../core/events.ts";
+import { type Usage, UsageSchema } from "../../core/eventFields.ts";
 import type { RunScript } from "../../core/replay.ts";
 import { jsonErrorAt } from "./jsonPosition.ts";
 import { isPlainScript } from "./plainScript.ts";

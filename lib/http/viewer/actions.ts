@@ -1,5 +1,5 @@
 import type { ResumePointAnswer } from "../../api/runlog.ts";
-import type { ToolCall } from "../../core/events.ts";
+import type { ToolCall } from "../../core/eventFields.ts";
 import type { RunStatus } from "../../core/status.ts";
 import { callLink } from "./eventItem.ts";
 import { clipped } from "./fold.ts";

@@ -1,6 +1,7 @@
 import type { TruncatedEvent } from "../../api/eventPage.ts";
-import type { EventOf, RunEvent, ToolCall } from "../../core/events.ts";
-import { assertNever } from "../../core/log.ts";
+import { assertNever } from "../../core/assertNever.ts";
+import type { ToolCall } from "../../core/eventFields.ts";
+import type { EventOf, RunEvent } from "../../core/events.ts";
 import { clipped, PREVIEW_CHARS, payload } from "./fold.ts";
 import { type Html, html, runHref, segment } from "./html.ts";
 

@@ -1,5 +1,5 @@
+import { assertNever } from "../../core/assertNever.ts";
 import { classifyFacts } from "../../core/classify.ts";
-import { assertNever } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";
 import { copyEvents } from "../forkCopy.ts";
 import { leaseFor } from "../lease.ts";

@@ -1,6 +1,7 @@
+import { assertNever } from "../../core/assertNever.ts";
+import { RESUMED_BY } from "../../core/controlEvents.ts";
 import { LeaseHeldError, RunCancelledError, StaleError } from "../../core/errors.ts";
-import { RESUMED_BY } from "../../core/events.ts";
-import { assertNever, type LogFacts, type LogView } from "../../core/log.ts";
+import type { LogFacts, LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";
 import { readTail, viewFacts } from "../logReads.ts";
 import { completeGeneration } from "./complete.ts";

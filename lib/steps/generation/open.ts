@@ -1,4 +1,4 @@
-import { assertNever } from "../../core/log.ts";
+import { assertNever } from "../../core/assertNever.ts";
 import type { ControlDeps } from "../deps.ts";
 import { create } from "./create.ts";
 import { move } from "./move.ts";

@@ -1,7 +1,11 @@
+import { canonicalValue } from "../../core/canonicalJson.ts";
 import { classifyFacts } from "../../core/classify.ts";
+import { RESUMED_BY } from "../../core/controlEvents.ts";
 import { NotFoundError } from "../../core/errors.ts";
-import { canonicalValue, RESUMED_BY, type ResumeKind, type RunEvent } from "../../core/events.ts";
-import { type LogFacts, type LogView, readLog } from "../../core/log.ts";
+import type { ResumeKind } from "../../core/eventFields.ts";
+import type { RunEvent } from "../../core/events.ts";
+import type { LogFacts, LogView } from "../../core/log.ts";
+import { readLog } from "../../core/logReader.ts";
 import type { NextAction } from "../../ports/runtime.ts";
 import type { StepDeps } from "../deps.ts";
 import { nextAction } from "../nextAction.ts";

@@ -1,7 +1,9 @@
+import { assertNever } from "../../core/assertNever.ts";
 import type { Limits } from "../../core/budget.ts";
 import type { NotResumable, ResumePoint } from "../../core/classify.ts";
-import { RESUMED_BY, type ResumeKind, type RunEvent, type RunStarted } from "../../core/events.ts";
-import { assertNever } from "../../core/log.ts";
+import { RESUMED_BY } from "../../core/controlEvents.ts";
+import type { ResumeKind } from "../../core/eventFields.ts";
+import type { RunEvent, RunStarted } from "../../core/events.ts";
 import type { ModelSettings } from "../../core/modelSettings.ts";
 
 /** The authenticated caller behind a person's opening, and whom it said it acted for: both go on the `resumed`. */

@@ -1,6 +1,6 @@
+import { assertNever } from "../../core/assertNever.ts";
 import type { NotResumable } from "../../core/classify.ts";
-import type { ResumeKind } from "../../core/events.ts";
-import { assertNever } from "../../core/log.ts";
+import type { ResumeKind } from "../../core/eventFields.ts";
 import type { Outcome } from "./opening.ts";
 
 /** What a resume (and everything answered like one) tells its caller. */

@@ -1,6 +1,7 @@
 import { classifyFacts } from "../../core/classify.ts";
+import { RESUMED_BY } from "../../core/controlEvents.ts";
 import { benignReason } from "../../core/errors.ts";
-import { RESUMED_BY, type RunEvent } from "../../core/events.ts";
+import type { RunEvent } from "../../core/events.ts";
 import type { LogView } from "../../core/log.ts";
 import { type ChildAnswer, callParentOf, childAnswer } from "../../core/subagents.ts";
 import type { ControlDeps } from "../deps.ts";

@@ -1,4 +1,5 @@
-import type { RunEvent, ToolCall, ToolResult } from "../../core/events.ts";
+import type { ToolCall } from "../../core/eventFields.ts";
+import type { RunEvent, ToolResult } from "../../core/events.ts";
 import { childRunId } from "../../core/subagents.ts";
 import type { Tool } from "../../ports/tool.ts";
 import type { StepDeps, StepInput } from "../deps.ts";

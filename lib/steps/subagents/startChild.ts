@@ -1,5 +1,6 @@
 import { IdTakenError, PermanentError } from "../../core/errors.ts";
-import type { RunEvent, ToolCall } from "../../core/events.ts";
+import type { ToolCall } from "../../core/eventFields.ts";
+import type { RunEvent } from "../../core/events.ts";
 import { type ChildAnswer, childRunId } from "../../core/subagents.ts";
 import type { ControlDeps } from "../deps.ts";
 import { startRun } from "../start.ts";

@@ -8,8 +8,10 @@ import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStor
 import { encodeEventItem, INLINE_MAX_BYTES } from "../../../lib/adapters/dynamodb/payloads.ts";
 import { encodeBody } from "../../../lib/adapters/encoding/compression.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
+import { canonicalJson } from "../../../lib/core/canonicalJson.ts";
 import { ConflictError, CorruptEventError, InvalidInputError } from "../../../lib/core/errors.ts";
-import { canonicalJson, type RunEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
+import type { RunEvent, RunStarted } from "../../../lib/core/events.ts";
+import { stamp } from "../../../lib/core/storedEvents.ts";
 import { EVENT_PREVIEW_BYTES, MAX_EVENT_BYTES } from "../../../lib/ports/eventStore.ts";
 import { LocalOrchestrator } from "../../../lib/runtime/local/orchestrator.ts";
 import { modelResolver } from "../../../lib/runtime/models.ts";

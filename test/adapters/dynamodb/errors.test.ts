@@ -21,7 +21,8 @@ import {
   RetryableError,
   RunlogError,
 } from "../../../lib/core/errors.ts";
-import { type RunStarted, stamp } from "../../../lib/core/events.ts";
+import type { RunStarted } from "../../../lib/core/events.ts";
+import { stamp } from "../../../lib/core/storedEvents.ts";
 
 const ddb = mockClient(DynamoDBClient);
 const client = new DynamoDBClient({

@@ -4,7 +4,8 @@ import {
   paginateQuery,
   paginateScan,
 } from "@aws-sdk/client-dynamodb";
-import { type NewEvent, type RunEvent, stamp } from "../../../lib/core/events.ts";
+import type { NewEvent, RunEvent } from "../../../lib/core/events.ts";
+import { stamp } from "../../../lib/core/storedEvents.ts";
 
 export type Item = Record<string, AttributeValue>;
 

@@ -1,4 +1,5 @@
-import { type RunEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
+import type { RunEvent, RunStarted } from "../../../lib/core/events.ts";
+import { stamp } from "../../../lib/core/storedEvents.ts";
 
 export function started(runId: string, input = "hello"): RunStarted {
   return stamp(

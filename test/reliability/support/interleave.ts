@@ -1,4 +1,5 @@
-import { type NewEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
+import type { NewEvent, RunStarted } from "../../../lib/core/events.ts";
+import { stamp } from "../../../lib/core/storedEvents.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { StepDeps } from "../../../lib/steps/deps.ts";
 import { cleanup, testEnv } from "../../support/cli.ts";

@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import type { NewEvent, ToolCall } from "../../../lib/core/events.ts";
+import type { ToolCall } from "../../../lib/core/eventFields.ts";
+import type { NewEvent } from "../../../lib/core/events.ts";
 import { type Batch, type Expected, expectedFor, type RunState } from "./resumeOracle.ts";
 
 export type { Expected } from "./resumeOracle.ts";

@@ -5,7 +5,7 @@ import { toRunlogError } from "../../../lib/adapters/sqlite/errors.ts";
 import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
 import { Runlog } from "../../../lib/api/runlog.ts";
 import { PermanentError, RetryableError, RunCancelledError, StaleError } from "../../../lib/core/errors.ts";
-import { stamp } from "../../../lib/core/events.ts";
+import { stamp } from "../../../lib/core/storedEvents.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { Model, ModelRequest } from "../../../lib/ports/model.ts";
 import { LocalOrchestrator } from "../../../lib/runtime/local/orchestrator.ts";

@@ -1,4 +1,5 @@
-import { type NewEvent, type RunEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
+import type { NewEvent, RunEvent, RunStarted } from "../../../lib/core/events.ts";
+import { stamp } from "../../../lib/core/storedEvents.ts";
 import type { CrashPoint, ExecutionInput, Orchestrator } from "../../../lib/ports/runtime.ts";
 import type { ControlDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";

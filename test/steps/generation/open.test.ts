@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ResumePoint } from "../../../lib/core/classify.ts";
 import { LeaseHeldError, StaleError } from "../../../lib/core/errors.ts";
-import { type NewEvent, type RunEvent, type RunStarted, stamp } from "../../../lib/core/events.ts";
+import type { NewEvent, RunEvent, RunStarted } from "../../../lib/core/events.ts";
+import { stamp } from "../../../lib/core/storedEvents.ts";
 import type { CrashPoint } from "../../../lib/ports/runtime.ts";
 import { openGeneration } from "../../../lib/steps/generation/open.ts";
 import type { Opening, Outcome } from "../../../lib/steps/generation/opening.ts";
