@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { RunlogPropsError } from "./propsError.ts";
-import { type BundlingRoot, FUNCTIONS_DIR } from "./runlogFunction.ts";
+import { FUNCTIONS_DIR } from "./runlogFunction.ts";
 
 /** The lockfiles of the package managers runlog knows, any of which marks a project's root. */
 export const LOCKFILES = ["package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
@@ -36,7 +36,7 @@ export function agentsModulePath(module: string | undefined): string {
  * (npm link, a file: dependency, this repository's own tests) is bundled from its
  * own checkout, so the functions are bundled with the dependencies they were built against.
  */
-export function bundlingRoot(agentsModule: string, projectRoot: string | undefined): BundlingRoot {
+export function bundlingRoot(agentsModule: string, projectRoot: string | undefined): string {
   let root: string;
   let lockfile: string | undefined;
   if (projectRoot === undefined) {
@@ -63,7 +63,7 @@ export function bundlingRoot(agentsModule: string, projectRoot: string | undefin
     }
   }
   const functions = realpathSync(FUNCTIONS_DIR);
-  if (isUnder(functions, root)) return { projectRoot: root, depsLockFilePath: lockfile };
+  if (isUnder(functions, root)) return root;
   const own = lockfileAtOrAbove(functions);
   if (!own) {
     throw new RunlogPropsError(
@@ -71,5 +71,5 @@ export function bundlingRoot(agentsModule: string, projectRoot: string | undefin
       `${root} does not hold runlog's functions (${functions}): install runlog into the project, or name a projectRoot that holds both`,
     );
   }
-  return { projectRoot: dirname(own), depsLockFilePath: own };
+  return dirname(own);
 }

@@ -9,7 +9,7 @@ import { DEFAULT_API_RESERVED_CONCURRENCY } from "./edgeProps.ts";
 import { DEFAULT_SIZING, type RunlogFunctionSizing } from "./functionProps.ts";
 import type { RunlogNetwork } from "./network.ts";
 import type { RunlogProps } from "./props.ts";
-import { type BundlingRoot, type HandlerName, RunlogFunction } from "./runlogFunction.ts";
+import { type HandlerName, RunlogFunction } from "./runlogFunction.ts";
 
 /** The functions behind the state machine's Task states (the ones `concurrency.reservedConcurrency` bounds). */
 export const STEPS = ["callModel", "runTool", "recordModelFailure", "finish", "handoff"] as const;
@@ -24,7 +24,7 @@ export interface FunctionMakerOptions {
   /** The longest one execution may take: the lease claimed before it starts must outlast it. */
   executionTimeout: Duration;
   agentsModule: string;
-  bundlingRoot: BundlingRoot;
+  projectRoot: string;
   logRetention: RetentionDays;
   network: RunlogNetwork | undefined;
 }
@@ -48,7 +48,7 @@ export function functionMaker(
   props: RunlogProps,
   options: FunctionMakerOptions,
 ): MakeFunction {
-  const { agentsModule, bundlingRoot: root, logRetention } = options;
+  const { agentsModule, projectRoot, logRetention } = options;
   const common = {
     [NAMES.tableName]: options.table.tableName,
     [NAMES.deployment]: options.deployment,
@@ -81,7 +81,7 @@ export function functionMaker(
       memorySize: sizing.memorySize ?? DEFAULT_SIZING[handler].memorySize,
       ...(sizing.architecture ? { architecture: sizing.architecture } : {}),
       agentsModule,
-      bundlingRoot: root,
+      projectRoot,
       // The team's variables first: runlog's own are never overridden (validateFunctionsSizing refuses them too).
       environment: { ...sizing.environment, ...common, ...environment, ...stepTimeout },
       logRetention,

@@ -13,6 +13,9 @@ export const AGENTS_IMPORT = "#agents";
 const REQUIRE_SHIM =
   "import { createRequire as __runlogCreateRequire } from 'node:module'; const require = __runlogCreateRequire(import.meta.url);";
 
+/** Whether cdk/ runs as its TypeScript sources (tests, a linked checkout) or compiled, from dist/. */
+export const FROM_SOURCES = extname(fileURLToPath(import.meta.url)) === ".ts";
+
 /**
  * node:http, imported through cdk/nodeHttp.cts. Node makes an ES module of a builtin by reading
  * every export it has, and three of node:http's (WebSocket, CloseEvent, MessageEvent) are getters
@@ -20,12 +23,7 @@ const REQUIRE_SHIM =
  * for `request` and `Agent`. Through a CommonJS module of the bundle it is Node's own object, whose
  * exports are read when used. ".cts" from the sources, ".cjs" from dist/, as this file is.
  */
-const HTTP_SHIM = fileURLToPath(
-  new URL(
-    `./nodeHttp${extname(fileURLToPath(import.meta.url)) === ".ts" ? ".cts" : ".cjs"}`,
-    import.meta.url,
-  ),
-);
+const HTTP_SHIM = fileURLToPath(new URL(`./nodeHttp${FROM_SOURCES ? ".cts" : ".cjs"}`, import.meta.url));
 
 /**
  * How a function is bundled: ESM for Node 22, minified, class names kept (error names travel to

@@ -91,7 +91,7 @@ export class Runlog extends Construct {
     }
     this.deployment = deploymentName(this);
     const agentsModule = agentsModulePath(props.agentsModule);
-    const root = bundlingRoot(agentsModule, props.projectRoot);
+    const projectRoot = bundlingRoot(agentsModule, props.projectRoot);
     if (props.table) checkOwnTable(this, props.table, { retention: props.retentionDays !== undefined });
     // A Table is an ITable; exactOptionalPropertyTypes meets aws-cdk-lib's own optional fields.
     this.table =
@@ -113,7 +113,7 @@ export class Runlog extends Construct {
       deployment: this.deployment,
       executionTimeout,
       agentsModule,
-      bundlingRoot: root,
+      projectRoot,
       logRetention,
       network: this.network,
     });

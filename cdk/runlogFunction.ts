@@ -1,4 +1,3 @@
-import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Duration, RemovalPolicy } from "aws-cdk-lib";
 import { ManagedPolicy, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
@@ -11,7 +10,7 @@ import {
 } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { bundledCode } from "./lambdaBundle.ts";
+import { bundledCode, FROM_SOURCES } from "./lambdaBundle.ts";
 import type { FunctionNetwork } from "./network.ts";
 
 export { AGENTS_IMPORT } from "./lambdaBundle.ts";
@@ -37,16 +36,10 @@ export type HandlerName =
  */
 export const FUNCTIONS_DIR = fileURLToPath(new URL("../functions/", import.meta.url));
 /** ".ts" from the sources, ".js" from dist/: the handlers are whatever this file is. */
-const EXTENSION = extname(fileURLToPath(import.meta.url)) === ".ts" ? ".ts" : ".js";
+const EXTENSION = FROM_SOURCES ? ".ts" : ".js";
 
 /** The file a handler (or `agents`, the demo agents module) is in. */
 export const functionFile = (name: HandlerName | "agents"): string => `${FUNCTIONS_DIR}${name}${EXTENSION}`;
-
-/** Where esbuild bundles from (its working directory, whose esbuild it is), and the lockfile pinning what is bundled. */
-export interface BundlingRoot {
-  projectRoot: string;
-  depsLockFilePath: string;
-}
 
 export interface RunlogFunctionProps {
   handler: HandlerName;
@@ -55,7 +48,8 @@ export interface RunlogFunctionProps {
   memorySize?: number;
   /** Absolute path of the module exporting `agents`, bundled in place of functions/agents. */
   agentsModule: string;
-  bundlingRoot: BundlingRoot;
+  /** Where esbuild bundles from: its working directory, whose esbuild it is (cdk/bundlingRoot.ts). */
+  projectRoot: string;
   environment: Record<string, string>;
   /** @default RetentionDays.THREE_MONTHS */
   logRetention?: RetentionDays;
@@ -95,7 +89,7 @@ export class RunlogFunction extends Construct {
     // Lambda adds this only to a role it makes itself; without it Lambda cannot attach the function.
     if (props.network) this.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName(VPC_ACCESS_POLICY));
     this.fn = new LambdaFunction(this, "Function", {
-      code: bundledCode(functionFile(props.handler), props.agentsModule, props.bundlingRoot.projectRoot),
+      code: bundledCode(functionFile(props.handler), props.agentsModule, props.projectRoot),
       handler: "index.handler",
       description: `runlog ${props.handler}`,
       runtime: Runtime.NODEJS_22_X,

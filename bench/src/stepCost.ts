@@ -139,7 +139,7 @@ async function seed(dataDir: string, turns: number): Promise<void> {
   for (let i = 1; i < events.length; i += 16) {
     await Promise.all(events.slice(i, i + 16).map((event) => store.append(RUN_ID, event)));
   }
-  await store.releaseLease(RUN_ID, "nobody", "interrupted", events.length);
+  await store.releaseLease(RUN_ID, "nobody", { status: "interrupted", lastSeq: events.length });
   await close();
   const turnsScript = Array.from({ length: turns }, (_, k) => ({
     toolCalls: [{ name: TOOL_NAME, arguments: toolArgs(k) }],

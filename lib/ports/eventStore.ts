@@ -121,6 +121,15 @@ export interface EventPage {
   more: boolean;
 }
 
+/** How a run rests when its lease is dropped (EventStore.releaseLease). */
+export interface Resting {
+  status: RunStatus;
+  /** The log's last seq, when the releaser knows it (the head keeps its own otherwise). */
+  lastSeq?: number | undefined;
+  /** The agent in charge, when known: after a transfer, the agent the run goes on under. */
+  agent?: string | undefined;
+}
+
 /**
  * The append-only event log of runs. `append` is conditional on the seq being
  * free: two writers can never both write seq N; the loser gets a ConflictError.
@@ -166,18 +175,11 @@ export interface EventStore {
   /** Extend a lease this owner holds; false if it is no longer theirs. */
   renewLease(runId: string, lease: Lease): Promise<boolean>;
   /**
-   * Drop the lease if this owner holds it, recording the status the run rests in (and its last seq,
-   * when given, and the agent in charge, when given: after a transfer, the agent the run goes on
-   * under). False, with nothing written, when the lease is not this owner's (taken over, or
-   * already released): the caller decides what that means.
+   * Drop the lease if this owner holds it, recording how the run rests. False, with nothing
+   * written, when the lease is not this owner's (taken over, or already released): the caller
+   * decides what that means.
    */
-  releaseLease(
-    runId: string,
-    owner: string,
-    status: RunStatus,
-    lastSeq?: number,
-    agent?: string,
-  ): Promise<boolean>;
+  releaseLease(runId: string, owner: string, resting: Resting): Promise<boolean>;
   /**
    * Heads by most recent update, newest first (ties by run id), or oldest first when asked;
    * `status` lists only runs in that status, `parent` only the forks of that run, `updatedAtMost`

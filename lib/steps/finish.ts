@@ -52,7 +52,11 @@ export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOut
     // it `running` for the sweep, which answers then (sweep.ts).
     if (control) await answerParent(control, events[0]!, { events });
     // The head names the agent in charge: after a transfer, the one the run went on under.
-    await letRest(deps, input.runId, input.owner, outcome.status, marked ?? lastSeq, facts.agent);
+    await letRest(deps, input.runId, input.owner, {
+      status: outcome.status,
+      lastSeq: marked ?? lastSeq,
+      agent: facts.agent,
+    });
     // Resting `waiting`, the run looks its children up: one that ended while this execution was
     // finishing could not resume it (its lease was held), so that resume is made here.
     if (control && outcome.status === "waiting") await lookUpChildren(control, input.runId);

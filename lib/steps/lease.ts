@@ -1,7 +1,7 @@
 import { classifyFacts } from "../core/classify.ts";
 import { CorruptEventError, LeaseHeldError } from "../core/errors.ts";
-import { type RunStatus, restingStatusOf } from "../core/status.ts";
-import type { Lease, RunHead } from "../ports/eventStore.ts";
+import { restingStatusOf } from "../core/status.ts";
+import type { Lease, Resting, RunHead } from "../ports/eventStore.ts";
 import type { ControlDeps, StepDeps } from "./deps.ts";
 import { leaseIsLive } from "./liveness.ts";
 import { readTail, viewFacts } from "./logReads.ts";
@@ -32,29 +32,26 @@ export async function assertLeaseFree(deps: ControlDeps, head: RunHead): Promise
  * recording the status the log shows and, for a final one, starting its retention clock again.
  */
 export async function giveBack(deps: ControlDeps, runId: string, owner: string): Promise<void> {
-  const { status, agent } = await restingNow(deps, runId);
-  await letRest(deps, runId, owner, status, undefined, agent);
+  await letRest(deps, runId, owner, await restingNow(deps, runId));
 }
 
 /**
- * Let a run rest in `status` and drop this owner's lease: start the retention clock of a final
- * status while the lease is still ours (a resume, which keeps the run first, cannot slip in
+ * Let a run rest as `resting` says and drop this owner's lease: start the retention clock of a
+ * final status while the lease is still ours (a resume, which keeps the run first, cannot slip in
  * between), then release. False when the lease is not ours (taken over by a newer claim, or
  * released by an earlier attempt of ours): then nothing is written, and the holder decides.
- * `agent`, when known, is the agent in charge (after a transfer): listings show it.
+ * The agent in charge, when given, is what listings show.
  */
 export async function letRest(
   deps: StepDeps,
   runId: string,
   owner: string,
-  status: RunStatus,
-  lastSeq?: number,
-  agent?: string,
+  resting: Resting,
 ): Promise<boolean> {
   const head = await deps.store.getHead(runId);
   if (head?.lease?.owner !== owner) return false;
-  await expireRun(deps, runId, status);
-  return deps.store.releaseLease(runId, owner, status, lastSeq, agent);
+  await expireRun(deps, runId, resting.status);
+  return deps.store.releaseLease(runId, owner, resting);
 }
 
 /**
@@ -62,7 +59,7 @@ export async function letRest(
  * for a log with a bad record. Any other failure to read it fails the give-back: a guess written
  * to the head would be a lie.
  */
-async function restingNow(deps: ControlDeps, runId: string): Promise<{ status: RunStatus; agent?: string }> {
+async function restingNow(deps: ControlDeps, runId: string): Promise<Resting> {
   try {
     const facts = viewFacts(deps, runId, await readTail(deps, runId));
     const status = restingStatusOf(facts, classifyFacts(facts));

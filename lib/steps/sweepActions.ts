@@ -57,7 +57,7 @@ export async function rest(
     throw error;
   }
   await expireRun(deps, head.runId, status);
-  await deps.store.releaseLease(head.runId, owner, status, lastSeq, agent);
+  await deps.store.releaseLease(head.runId, owner, { status, lastSeq, agent });
 }
 
 /** Whether the holder of a run's lease never had its execution started (or nobody holds it). */

@@ -217,7 +217,7 @@ describe("a resume in a fresh process", () => {
     for (let from = 1; from < stamped.length; from += 100) {
       await Promise.all(stamped.slice(from, from + 100).map((event) => store.append(runId, event)));
     }
-    await store.releaseLease(runId, "nobody", "interrupted", stamped.length);
+    await store.releaseLease(runId, "nobody", { status: "interrupted", lastSeq: stamped.length });
 
     const { agents } = countingAgent();
     const local = await openLocal({ dataDir: dir, env: testEnv(), agents });

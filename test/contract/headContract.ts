@@ -56,7 +56,7 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       const s = get();
       const { runId } = await runWithEvents("head-release", 3, "holder");
       expect((await s.raw.head(runId))?.lastSeq).toBe(1);
-      await s.store.releaseLease(runId, "holder", "completed", 3);
+      await s.store.releaseLease(runId, "holder", { status: "completed", lastSeq: 3 });
       expect(await s.raw.head(runId)).toMatchObject({ lastSeq: 3, status: "completed" });
       expect((await s.store.getHead(runId))?.lease).toBeUndefined();
     });
@@ -79,7 +79,9 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
     it("records the agent in charge when given (a transfer), and keeps it when not", async () => {
       const { store } = get();
       const { runId } = await runWithEvents("agent-in-charge", 3, "holder");
-      expect(await store.releaseLease(runId, "holder", "interrupted", 3, "billing")).toBe(true);
+      expect(
+        await store.releaseLease(runId, "holder", { status: "interrupted", lastSeq: 3, agent: "billing" }),
+      ).toBe(true);
       expect(await store.getHead(runId)).toMatchObject({ agent: "billing", status: "interrupted" });
       await store.setStatus(runId, "failed", 3);
       expect(await store.getHead(runId)).toMatchObject({ agent: "billing", status: "failed" });
@@ -88,7 +90,9 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       expect(listed.find((run) => run.runId === runId)).toMatchObject({ agent: "refunds" });
       // Not the holder: nothing is written, the agent included.
       await store.claimLease(runId, lease("next"), 1);
-      expect(await store.releaseLease(runId, "intruder", "completed", 3, "triage")).toBe(false);
+      expect(
+        await store.releaseLease(runId, "intruder", { status: "completed", lastSeq: 3, agent: "triage" }),
+      ).toBe(false);
       expect((await store.getHead(runId))?.agent).toBe("refunds");
     });
   });
@@ -124,12 +128,12 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       const { runId } = await runWithEvents("renew", 1, "holder");
       const before = (await store.getHead(runId))?.lease;
       expect(await store.renewLease(runId, { owner: "intruder", until: Date.now() + 999_999 })).toBe(false);
-      await store.releaseLease(runId, "intruder", "completed");
+      await store.releaseLease(runId, "intruder", { status: "completed" });
       expect(await store.getHead(runId)).toMatchObject({ status: "running", lease: before });
       const renewed = { owner: "holder", until: Date.now() + 120_000 };
       expect(await store.renewLease(runId, renewed)).toBe(true);
       expect((await store.getHead(runId))?.lease).toEqual(renewed);
-      await store.releaseLease(runId, "holder", "completed");
+      await store.releaseLease(runId, "holder", { status: "completed" });
       const head = await store.getHead(runId);
       expect(head).toMatchObject({ status: "completed", leaseVersion: 1 });
       expect(head?.lease).toBeUndefined();
@@ -142,16 +146,16 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       const s = get();
       const { runId } = await runWithEvents("release-exact", 3, "holder");
       const before = await s.store.getHead(runId);
-      expect(await s.store.releaseLease(runId, "intruder", "failed", 3)).toBe(false);
+      expect(await s.store.releaseLease(runId, "intruder", { status: "failed", lastSeq: 3 })).toBe(false);
       expect(await s.store.getHead(runId)).toEqual(before);
       expect(await s.raw.head(runId)).toMatchObject({ status: "running", lastSeq: 1 });
 
-      expect(await s.store.releaseLease(runId, "holder", "completed", 3)).toBe(true);
+      expect(await s.store.releaseLease(runId, "holder", { status: "completed", lastSeq: 3 })).toBe(true);
       const released = await s.store.getHead(runId);
       expect(released).toMatchObject({ status: "completed", lastSeq: 3 });
       expect(released?.lease).toBeUndefined();
 
-      expect(await s.store.releaseLease(runId, "holder", "failed", 2)).toBe(false);
+      expect(await s.store.releaseLease(runId, "holder", { status: "failed", lastSeq: 2 })).toBe(false);
       expect(await s.store.getHead(runId)).toEqual(released);
       expect(await s.raw.head(runId)).toMatchObject({ status: "completed", lastSeq: 3 });
     });
@@ -159,7 +163,7 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
     it("is false for a run that does not exist, and creates no head", async () => {
       const s = get();
       const runId = id("release-unknown");
-      expect(await s.store.releaseLease(runId, "holder", "completed")).toBe(false);
+      expect(await s.store.releaseLease(runId, "holder", { status: "completed" })).toBe(false);
       expect(await s.raw.head(runId)).toBeUndefined();
     });
   });
@@ -175,7 +179,7 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       expect(await store.getHead(runId)).toMatchObject({ leaseVersion: 1, autoResumes: record });
 
       await store.setStatus(runId, "interrupted", 2);
-      expect(await store.releaseLease(runId, "sweeper-1", "interrupted", 2)).toBe(true);
+      expect(await store.releaseLease(runId, "sweeper-1", { status: "interrupted", lastSeq: 2 })).toBe(true);
       await store.claimLease(runId, lease("user"), 1);
       expect((await store.getHead(runId))?.autoResumes).toEqual(record);
 

@@ -10,6 +10,7 @@ import type {
   Lease,
   ListOptions,
   PageRequest,
+  Resting,
   RunHead,
   RunPage,
 } from "../../lib/ports/eventStore.ts";
@@ -117,13 +118,7 @@ export class MemoryStore implements EventStore {
     return true;
   }
 
-  async releaseLease(
-    runId: string,
-    owner: string,
-    status: RunStatus,
-    lastSeq?: number,
-    agent?: string,
-  ): Promise<boolean> {
+  async releaseLease(runId: string, owner: string, { status, lastSeq, agent }: Resting): Promise<boolean> {
     const head = this.heads.get(runId);
     if (head?.lease?.owner !== owner) return false;
     const { lease: _, ...rest } = head;

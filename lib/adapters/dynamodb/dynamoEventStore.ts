@@ -11,6 +11,7 @@ import type {
   Lease,
   ListOptions,
   PageRequest,
+  Resting,
   RunHead,
   RunPage,
 } from "../../ports/eventStore.ts";
@@ -216,14 +217,8 @@ export class DynamoEventStore implements EventStore {
     return renewLease(this.ctx, runId, lease);
   }
 
-  releaseLease(
-    runId: string,
-    owner: string,
-    status: RunStatus,
-    lastSeq?: number,
-    agent?: string,
-  ): Promise<boolean> {
-    return releaseLease(this.ctx, runId, owner, status, lastSeq, agent);
+  releaseLease(runId: string, owner: string, resting: Resting): Promise<boolean> {
+    return releaseLease(this.ctx, runId, owner, resting);
   }
 
   listRuns(options?: ListOptions): Promise<RunPage> {

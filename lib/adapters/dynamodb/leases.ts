@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { LeaseHeldError, NotFoundError } from "../../core/errors.ts";
-import type { RunStatus } from "../../core/status.ts";
-import type { AutoResumes, Lease } from "../../ports/eventStore.ts";
+import type { AutoResumes, Lease, Resting } from "../../ports/eventStore.ts";
 import { attemptConditional, type StoreContext } from "./context.ts";
 import { isConditionalFailure, toRunlogError, wasRetried } from "./errors.ts";
 import { agentUpdate, getHead, getItem } from "./heads.ts";
@@ -122,9 +121,7 @@ export async function releaseLease(
   ctx: StoreContext,
   runId: string,
   owner: string,
-  status: RunStatus,
-  lastSeq?: number,
-  agent?: string,
+  { status, lastSeq, agent }: Resting,
 ): Promise<boolean> {
   const what = `release the lease of run ${runId} held by ${owner}`;
   const setAgent = agentUpdate(agent);

@@ -1,6 +1,5 @@
 import { LeaseHeldError, NotFoundError } from "../../core/errors.ts";
-import type { RunStatus } from "../../core/status.ts";
-import type { AutoResumes, Lease } from "../../ports/eventStore.ts";
+import type { AutoResumes, Lease, Resting } from "../../ports/eventStore.ts";
 import type { SqliteConnection } from "./connection.ts";
 import type { GroupCommit } from "./groupCommit.ts";
 import { getHead } from "./heads.ts";
@@ -99,9 +98,7 @@ export function releaseLease(
   writes: GroupCommit,
   runId: string,
   owner: string,
-  status: RunStatus,
-  lastSeq?: number,
-  agent?: string,
+  { status, lastSeq, agent }: Resting,
 ): Promise<boolean> {
   // The holder's last seq is the log's: nobody else writes while it holds the lease.
   return writes.write({

@@ -10,6 +10,7 @@ import type {
   Lease,
   ListOptions,
   PageRequest,
+  Resting,
   RunHead,
   RunPage,
 } from "../../ports/eventStore.ts";
@@ -134,14 +135,8 @@ export class SqliteEventStore implements EventStore {
     return renewLease(this.db, this.writes, runId, lease);
   }
 
-  async releaseLease(
-    runId: string,
-    owner: string,
-    status: RunStatus,
-    lastSeq?: number,
-    agent?: string,
-  ): Promise<boolean> {
-    return releaseLease(this.db, this.writes, runId, owner, status, lastSeq, agent);
+  async releaseLease(runId: string, owner: string, resting: Resting): Promise<boolean> {
+    return releaseLease(this.db, this.writes, runId, owner, resting);
   }
 
   async listRuns(options?: ListOptions): Promise<RunPage> {

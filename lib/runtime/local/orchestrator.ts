@@ -127,11 +127,7 @@ export class LocalOrchestrator implements Orchestrator {
    * outermost execution; once it has ended (a step's late call), it is `outer`'s, as anyone's.
    */
   private joining(started: Started, outer: Orchestrator): Orchestrator {
-    return {
-      leaseOwnerFor: (run) => outer.leaseOwnerFor(run),
-      isAlive: (owner, claimedAt) => outer.isAlive(owner, claimedAt),
-      executionOf: (owner) => outer.executionOf(owner),
-      stop: (owner, reason) => outer.stop(owner, reason),
+    return overriding(outer, {
       execute: async (input) => {
         if (started.closed) return outer.execute(input);
         const run = this.executeChain(input, started).catch((error: unknown) =>
@@ -139,7 +135,7 @@ export class LocalOrchestrator implements Orchestrator {
         );
         started.runs.add(run);
       },
-    };
+    });
   }
 
   private failedBeside(input: ExecutionInput, error: unknown): void {
@@ -182,22 +178,19 @@ export class LocalOrchestrator implements Orchestrator {
     let successor: ExecutionInput | undefined;
     // The Handoff task starts the next generation through this: queued, to run once this execution ends.
     const owners = new Map<number, string>();
-    const handover: Orchestrator = {
+    const handover = overriding(this, {
       // One owner per generation for this execution, so a retried handoff finds its own claim.
       leaseOwnerFor: (run) => {
         const owner = owners.get(run.generation) ?? this.leaseOwnerFor();
         owners.set(run.generation, owner);
         return owner;
       },
-      isAlive: (owner) => this.isAlive(owner),
-      executionOf: (owner) => this.executionOf(owner),
-      stop: (owner, reason) => this.stop(owner, reason),
       execute: async (next) => {
         // Queued to run here as soon as this execution ends: already as good as running.
         markExecuting(next.owner);
         successor = next;
       },
-    };
+    });
     const stopRenewing = keepLease({
       store,
       runId: input.runId,
@@ -265,6 +258,20 @@ export class LocalOrchestrator implements Orchestrator {
   private report(report: ExecutionReport): void {
     this.options.deps().observer?.executionEnded?.(report);
   }
+}
+
+/** `base` as an orchestrator, but for the members `own` gives (always its own `execute`). */
+function overriding(
+  base: Orchestrator,
+  own: Pick<Orchestrator, "execute"> & Partial<Orchestrator>,
+): Orchestrator {
+  return {
+    leaseOwnerFor: (run) => base.leaseOwnerFor(run),
+    isAlive: (owner, claimedAt) => base.isAlive(owner, claimedAt),
+    executionOf: (owner) => base.executionOf(owner),
+    stop: (owner, reason) => base.stop(owner, reason),
+    ...own,
+  };
 }
 
 /** The error of an execution the interpreter ended at its TimeoutSeconds (as Step Functions' TIMED_OUT), if it did. */

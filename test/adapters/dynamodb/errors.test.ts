@@ -115,7 +115,7 @@ describe("SDK errors become runlog errors", () => {
     ["setStatus", () => store.setStatus("r1", "completed", 2)],
     ["claimLease", () => store.claimLease("r1", { owner: "o", until: 1 }, 0)],
     ["renewLease", () => store.renewLease("r1", { owner: "o", until: 1 })],
-    ["releaseLease", () => store.releaseLease("r1", "o", "completed")],
+    ["releaseLease", () => store.releaseLease("r1", "o", { status: "completed" })],
     ["listRuns", () => store.listRuns({ status: "running" })],
     ["listRuns without status", () => store.listRuns()],
   ];

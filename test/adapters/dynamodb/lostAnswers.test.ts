@@ -56,12 +56,12 @@ describe("a lease release whose answer was lost", () => {
     const runId = `${prefix}-release`;
     await truth.createRun(started(runId), { owner: "holder", until: Date.now() + 60_000 });
     const seen = loseFirstAnswer((update) => update.includes("REMOVE leaseOwner"));
-    expect(await store.releaseLease(runId, "holder", "completed", 1)).toBe(true);
+    expect(await store.releaseLease(runId, "holder", { status: "completed", lastSeq: 1 })).toBe(true);
     expect(seen.lost).toBe(1);
     const head = await truth.getHead(runId);
     expect(head).toMatchObject({ status: "completed" });
     expect(head?.lease).toBeUndefined();
     // Still exact afterwards: a second release by the same owner is false.
-    expect(await store.releaseLease(runId, "holder", "completed", 1)).toBe(false);
+    expect(await store.releaseLease(runId, "holder", { status: "completed", lastSeq: 1 })).toBe(false);
   });
 });

@@ -201,10 +201,10 @@ describe("the head's writes made together", () => {
       store.claimLease("run-1", { owner: "other", until: Date.now() + 60_000 }, 0),
     ).rejects.toThrow(/another executor claimed it first/);
     const released = await Promise.all(
-      runs.map((runId) => store.releaseLease(runId, `exec-${runId}`, "completed", 1)),
+      runs.map((runId) => store.releaseLease(runId, `exec-${runId}`, { status: "completed", lastSeq: 1 })),
     );
     expect(released.every(Boolean)).toBe(true);
-    expect(await store.releaseLease("run-2", "exec-run-2", "failed")).toBe(false);
+    expect(await store.releaseLease("run-2", "exec-run-2", { status: "failed" })).toBe(false);
     const heads = raw.prepare("SELECT status, lease_owner FROM heads ORDER BY run_id").all();
     expect(heads).toHaveLength(100);
     expect(heads.every((head) => head.status === "completed" && head.lease_owner === null)).toBe(true);
