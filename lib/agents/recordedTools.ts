@@ -1,5 +1,5 @@
 import { canonicalValue } from "../core/canonicalJson.ts";
-import type { RecordedCall, Recording } from "../core/replay.ts";
+import { type Recording, recordedKeyOf } from "../core/replay.ts";
 import type { Tool } from "../ports/tool.ts";
 import type { AgentFactory } from "./registry.ts";
 
@@ -30,16 +30,7 @@ export function recordedAgents(
 }
 
 function recordedTool(tool: Tool<unknown>, recordings: Recordings): Tool<unknown> {
-  // The recorded arguments read as the tool reads them (its schema's defaults and transforms), so
-  // a replayed call matches a recorded one whenever the tool would see the same arguments.
-  const keyOf = (call: RecordedCall) => {
-    try {
-      const parsed = tool.parameters.safeParse(JSON.parse(call.raw));
-      return parsed.success ? canonicalValue(parsed.data) : call.arguments;
-    } catch {
-      return call.arguments;
-    }
-  };
+  const keyOf = recordedKeyOf(tool.parameters);
   return {
     ...tool,
     needsApproval: () => false,

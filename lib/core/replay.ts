@@ -1,3 +1,4 @@
+import type * as z from "zod";
 import { canonicalValue } from "./canonicalJson.ts";
 import type { Usage } from "./eventFields.ts";
 import type { RunEvent } from "./events.ts";
@@ -130,6 +131,22 @@ export interface RecordedCall extends CallKey {
   raw: string;
   content: string;
   isError: boolean;
+}
+
+/**
+ * A recorded call's arguments as a tool with `parameters` reads them (its schema's defaults and
+ * transforms), as canonical JSON: a replayed call matches a recorded one whenever the tool would
+ * see the same arguments. Arguments the schema refuses, or that are not JSON, are their own text.
+ */
+export function recordedKeyOf(parameters: z.ZodType): (call: RecordedCall) => string {
+  return (call) => {
+    try {
+      const parsed = parameters.safeParse(JSON.parse(call.raw));
+      return parsed.success ? canonicalValue(parsed.data) : call.arguments;
+    } catch {
+      return call.arguments;
+    }
+  };
 }
 
 /** Every call that got a result, in the order the model made them, with that result. */

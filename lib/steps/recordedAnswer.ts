@@ -3,7 +3,7 @@ import { NotFoundError } from "../core/errors.ts";
 import type { ToolCall } from "../core/eventFields.ts";
 import type { RunEvent } from "../core/events.ts";
 import { ownerScope } from "../core/principal.ts";
-import { type RecordedCall, recordedCallsOf } from "../core/replay.ts";
+import { recordedCallsOf, recordedKeyOf } from "../core/replay.ts";
 import type { Tool } from "../ports/tool.ts";
 import type { StepDeps } from "./deps.ts";
 import { parseArguments, type ToolOutcome } from "./executeTool.ts";
@@ -53,7 +53,7 @@ export async function recordedAnswer(
   if (scopeOf(original) !== scopeOf(events))
     return fail(`the recording of run ${of} is not this run's owner's to answer it from`);
   const key = canonicalValue(args);
-  const keyOf = recordedKey(tool);
+  const keyOf = recordedKeyOf(tool.parameters);
   const matching = recordedCallsOf(original).filter((c) => c.name === tool.name && keyOf(c) === key);
   const recorded = matching[earlierSameCalls(events, call, tool, key)];
   if (!recorded)
@@ -67,21 +67,6 @@ const scopeOf = (events: readonly RunEvent[]): string | undefined => {
   const started = events[0];
   return started?.type === "run_started" && started.owner ? ownerScope(started.owner) : undefined;
 };
-
-/**
- * The recorded arguments read as the tool reads them (its schema's defaults and transforms), so a
- * replayed call matches a recorded one whenever the tool would see the same arguments.
- */
-function recordedKey(tool: Tool<unknown>): (call: RecordedCall) => string {
-  return (call) => {
-    try {
-      const parsed = tool.parameters.safeParse(JSON.parse(call.raw));
-      return parsed.success ? canonicalValue(parsed.data) : call.arguments;
-    } catch {
-      return call.arguments;
-    }
-  };
-}
 
 /** How many calls of this tool with these arguments the replay made before `call`: each took a recorded result. */
 function earlierSameCalls(
