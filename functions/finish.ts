@@ -2,7 +2,7 @@ import * as z from "zod";
 import { finish } from "../lib/steps/finish.ts";
 import { withChildren } from "./children.ts";
 import { observedHandler } from "./handler.ts";
-import { StepInputSchema } from "./schemas.ts";
+import { StepInputSchema } from "./stepInput.ts";
 
 const Schema = StepInputSchema.extend({
   owner: z.string().min(1),

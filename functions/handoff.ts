@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { handOff } from "../lib/steps/handoff.ts";
 import { observedHandler } from "./handler.ts";
-import { StepInputSchema } from "./schemas.ts";
+import { StepInputSchema } from "./stepInput.ts";
 
 const Schema = StepInputSchema.extend({
   owner: z.string().min(1),

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { recordModelFailure } from "../lib/steps/recordModelFailure.ts";
 import { stepHandler } from "./handler.ts";
-import { defined, StepInputSchema } from "./schemas.ts";
+import { defined, StepInputSchema } from "./stepInput.ts";
 
 /** The error a Catch hands over: `Error` is the category, `Cause` the original "Name: message". */
 const Schema = StepInputSchema.extend({

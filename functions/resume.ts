@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { resumeResultView } from "../lib/api/views.ts";
-import { RESUMED_BY } from "../lib/core/controlEvents.ts";
+import { RESUMED_BY } from "../lib/core/eventConstants.ts";
 import { type BenignReason, NotFoundError } from "../lib/core/errors.ts";
 import { mayAccess, type Owner, type Principal } from "../lib/core/principal.ts";
 import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
@@ -12,7 +12,8 @@ import type { SweepOutcome } from "../lib/steps/sweepPolicy.ts";
 import { awsDeps } from "./deps.ts";
 import { eventPrincipal } from "./eventOwner.ts";
 import { controlHandler } from "./handler.ts";
-import { defined, ExecutionEndedDetail, eventBridge, ResumeRunDetail } from "./schemas.ts";
+import { ExecutionEndedDetail, eventBridge, ResumeRunDetail } from "./schemas.ts";
+import { defined } from "./stepInput.ts";
 
 const ResumeRunEvent = eventBridge("runlog.ResumeRun", ResumeRunDetail);
 const Schema = z.union([

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { runTool } from "../lib/steps/runTool.ts";
 import { watchedStepHandler } from "./handler.ts";
-import { StepInputSchema } from "./schemas.ts";
+import { StepInputSchema } from "./stepInput.ts";
 
 /** The RunTool task: one tool call of the open batch (a Map iteration). */
 export const handler = watchedStepHandler(

@@ -9,12 +9,7 @@ import {
   runId,
   StartBody,
 } from "../lib/http/schemas.ts";
-
-/** The ids every task of an execution gets (see lib/workflow's Parameters). */
-export const StepInputSchema = z.object({
-  runId: z.string().min(1),
-  generation: z.number().int().min(1),
-});
+import { StepInputSchema } from "./stepInput.ts";
 
 /** The envelope EventBridge delivers, around a `detail` of the given shape; `account` is the sender's. */
 export function eventBridge<Type extends string, Detail extends z.ZodType>(detailType: Type, detail: Detail) {
@@ -97,10 +92,3 @@ export const ExecutionEndedDetail = z.object({
     })
     .pipe(StepInputSchema),
 });
-
-/** Keep only the optional fields that are present, for exactOptionalPropertyTypes targets. */
-export function defined<T extends Record<string, unknown>>(
-  value: T,
-): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
-}

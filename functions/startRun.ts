@@ -3,7 +3,8 @@ import { startRun } from "../lib/steps/start.ts";
 import { awsDeps } from "./deps.ts";
 import { eventOwner } from "./eventOwner.ts";
 import { controlHandler } from "./handler.ts";
-import { defined, eventBridge, StartRunDetail } from "./schemas.ts";
+import { eventBridge, StartRunDetail } from "./schemas.ts";
+import { defined } from "./stepInput.ts";
 
 /** The run an event starts: its own id, or the event's, so a redelivered event names the same run. */
 const runIdOf = (event: { id: string; detail: { runId?: string | undefined } }) =>

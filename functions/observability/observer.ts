@@ -1,7 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { Metrics } from "@aws-lambda-powertools/metrics";
 import { METRICS, type ModelFailureKind } from "../../lib/adapters/aws/metrics.ts";
-import { DECIDED_BY_TIMEOUT } from "../../lib/core/controlEvents.ts";
+import { DECIDED_BY_TIMEOUT } from "../../lib/core/eventConstants.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import type { StepObserver } from "../../lib/steps/deps.ts";
 import { emit } from "./emit.ts";

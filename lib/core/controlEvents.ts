@@ -21,7 +21,7 @@ export const ResumedSchema = z.object({
   /** A new user message this generation starts with (send, fork with input). */
   input: z.string().optional(),
   /**
-   * Who resumed: RESUMED_BY's `person` (the CLI, API, approvals), `sweeper` (an automatic
+   * Who resumed: RESUMED_BY's `person` (lib/core/eventConstants.ts) (the CLI, API, approvals), `sweeper` (an automatic
    * recovery), `redrive` (after an outage) or `handoff` (a long run moving to a new execution). Absent in logs written
    * before it existed; any other string is kept as it is.
    */
@@ -38,29 +38,12 @@ export const ResumedSchema = z.object({
   modelSettings: ModelSettingsSchema.optional(),
 });
 
-/** The documented values of a `resumed` event's `by`. */
-export const RESUMED_BY = {
-  person: "person",
-  sweeper: "sweeper",
-  handoff: "handoff",
-  /** A `runlog.ResumeRun` event on AWS: another backend asked. */
-  event: "event",
-  /** A redrive: a run whose model call failed for a retryable reason, resumed after the outage. */
-  redrive: "redrive",
-  /** An approval expired: its calls were answered as rejected by `timeout` and the run went on. */
-  timeout: "timeout",
-  /** The generation that opens a fork, written with its copy: part of the fork's start. */
-  fork: "fork",
-  /** A sub-agent's run ended and answered its parent's call (or a parent looked its child up). */
-  subagent: "subagent",
-} as const;
-
 export const ToolDecidedSchema = z.object({
   ...eventBase,
   type: z.literal("tool_decided"),
   callId: z.string().min(1),
   approved: z.boolean(),
-  /** Who decided: the authenticated caller, or DECIDED_BY_TIMEOUT when the approval expired. */
+  /** Who decided: the authenticated caller, or DECIDED_BY_TIMEOUT (lib/core/eventConstants.ts) when the approval expired. */
   by: z.string().min(1),
   /** Whom the caller said it decided for (a request body's `by`): kept beside `by`, never instead of it. */
   onBehalfOf: z.string().min(1).optional(),
@@ -80,14 +63,6 @@ export const CancelledSchema = z.object({
   /** The caller's idempotency key for the operation that wrote this event (IdempotencyKeySchema). */
   idempotencyKey: IdempotencyKeySchema.optional(),
 });
-
-/** The `by` of a decision runlog recorded because an approval expired (lib/core/approvalExpiry.ts). */
-export const DECIDED_BY_TIMEOUT = "timeout";
-/** The `reason` of that decision: what the model is told about the call. */
-export const APPROVAL_EXPIRED = "approval expired";
-
-/** The reason an `execution_stopped` event records. */
-export const STOPPED_OUTSIDE = "execution stopped outside runlog";
 
 /**
  * The execution of `generation` was stopped by someone outside runlog (Step Functions'

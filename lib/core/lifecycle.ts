@@ -1,5 +1,5 @@
 import { assertNever } from "./assertNever.ts";
-import { RESUMED_BY } from "./controlEvents.ts";
+import { RESUMED_BY } from "./eventConstants.ts";
 import type { EventOf, RunEvent, RunStarted } from "./events.ts";
 import {
   LIFECYCLE_SOURCE,

@@ -1,4 +1,4 @@
-import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT } from "./controlEvents.ts";
+import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT } from "./eventConstants.ts";
 import type { ToolCall } from "./eventFields.ts";
 import type { RunEvent } from "./events.ts";
 import type { JsonValue } from "./structuredOutput.ts";

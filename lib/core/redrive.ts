@@ -1,4 +1,4 @@
-import { RESUMED_BY } from "./controlEvents.ts";
+import { RESUMED_BY } from "./eventConstants.ts";
 import type { EventOf, RunEvent } from "./events.ts";
 import type { LogFacts } from "./log.ts";
 

@@ -1,5 +1,6 @@
 import { SCHEMA_VERSION } from "./eventEnvelope.ts";
-import { EventSchema, type NewEvent, type RunEvent } from "./events.ts";
+import { EVENT_TYPES } from "./eventConstants.ts";
+import type { NewEvent, RunEvent } from "./events.ts";
 
 /*
  * The stored form of an event: stamping a new event with its position and time, and decoding a
@@ -9,32 +10,14 @@ import { EventSchema, type NewEvent, type RunEvent } from "./events.ts";
 /** Result of decoding one stored record. */
 export type Decoded = { ok: true; event: RunEvent } | { ok: false; problem: string };
 
-/** Decode one stored record (already JSON-parsed), naming what is wrong when it does not fit. */
-export function decodeEvent(raw: unknown): Decoded {
-  if (typeof raw === "object" && raw !== null && "v" in raw && raw.v !== SCHEMA_VERSION) {
-    return {
-      ok: false,
-      problem: `unknown schema version ${JSON.stringify(raw.v)} (this runlog reads v${SCHEMA_VERSION})`,
-    };
-  }
-  const parsed = EventSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, event: parsed.data };
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? issue.path.join(".") : "event";
-  return { ok: false, problem: `${where}: ${issue?.message ?? "invalid"}` };
-}
-
-/** The types of event this schema version has. */
-const EVENT_TYPES: ReadonlySet<string> = new Set(
-  EventSchema.options.map((schema) => schema.shape.type.value),
-);
+const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 /**
  * Decode an event a store holds, already JSON-parsed. What a store holds it wrote itself, as the
  * canonical JSON of an event built by typed code, so only the envelope is checked here (an object
  * of this schema version, of a known type, with a seq and a time), not every field again: a fresh
  * process reads a long log at the cost of JSON.parse, not of the schema. Records from outside (a
- * fixture, an import) go through decodeEvent, which checks every field.
+ * fixture, an import) go through decodeEvent (lib/core/decodeEvent.ts), which checks every field.
  */
 export function decodeStoredEvent(raw: unknown): Decoded {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -50,7 +33,7 @@ export function decodeStoredEvent(raw: unknown): Decoded {
           : `unknown schema version ${JSON.stringify(record.v)} (this runlog reads v${SCHEMA_VERSION})`,
     };
   }
-  if (typeof record.type !== "string" || !EVENT_TYPES.has(record.type)) {
+  if (typeof record.type !== "string" || !KNOWN_TYPES.has(record.type)) {
     return { ok: false, problem: `type: unknown event type ${JSON.stringify(record.type)}` };
   }
   if (typeof record.seq !== "number" || !Number.isInteger(record.seq) || record.seq < 1) {

@@ -1,4 +1,4 @@
-import { RESUMED_BY } from "../core/controlEvents.ts";
+import { RESUMED_BY } from "../core/eventConstants.ts";
 import type { AutoResumes } from "../ports/eventStore.ts";
 
 /**

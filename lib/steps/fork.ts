@@ -1,4 +1,4 @@
-import { RESUMED_BY } from "../core/controlEvents.ts";
+import { RESUMED_BY } from "../core/eventConstants.ts";
 import { ConflictError, IdempotencyKeyReusedError, IdTakenError, InvalidInputError } from "../core/errors.ts";
 import type { RunStarted } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";

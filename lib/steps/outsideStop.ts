@@ -1,5 +1,5 @@
 import { classifyFacts } from "../core/classify.ts";
-import { STOPPED_OUTSIDE } from "../core/controlEvents.ts";
+import { STOPPED_OUTSIDE } from "../core/eventConstants.ts";
 import type { StepDeps } from "./deps.ts";
 import { writeNext } from "./writeNext.ts";
 

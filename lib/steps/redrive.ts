@@ -1,4 +1,4 @@
-import { RESUMED_BY } from "../core/controlEvents.ts";
+import { RESUMED_BY } from "../core/eventConstants.ts";
 import { benignReason, CorruptEventError, errorMessage } from "../core/errors.ts";
 import { redrivable, redriveStreakBoundary, redrivesInStreak } from "../core/redrive.ts";
 import type { RunHead } from "../ports/eventStore.ts";

@@ -6,7 +6,7 @@ import {
   type Limits,
   limitsInForce,
 } from "../core/budget.ts";
-import { RESUMED_BY } from "../core/controlEvents.ts";
+import { RESUMED_BY } from "../core/eventConstants.ts";
 import { ConflictError, InvalidInputError, LeaseHeldError, StaleError } from "../core/errors.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
 import type { LogFacts } from "../core/log.ts";

@@ -5,7 +5,8 @@ import type { RunEvent } from "../../lib/core/events.ts";
 import { readLog } from "../../lib/core/logReader.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { finalOutput } from "../../lib/core/messages.ts";
-import { decodeEvent, decodeStoredEvent } from "../../lib/core/storedEvents.ts";
+import { decodeEvent } from "../../lib/core/decodeEvent.ts";
+import { decodeStoredEvent } from "../../lib/core/storedEvents.ts";
 
 // Frozen logs as stored by schema v1. Never edit them: a change that breaks one breaks stored runs.
 const V1 = new URL("../fixtures/events/v1/", import.meta.url);

@@ -10,7 +10,7 @@ import {
   RETRY_RESPONSE_NOTE,
   UNDECIDED_TOOL_RESULT,
 } from "../../lib/core/messages.ts";
-import { decodeEvent } from "../../lib/core/storedEvents.ts";
+import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import { anyLog, conversationLog, validLog } from "./arbitraries.ts";
 import { call, log } from "./logBuilder.ts";
 import { referenceMessages } from "./messagesOracle.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RESUMED_BY } from "../../lib/core/controlEvents.ts";
+import { RESUMED_BY } from "../../lib/core/eventConstants.ts";
 import { autoResumesAfter, countedAutoResumes, nextAutoResumeAt } from "../../lib/steps/autoResumes.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");

@@ -1,4 +1,4 @@
-import { RESUMED_BY } from "../../core/controlEvents.ts";
+import { RESUMED_BY } from "../../core/eventConstants.ts";
 import { ConflictError, NotFoundError } from "../../core/errors.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";

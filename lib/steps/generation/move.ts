@@ -1,5 +1,5 @@
 import { assertNever } from "../../core/assertNever.ts";
-import { RESUMED_BY } from "../../core/controlEvents.ts";
+import { RESUMED_BY } from "../../core/eventConstants.ts";
 import { LeaseHeldError, RunCancelledError, StaleError } from "../../core/errors.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";

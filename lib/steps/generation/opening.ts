@@ -1,7 +1,7 @@
 import { assertNever } from "../../core/assertNever.ts";
 import type { Limits } from "../../core/budget.ts";
 import type { NotResumable, ResumePoint } from "../../core/classify.ts";
-import { RESUMED_BY } from "../../core/controlEvents.ts";
+import { RESUMED_BY } from "../../core/eventConstants.ts";
 import type { ResumeKind } from "../../core/eventFields.ts";
 import type { RunEvent, RunStarted } from "../../core/events.ts";
 import type { ModelSettings } from "../../core/modelSettings.ts";

@@ -1,5 +1,5 @@
 import { classifyFacts } from "../../core/classify.ts";
-import { RESUMED_BY } from "../../core/controlEvents.ts";
+import { RESUMED_BY } from "../../core/eventConstants.ts";
 import { benignReason } from "../../core/errors.ts";
 import type { RunEvent } from "../../core/events.ts";
 import type { LogView } from "../../core/log.ts";
