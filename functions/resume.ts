@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { resumeResultView } from "../lib/api/views.ts";
-import { RESUMED_BY } from "../lib/core/eventConstants.ts";
 import { type BenignReason, NotFoundError } from "../lib/core/errors.ts";
+import { RESUMED_BY } from "../lib/core/eventConstants.ts";
 import { mayAccess, type Owner, type Principal } from "../lib/core/principal.ts";
 import { AWS_SWEEP } from "../lib/runtime/aws/handlerDeps.ts";
 import { checkEventModel } from "../lib/runtime/modelAllow.ts";

@@ -1,5 +1,5 @@
-import { SCHEMA_VERSION } from "./eventEnvelope.ts";
 import { EVENT_TYPES } from "./eventConstants.ts";
+import { SCHEMA_VERSION } from "./eventEnvelope.ts";
 import type { NewEvent, RunEvent } from "./events.ts";
 
 /*

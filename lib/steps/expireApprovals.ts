@@ -1,8 +1,8 @@
 import { dueApprovals } from "../core/approvalExpiry.ts";
 import { classifyFacts } from "../core/classify.ts";
 import { forEachConcurrently } from "../core/concurrency.ts";
-import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT, RESUMED_BY } from "../core/eventConstants.ts";
 import { benignReason, CorruptEventError, errorMessage } from "../core/errors.ts";
+import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT, RESUMED_BY } from "../core/eventConstants.ts";
 import type { LogFacts } from "../core/log.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";

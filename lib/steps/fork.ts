@@ -1,5 +1,5 @@
-import { RESUMED_BY } from "../core/eventConstants.ts";
 import { ConflictError, IdempotencyKeyReusedError, IdTakenError, InvalidInputError } from "../core/errors.ts";
+import { RESUMED_BY } from "../core/eventConstants.ts";
 import type { RunStarted } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import { readLog } from "../core/logReader.ts";

@@ -1,5 +1,5 @@
-import { RESUMED_BY } from "../core/eventConstants.ts";
 import { benignReason, CorruptEventError, errorMessage } from "../core/errors.ts";
+import { RESUMED_BY } from "../core/eventConstants.ts";
 import { redrivable, redriveStreakBoundary, redrivesInStreak } from "../core/redrive.ts";
 import type { RunHead } from "../ports/eventStore.ts";
 import type { ControlDeps } from "./deps.ts";

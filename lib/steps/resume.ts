@@ -6,8 +6,8 @@ import {
   type Limits,
   limitsInForce,
 } from "../core/budget.ts";
-import { RESUMED_BY } from "../core/eventConstants.ts";
 import { ConflictError, InvalidInputError, LeaseHeldError, StaleError } from "../core/errors.ts";
+import { RESUMED_BY } from "../core/eventConstants.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
 import type { LogFacts } from "../core/log.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";

@@ -9,11 +9,11 @@ import {
   startLimits,
 } from "../../lib/core/budget.ts";
 import { classify } from "../../lib/core/classify.ts";
+import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import type { LogView } from "../../lib/core/log.ts";
 import { readLog } from "../../lib/core/logReader.ts";
 import { RUN_STATUSES, restingStatus } from "../../lib/core/status.ts";
-import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import { fromAnchor, tailBoundary } from "../../lib/core/tail.ts";
 
 const V1 = new URL("../fixtures/events/v1/", import.meta.url);

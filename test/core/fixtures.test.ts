@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
+import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { readLog } from "../../lib/core/logReader.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { finalOutput } from "../../lib/core/messages.ts";
-import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import { decodeStoredEvent } from "../../lib/core/storedEvents.ts";
 
 // Frozen logs as stored by schema v1. Never edit them: a change that breaks one breaks stored runs.

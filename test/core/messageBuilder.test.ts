@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { MessageBuilder } from "../../lib/core/messageBuilder.ts";
 import {
@@ -10,7 +11,6 @@ import {
   RETRY_RESPONSE_NOTE,
   UNDECIDED_TOOL_RESULT,
 } from "../../lib/core/messages.ts";
-import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import { anyLog, conversationLog, validLog } from "./arbitraries.ts";
 import { call, log } from "./logBuilder.ts";
 import { referenceMessages } from "./messagesOracle.ts";

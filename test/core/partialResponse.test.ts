@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { classify } from "../../lib/core/classify.ts";
+import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import { readLog } from "../../lib/core/logReader.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { PARTIAL_RESPONSE_NOTE } from "../../lib/core/messages.ts";
 import { restingStatus } from "../../lib/core/status.ts";
-import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import { type LogBuilder, log } from "./logBuilder.ts";
 import { referenceMessages } from "./messagesOracle.ts";
 

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Classification, classify } from "../../lib/core/classify.ts";
+import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
 import { readLog } from "../../lib/core/logReader.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { restingStatus } from "../../lib/core/status.ts";
-import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import { anyLog, validLog } from "../core/arbitraries.ts";
 import { historyProblem } from "../core/history.ts";
 import { LogBuilder } from "../core/logBuilder.ts";

@@ -1,5 +1,5 @@
-import { RESUMED_BY } from "../../core/eventConstants.ts";
 import { ConflictError, NotFoundError } from "../../core/errors.ts";
+import { RESUMED_BY } from "../../core/eventConstants.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";
 import { leaseFor } from "../lease.ts";

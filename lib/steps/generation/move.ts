@@ -1,6 +1,6 @@
 import { assertNever } from "../../core/assertNever.ts";
-import { RESUMED_BY } from "../../core/eventConstants.ts";
 import { LeaseHeldError, RunCancelledError, StaleError } from "../../core/errors.ts";
+import { RESUMED_BY } from "../../core/eventConstants.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";
 import { readTail, viewFacts } from "../logReads.ts";

@@ -1,7 +1,7 @@
 import { canonicalValue } from "../../core/canonicalJson.ts";
 import { classifyFacts } from "../../core/classify.ts";
-import { RESUMED_BY } from "../../core/eventConstants.ts";
 import { NotFoundError } from "../../core/errors.ts";
+import { RESUMED_BY } from "../../core/eventConstants.ts";
 import type { ResumeKind } from "../../core/eventFields.ts";
 import type { RunEvent } from "../../core/events.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";

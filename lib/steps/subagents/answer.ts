@@ -1,6 +1,6 @@
 import { classifyFacts } from "../../core/classify.ts";
-import { RESUMED_BY } from "../../core/eventConstants.ts";
 import { benignReason } from "../../core/errors.ts";
+import { RESUMED_BY } from "../../core/eventConstants.ts";
 import type { RunEvent } from "../../core/events.ts";
 import type { LogView } from "../../core/log.ts";
 import { type ChildAnswer, callParentOf, childAnswer } from "../../core/subagents.ts";
