@@ -7,16 +7,17 @@ import { defineTool } from "./defineTool.ts";
 const FORECASTS = ["sunny, 24°C", "light rain, 17°C", "cloudy, 19°C", "windy, 15°C", "clear, 21°C"];
 
 /** A pure tool: the same city always gets the same forecast. */
-export const getWeather = defineTool({
-  name: "get_weather",
-  description: "Get today's weather forecast for a city.",
-  parameters: z.object({ city: z.string().min(1).describe("The city to look up") }),
-  idempotent: true,
-  run: ({ city }) => {
-    const index = [...city.toLowerCase()].reduce((sum, ch) => sum + ch.charCodeAt(0), 0) % FORECASTS.length;
-    return `${city}: ${FORECASTS[index]}`;
-  },
-});
+const getWeather = () =>
+  defineTool({
+    name: "get_weather",
+    description: "Get today's weather forecast for a city.",
+    parameters: z.object({ city: z.string().min(1).describe("The city to look up") }),
+    idempotent: true,
+    run: ({ city }) => {
+      const index = [...city.toLowerCase()].reduce((sum, ch) => sum + ch.charCodeAt(0), 0) % FORECASTS.length;
+      return `${city}: ${FORECASTS[index]}`;
+    },
+  });
 
 /** A tool with a real side effect: one line appended to notes.txt in the data dir. */
 export function writeNote(dataDir: string) {
@@ -51,31 +52,39 @@ export function sendEmail(dataDir: string) {
 }
 
 /** A slow tool: sleeps the given milliseconds, and stops early when the run is cancelled. */
-export const wait = defineTool({
-  name: "wait",
-  description: "Wait for the given number of milliseconds.",
-  parameters: z.object({ ms: z.number().int().min(0).max(600_000).describe("How long to wait, in ms") }),
-  idempotent: true,
-  timeoutMs: 610_000,
-  run: ({ ms }, { signal }) =>
-    new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => resolve(`waited ${ms} ms`), ms);
-      signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        reject(new Error("stopped"));
-      });
-    }),
-});
+const wait = () =>
+  defineTool({
+    name: "wait",
+    description: "Wait for the given number of milliseconds.",
+    parameters: z.object({ ms: z.number().int().min(0).max(600_000).describe("How long to wait, in ms") }),
+    idempotent: true,
+    timeoutMs: 610_000,
+    run: ({ ms }, { signal }) =>
+      new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => resolve(`waited ${ms} ms`), ms);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(new Error("stopped"));
+        });
+      }),
+  });
 
 const oneLine = (text: string) => text.replaceAll(/[\n|]/g, " ");
 
+/**
+ * The tools that need no data dir, made once, when the demo agent is first asked for: a process
+ * that imports runlog and never runs the demo builds none of their schemas.
+ */
+let shared: { getWeather: ReturnType<typeof getWeather>; wait: ReturnType<typeof wait> } | undefined;
+
 /** The demo agent: plans a day out with a weather lookup, notes, emails (approved first) and waits. */
 export function demoAgent(context: AgentContext): Agent {
+  shared ??= { getWeather: getWeather(), wait: wait() };
   return {
     name: "demo",
     instructions:
       "You help plan a day out. Check the weather, write down what to remember, then answer briefly.",
-    tools: [getWeather, writeNote(context.dataDir), sendEmail(context.dataDir), wait],
+    tools: [shared.getWeather, writeNote(context.dataDir), sendEmail(context.dataDir), shared.wait],
     defaultModel: "scripted:demo",
   };
 }

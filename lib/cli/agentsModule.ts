@@ -6,7 +6,6 @@ import { checkPrices, type PriceTable } from "../core/budget.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { ModelProviders } from "../ports/model.ts";
 import { NAMES } from "../runtime/config.ts";
-import { checkProviders } from "../runtime/models.ts";
 import { UsageError } from "./usage.ts";
 
 /** What a user's agents module gives: its agents, and the model providers it exports beside them. */
@@ -62,7 +61,11 @@ export async function loadAgentsModule(path: string, flag = "--agents"): Promise
   let models: ModelProviders | undefined;
   let prices: PriceTable | undefined;
   try {
-    if (module.models !== undefined) models = checkProviders(module.models);
+    if (module.models !== undefined) {
+      // Loaded only for a module that has providers: the model adapters are no read command's.
+      const { checkProviders } = await import("../runtime/models.ts");
+      models = checkProviders(module.models);
+    }
     if (module.prices !== undefined) prices = checkPrices(module.prices);
   } catch (error) {
     throw new UsageError(`${flag}: ${full}: ${errorMessage(error)}`, { cause: error });

@@ -19,7 +19,11 @@ export function forTerminal(text: string): string {
   return showInvisible(text.replaceAll("\r\n", "\n")).replaceAll(LONE_SURROGATE, shownAsEscape);
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/**
+ * Made when a line first needs cutting between graphemes: building a segmenter loads ICU's break
+ * rules (several ms), which a command whose lines all fit (`ls` of short ids) never needs.
+ */
+let graphemes: Intl.Segmenter | undefined;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
@@ -43,6 +47,7 @@ export function clip(text: string, max = 100): string {
   let kept = "";
   let count = 0;
   // The segmenter iterates lazily, so a 100 KB tool result costs `max` segments, not 100 K.
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
   for (const { segment } of graphemes.segment(line)) {
     if (count === max - 1) {
       // One more grapheme and nothing after it fits whole; anything more is cut.
