@@ -8,10 +8,10 @@ import { restingStatusOf } from "../core/status.ts";
 import type { JsonValue } from "../core/structuredOutput.ts";
 import type { RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
-import type { ControlDeps } from "../steps/deps.ts";
-import { outcomeOfFacts } from "../steps/finish.ts";
+import type { ControlDeps, ReadDeps } from "../steps/deps.ts";
 import { leaseIsLive } from "../steps/liveness.ts";
 import { readTail, viewFacts } from "../steps/logReads.ts";
+import { outcomeOfFacts } from "../steps/outcome.ts";
 import { Access } from "./access.ts";
 import type { EventPageRequest, EventsPage } from "./eventPage.ts";
 import { assertRunFound, readEventPage, readOneEvent } from "./eventReads.ts";
@@ -44,13 +44,13 @@ export type ResumePointAnswer =
  * What the library API reads: a run's resume point, events, outcome, and the list of runs, each
  * held to the Runlog's scope (lib/api/access.ts). Runlog (runlog.ts) adds what moves runs on.
  */
-export class RunReads {
+export class RunReads<Deps extends ReadDeps = ReadDeps> {
   /** @internal */
   protected readonly access: Access;
 
   /** @internal openLocal, createTestRunlog and the functions make a Runlog; a program asks them for one. */
   constructor(
-    protected readonly deps: RunlogDeps,
+    protected readonly deps: Deps,
     principal?: Principal,
   ) {
     this.access = new Access(deps.store, principal);

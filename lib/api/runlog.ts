@@ -16,7 +16,7 @@ import {
   startReplayBatch,
 } from "./replayBatch.ts";
 import { compareRuns, type RunComparison } from "./replayCompare.ts";
-import { RunReads } from "./runReads.ts";
+import { type RunlogDeps, RunReads } from "./runReads.ts";
 import type {
   Actor,
   ControlOptions,
@@ -34,13 +34,18 @@ import type {
 } from "./types.ts";
 import * as check from "./validate.ts";
 
-export { type InCharge, type ResumePointAnswer, type RunlogDeps, RunReads } from "./runReads.ts";
+export {
+  type InCharge,
+  type ResumePointAnswer,
+  type RunlogDeps,
+  RunReads,
+} from "./runReads.ts";
 
 /**
  * The library API: everything the CLI, the HTTP API and programs do with runs.
  * Each call reads the log; nothing here keeps state of its own.
  */
-export class Runlog extends RunReads {
+export class Runlog extends RunReads<RunlogDeps> {
   /**
    * This API as one caller sees it: its own runs only (its tenant's, with a tenant; every run for
    * an admin). Another owner's run is a NotFoundError, as a missing one; new runs record the

@@ -1,6 +1,6 @@
 import type { ResumeKind, ToolCall } from "../core/eventFields.ts";
 import type { RunHead } from "../ports/eventStore.ts";
-import type { RunOutcome } from "../steps/finish.ts";
+import type { RunOutcome } from "../steps/outcome.ts";
 import type { ResumeResult } from "../steps/resume.ts";
 import type { ResumePointAnswer } from "./runlog.ts";
 import type { RunOutcome as ApiOutcome } from "./types.ts";

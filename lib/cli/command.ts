@@ -5,11 +5,12 @@
  */
 import type { CommandContext } from "./commands.ts";
 import { readInput } from "./input.ts";
+import type { CliRuns, ReadRuns } from "./runs.ts";
 import type { Values } from "./settingsFlags.ts";
 import { UsageError } from "./usage.ts";
 
-/** One CLI command: its own flags, how many arguments it takes, and what it does. */
-export interface Command {
+/** One CLI command: its own flags, how many arguments it takes, and what it does with the runs. */
+export interface Command<Runs extends ReadRuns = CliRuns> {
   options: Record<string, { type: "string" | "boolean"; default?: string | boolean; multiple?: boolean }>;
   positionals: { min: number; max: number; names: string };
   /** It starts runs, so it creates a data dir that does not exist yet; other commands find no runs there. */
@@ -18,8 +19,18 @@ export interface Command {
    * Its answer when the data dir does not exist (no store is opened, nothing is created).
    * @default "run <first argument> not found", for a command about one run
    */
-  withoutRuns?(context: Omit<CommandContext, "runs">): number;
-  run(context: CommandContext, values: Values, positionals: string[]): Promise<number>;
+  withoutRuns?(context: Omit<CommandContext<Runs>, "runs">): number;
+  run(context: CommandContext<Runs>, values: Values, positionals: string[]): Promise<number>;
+  /** Whether it only reads runs: see ReadCommand. */
+  readsOnly?: false;
+}
+
+/**
+ * A command that only reads runs: on this machine main.ts opens the store alone for it
+ * (openLocalReads), not the runtime that executes runs.
+ */
+export interface ReadCommand extends Omit<Command<ReadRuns>, "readsOnly"> {
+  readsOnly: true;
 }
 
 export const one = (names: string) => ({ min: 1, max: 1, names });

@@ -3,13 +3,13 @@
  * replay and serve aside, which main.ts answers before it). Each command is defined with its
  * group: startCommands.ts, readCommands.ts, steerCommands.ts, upkeepCommands.ts.
  */
-import type { Command } from "./command.ts";
+import type { Command, ReadCommand } from "./command.ts";
 import { READ_COMMANDS } from "./readCommands.ts";
 import { START_COMMANDS } from "./startCommands.ts";
 import { STEER_COMMANDS } from "./steerCommands.ts";
 import { UPKEEP_COMMANDS } from "./upkeepCommands.ts";
 
-export const COMMANDS: Readonly<Record<string, Command>> = {
+export const COMMANDS: Readonly<Record<string, Command | ReadCommand>> = {
   run: START_COMMANDS.run,
   resume: START_COMMANDS.resume,
   script: READ_COMMANDS.script,

@@ -5,13 +5,13 @@ import { scriptOf } from "../core/replay.ts";
 import type { JsonValue } from "../core/structuredOutput.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
-import type { CliRuns, ListedRun, RunFilter } from "./runs.ts";
+import type { CliRuns, ListedRun, ReadRuns, RunFilter } from "./runs.ts";
 import { columns } from "./table.ts";
 import { EXIT } from "./usage.ts";
 
-export interface CommandContext {
+export interface CommandContext<Runs extends ReadRuns = CliRuns> {
   /** The runs: a store this process opened, or the API `--url` names. */
-  runs: CliRuns;
+  runs: Runs;
   io: Io;
   json: boolean;
   /** Where the runs are, as messages name it: the data dir (absolute), or the API's URL. */
@@ -79,7 +79,10 @@ export async function resumeCommand(context: CommandContext, request: { runId: s
   return reportOutcome(context, view, note, view);
 }
 
-export async function resumePointCommand({ runs, io, json }: CommandContext, runId: string): Promise<number> {
+export async function resumePointCommand(
+  { runs, io, json }: CommandContext<ReadRuns>,
+  runId: string,
+): Promise<number> {
   const point = await runs.resumePoint(runId);
   if (json) {
     io.json(point);
@@ -89,7 +92,10 @@ export async function resumePointCommand({ runs, io, json }: CommandContext, run
   return EXIT.completed;
 }
 
-export async function showCommand({ runs, io, json }: CommandContext, runId: string): Promise<number> {
+export async function showCommand(
+  { runs, io, json }: CommandContext<ReadRuns>,
+  runId: string,
+): Promise<number> {
   const events = await runs.events(runId);
   if (json) io.json({ runId, events });
   else {
@@ -103,7 +109,11 @@ export async function showCommand({ runs, io, json }: CommandContext, runId: str
  * `script`: a run's model turns as a scripted-model file, to stdout or `--out FILE`, so
  * `--model scripted:FILE` plays the run again (docs/guides/replay.md).
  */
-export async function scriptCommand(context: CommandContext, runId: string, out?: string): Promise<number> {
+export async function scriptCommand(
+  context: CommandContext<ReadRuns>,
+  runId: string,
+  out?: string,
+): Promise<number> {
   const script = scriptOf(await context.runs.events(runId));
   if (out === undefined) {
     context.io.json(script);
@@ -116,7 +126,10 @@ export async function scriptCommand(context: CommandContext, runId: string, out?
 }
 
 /** `ls`: every run (or those in a status, or a run's forks), newest activity first. */
-export async function listCommand(context: CommandContext, filter: RunFilter = {}): Promise<number> {
+export async function listCommand(
+  context: CommandContext<ReadRuns>,
+  filter: RunFilter = {},
+): Promise<number> {
   const runs: ListedRun[] = [];
   let cursor: string | undefined;
   do {

@@ -3,7 +3,7 @@ import { errorMessage, NotFoundError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
 import { NAMES } from "../runtime/config.ts";
 import { readConfig } from "../runtime/readConfig.ts";
-import type { Command } from "./command.ts";
+import type { Command, ReadCommand } from "./command.ts";
 import { dataDir } from "./dataDir.ts";
 import { commandHelp, HELP } from "./help.ts";
 import { type Io, processIo } from "./io.ts";
@@ -71,10 +71,13 @@ export async function main(
       const { serveCommand } = await import("./serve.ts");
       return await serveCommand(args, io, config);
     }
-    const { COMMANDS } = await import("./commandTable.ts");
+    // Loaded side by side: each is a chunk of its own, and one after the other they wait in turn.
+    const [{ COMMANDS }, { stepsOptions, stepsPlace }] = await Promise.all([
+      import("./commandTable.ts"),
+      import("./stepsPlace.ts"),
+    ]);
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; run "runlog help"`);
-    const { stepsOptions, stepsPlace } = await import("./stepsPlace.ts");
     const parsing = {
       args,
       options: { ...COMMON, ...REMOTE, ...command.options, ...stepsOptions(name) },
@@ -98,7 +101,10 @@ export async function main(
       // A run started on a deployment is stored there: nothing here to create.
       create: command.creates === true && place.kind === "here",
     });
-    const { agentsOption } = await import("./agentsModule.ts");
+    const [{ agentsOption }, { dynamoTarget }] = await Promise.all([
+      import("./agentsModule.ts"),
+      import("../runtime/store.ts"),
+    ]);
     const module = await agentsOption(
       typeof values.agents === "string" ? values.agents : undefined,
       config.agents,
@@ -119,9 +125,28 @@ export async function main(
         await target.close();
       }
     }
-    const { dynamoTarget } = await import("../runtime/store.ts");
     if (!dir.exists && dynamoTarget(config) === undefined)
       return await withoutRuns(command, { io, json, where: dir.path }, positionals);
+    if (command.readsOnly) {
+      // A read opens the store alone: no state machine, model adapter or lifecycle delivery loads.
+      const [{ openLocalReads }, { localReads }] = await Promise.all([
+        import("../api/localReads.ts"),
+        import("./runs.ts"),
+      ]);
+      const opened = await openLocalReads(
+        { dataDir: dir.path, ...(module === undefined ? {} : { agents: module.agents }) },
+        config,
+      );
+      try {
+        return await command.run(
+          { runs: localReads(opened.reads), io, json, where: dir.path },
+          values,
+          positionals,
+        );
+      } finally {
+        await opened.close();
+      }
+    }
     const [{ openLocal }, { progressLine }] = await Promise.all([
       import("../api/local.ts"),
       import("./format.ts"),
@@ -154,7 +179,7 @@ export async function main(
 
 /** A command's answer on a data dir that does not exist: it holds no runs. */
 async function withoutRuns(
-  command: Command,
+  command: Command | ReadCommand,
   context: { io: Io; json: boolean; where: string },
   [runId]: string[],
 ): Promise<number> {

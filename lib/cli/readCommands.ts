@@ -2,7 +2,7 @@
  * The commands that read runs without changing them: `show`, `ls`, `script` and `resume-point`.
  */
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
-import { type Command, one, optional, str } from "./command.ts";
+import { one, optional, type ReadCommand, str } from "./command.ts";
 import { listCommand, printRuns, resumePointCommand, scriptCommand, showCommand } from "./commands.ts";
 import { UsageError } from "./usage.ts";
 
@@ -19,16 +19,19 @@ export const READ_COMMANDS = {
   script: {
     options: { out: { type: "string" } },
     positionals: one("<runId>"),
+    readsOnly: true,
     run: (context, values, [runId]) => scriptCommand(context, runId!, str(values, "out")),
   },
   "resume-point": {
     options: {},
     positionals: one("<runId>"),
+    readsOnly: true,
     run: (context, _, [runId]) => resumePointCommand(context, runId!),
   },
   show: {
     options: {},
     positionals: one("<runId>"),
+    readsOnly: true,
     run: (context, _, [runId]) => showCommand(context, runId!),
   },
   ls: {
@@ -38,6 +41,7 @@ export const READ_COMMANDS = {
       "children-of": { type: "string" },
     },
     positionals: { min: 0, max: 0, names: "no arguments" },
+    readsOnly: true,
     withoutRuns: (context) => printRuns(context, []),
     run: (context, values) =>
       listCommand(context, {
@@ -46,4 +50,4 @@ export const READ_COMMANDS = {
         ...optional("childrenOf", str(values, "children-of")),
       }),
   },
-} satisfies Record<string, Command>;
+} satisfies Record<string, ReadCommand>;

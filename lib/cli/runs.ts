@@ -1,4 +1,5 @@
 import type { Runlog } from "../api/runlog.ts";
+import type { RunReads } from "../api/runReads.ts";
 import type {
   ControlOptions,
   ForkRequest,
@@ -70,6 +71,24 @@ export interface CliRuns {
   redrive(request: RedriveRequest): Promise<RedriveReport>;
 }
 
+/** What the read commands (ls, show, resume-point, script) ask of runs: nothing that changes one. */
+export type ReadRuns = Pick<CliRuns, "resumePoint" | "events" | "list">;
+
+/**
+ * The reads of runs a store this process opened holds (openLocalReads' RunReads, or a whole
+ * Runlog), their answers as views.
+ */
+export function localReads(reads: RunReads): ReadRuns {
+  return {
+    resumePoint: async (runId) => resumePointView(await reads.resumePoint(runId)),
+    events: (runId) => reads.events(runId),
+    async list(filter, cursor) {
+      const page = await reads.list({ ...filter, ...(cursor === undefined ? {} : { cursor }) });
+      return { runs: page.runs.map(headView), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) };
+    },
+  };
+}
+
 /**
  * The runs of a store this process opened: the library's Runlog, its answers as views. The local
  * user acts (localPrincipal): `by` when no `--by` names someone else.
@@ -92,12 +111,7 @@ export function localRuns(runlog: Runlog): CliRuns {
         ...(result.resumed ? {} : { description: result.classification.description }),
       };
     },
-    resumePoint: async (runId) => resumePointView(await runlog.resumePoint(runId)),
-    events: (runId) => runlog.events(runId),
-    async list(filter, cursor) {
-      const page = await runlog.list({ ...filter, ...(cursor === undefined ? {} : { cursor }) });
-      return { runs: page.runs.map(headView), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) };
-    },
+    ...localReads(runlog),
     send: async (runId, message, options) => outcomeView(await runlog.send(runId, message, options)),
     fork: async (request) => outcomeView(await runlog.fork(request)),
     decide: async (runId, callId, approved, actor, options) =>

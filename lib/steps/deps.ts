@@ -61,6 +61,15 @@ export interface ControlDeps extends StepDeps {
   maxRunningPerOwner?: number;
 }
 
+/**
+ * What reading runs takes (lib/api/runReads.ts): the store and its log cache, the agents whose
+ * tools a resume plan names, and the liveness check of a lease. The CLI's read commands open no
+ * more (lib/runtime/local/localReadDeps.ts): no state machine, no model, no lifecycle.
+ */
+export type ReadDeps = Pick<ControlDeps, "store" | "logs" | "agents" | "clock" | "leaseMs"> & {
+  orchestrator: Pick<Orchestrator, "isAlive">;
+};
+
 /** Input of the steps that run inside an execution. */
 export interface StepInput {
   runId: string;

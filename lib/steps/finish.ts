@@ -1,12 +1,7 @@
-import { classifyFacts } from "../core/classify.ts";
-import type { RunEvent } from "../core/events.ts";
-import type { LogFacts } from "../core/log.ts";
-import { finalOutput } from "../core/messages.ts";
-import { type RunStatus, restingStatusOf } from "../core/status.ts";
-import type { JsonValue } from "../core/structuredOutput.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { letRest } from "./lease.ts";
 import { loadRun } from "./logReads.ts";
+import { outcomeOfFacts, type RunOutcome } from "./outcome.ts";
 import { markPaused } from "./restMarkers.ts";
 import { answerParent } from "./subagents/answer.ts";
 import { lookUpChildren } from "./subagents/lookUp.ts";
@@ -14,20 +9,6 @@ import { lookUpChildren } from "./subagents/lookUp.ts";
 export interface FinishInput extends StepInput {
   /** The lease owner this execution runs under. */
   owner: string;
-}
-
-export interface RunOutcome {
-  runId: string;
-  status: RunStatus;
-  output: JsonValue | null;
-  /** With `invalid_output`: the last answer, which the agent's output schema rejected, and why. */
-  invalidOutput?: InvalidOutput;
-}
-
-/** The final answer a run ended `invalid_output` with, kept: its text and what was wrong with it. */
-export interface InvalidOutput {
-  text: string;
-  problems: string;
 }
 
 /** The Finish task: record the status the run rests in and give up this execution's lease. */
@@ -62,15 +43,4 @@ export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOut
     if (control && outcome.status === "waiting") await lookUpChildren(control, input.runId);
   }
   return outcome;
-}
-
-/** The status and final output a log (or its tail) shows when nobody is executing it, from its facts. */
-export function outcomeOfFacts(runId: string, events: readonly RunEvent[], facts: LogFacts): RunOutcome {
-  const status = restingStatusOf(facts, classifyFacts(facts));
-  const last = facts.last;
-  const invalid =
-    status === "invalid_output" && last?.type === "output_rejected"
-      ? { invalidOutput: { text: last.text, problems: last.problems } }
-      : {};
-  return { runId, status, output: finalOutput(events), ...invalid };
 }

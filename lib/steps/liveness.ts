@@ -1,7 +1,7 @@
 import type { Lease } from "../ports/eventStore.ts";
-import type { ControlDeps } from "./deps.ts";
+import type { ReadDeps } from "./deps.ts";
 
-type LivenessDeps = Pick<ControlDeps, "clock" | "orchestrator" | "leaseMs">;
+type LivenessDeps = Pick<ReadDeps, "clock" | "leaseMs" | "orchestrator">;
 
 /**
  * The one answer to "is a live executor holding this run": its lease has time left and its holder

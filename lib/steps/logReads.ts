@@ -11,7 +11,7 @@ import type { StepDeps } from "./deps.ts";
 const notFound = (runId: string) => new NotFoundError(`run ${runId} not found`, { runId });
 
 /** The run's log as stored now (a snapshot that never changes); NotFoundError if the run has no events. */
-export async function loadRun(deps: StepDeps, runId: string): Promise<readonly RunEvent[]> {
+export async function loadRun(deps: Pick<StepDeps, "logs">, runId: string): Promise<readonly RunEvent[]> {
   const events = await deps.logs.load(runId);
   if (events.length === 0) throw notFound(runId);
   return events;
@@ -33,7 +33,7 @@ export async function currentRun(deps: StepDeps, runId: string): Promise<readonl
  * it (reading only what is new), else a backwards read to the last anchor. The head and this are
  * all that resume-point and resume read, however long the run is.
  */
-export async function readTail(deps: StepDeps, runId: string): Promise<LogView> {
+export async function readTail(deps: Pick<StepDeps, "store" | "logs">, runId: string): Promise<LogView> {
   if (deps.logs.has(runId)) return { events: await loadRun(deps, runId) };
   const tail = await deps.store.readBack(runId, tailBoundary());
   if (tail.length === 0) throw notFound(runId);
@@ -44,5 +44,5 @@ export async function readTail(deps: StepDeps, runId: string): Promise<LogView> 
  * The facts of a view of the run's log: a whole log this process holds costs only the events it
  * has not read before (LogCache.factsOf), a tail is read from where it starts.
  */
-export const viewFacts = (deps: StepDeps, runId: string, view: LogView): LogFacts =>
+export const viewFacts = (deps: Pick<StepDeps, "logs">, runId: string, view: LogView): LogFacts =>
   view.start ? factsOf(view) : deps.logs.factsOf(runId, view.events);

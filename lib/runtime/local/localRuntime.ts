@@ -23,6 +23,7 @@ import { modelResolver } from "../models.ts";
 import { type RunlogConfig, readConfig } from "../readConfig.ts";
 import { connectStore, storeOptions } from "../store.ts";
 import { ApprovalTimer } from "./approvalTimer.ts";
+import { LOCAL_LEASE_MS } from "./localReadDeps.ts";
 import { LocalOrchestrator } from "./orchestrator.ts";
 
 export interface LocalRuntimeOptions {
@@ -90,7 +91,7 @@ export async function openLocalRuntime(
     given ?? readConfig(options.env, { warn: (message) => process.stderr.write(`runlog: ${message}\n`) });
   const dataDir = resolve(options.dataDir ?? config.dataDir);
   const faults = crashFaults(config.crashAt);
-  const leaseMs = options.leaseMs ?? 30_000;
+  const leaseMs = options.leaseMs ?? LOCAL_LEASE_MS;
   // Checked before anything opens: bad groups leave nothing to close.
   const toolGroups = options.toolGroups === undefined ? undefined : checkToolGroups(options.toolGroups);
   const retention =

@@ -1,0 +1,36 @@
+import { classifyFacts } from "../core/classify.ts";
+import type { RunEvent } from "../core/events.ts";
+import type { LogFacts } from "../core/log.ts";
+import { finalOutput } from "../core/messages.ts";
+import { type RunStatus, restingStatusOf } from "../core/status.ts";
+import type { JsonValue } from "../core/structuredOutput.ts";
+
+/*
+ * What a run's log says it came to: the Finish task records it (lib/steps/finish.ts), and a read
+ * of a run nobody executes answers it (lib/api/runReads.ts) without loading the steps that write.
+ */
+
+export interface RunOutcome {
+  runId: string;
+  status: RunStatus;
+  output: JsonValue | null;
+  /** With `invalid_output`: the last answer, which the agent's output schema rejected, and why. */
+  invalidOutput?: InvalidOutput;
+}
+
+/** The final answer a run ended `invalid_output` with, kept: its text and what was wrong with it. */
+export interface InvalidOutput {
+  text: string;
+  problems: string;
+}
+
+/** The status and final output a log (or its tail) shows when nobody is executing it, from its facts. */
+export function outcomeOfFacts(runId: string, events: readonly RunEvent[], facts: LogFacts): RunOutcome {
+  const status = restingStatusOf(facts, classifyFacts(facts));
+  const last = facts.last;
+  const invalid =
+    status === "invalid_output" && last?.type === "output_rejected"
+      ? { invalidOutput: { text: last.text, problems: last.problems } }
+      : {};
+  return { runId, status, output: finalOutput(events), ...invalid };
+}
