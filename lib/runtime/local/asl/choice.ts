@@ -1,11 +1,8 @@
 import { AslDefinitionError } from "./errors.ts";
-import { type Context, lookup, MISSING, parsePath, valueAt, type Where } from "./paths.ts";
+import { type Context, isObject, lookup, MISSING, parsePath, valueAt, type Where } from "./paths.ts";
 
 /** A Choice rule compiled to a test of the state's input. */
 export type Rule = (input: unknown, context: Context) => boolean;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The comparison operators supported, each with the type its operand must have. */
 const COMPARISONS = { StringEquals: "string", BooleanEquals: "boolean", IsPresent: "boolean" } as const;

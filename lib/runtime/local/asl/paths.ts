@@ -38,7 +38,8 @@ export function parsePath(text: unknown, where: Where): Path {
   return { text, context, keys };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+/** Whether a JSON value is an object (not null, not an array). */
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The value at `path`, or MISSING. */
