@@ -2,7 +2,8 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import { METRICS } from "../../lib/adapters/aws/metrics.ts";
 import { type ErrorCategory, errorCategory, errorMessage } from "../../lib/core/errors.ts";
 import { redact } from "../../lib/core/redact.ts";
-import { type Powertools, powertools } from "../../lib/runtime/aws/powertools.ts";
+import { powertools } from "../../lib/runtime/aws/powertools.ts";
+import { flushTraces, openStepSubsegment } from "../../lib/runtime/aws/xray.ts";
 import type { StepObserver } from "../../lib/steps/deps.ts";
 import { emit } from "./emit.ts";
 import { mappedStack } from "./mappedStack.ts";
@@ -25,6 +26,9 @@ export type Outcome = "ok" | "answered" | ErrorCategory;
 /** Expected in a distributed loop (a retry, a race, a newer generation): a warning, not an error. */
 const EXPECTED: ReadonlySet<Outcome> = new Set(["RetryableError", "ConflictError", "StaleError"]);
 
+/** The keys of `identify` that annotate the step's trace, so X-Ray can find a run's steps by them. */
+const TRACE_KEYS: ReadonlySet<string> = new Set(["runId", "generation"]);
+
 /**
  * Run one invocation of a handler observed: a logger whose lines carry `step` and the run's keys,
  * an X-Ray subsegment `## step` annotated with them, its start (debug, once `identify`d) and end
@@ -40,17 +44,17 @@ export async function observed<O>(
   const tools = powertools();
   const log = tools.logger.createChild({ persistentKeys: { step } });
   if (context) log.addContext(context);
+  const segment = openStepSubsegment(step);
   const invocation: Invocation = {
     log,
     observer: stepObserver(log, tools.metrics),
     identify: (keys) => {
       const known = Object.entries(keys).filter(([, value]) => value !== undefined);
       log.appendKeys(Object.fromEntries(known) as Record<string, string | number>);
-      for (const [key, value] of known) annotate(tools, key, value!);
+      for (const [key, value] of known) if (TRACE_KEYS.has(key)) segment?.annotate(key, value!);
       log.debug("step started");
     },
   };
-  const segment = openSubsegment(tools, step);
   const started = performance.now();
   let outcome: Outcome = "ok";
   try {
@@ -69,8 +73,12 @@ export async function observed<O>(
       return answered;
     }
     outcome = errorCategory(error);
-    segment?.addError(error instanceof Error ? error : new Error(errorMessage(error)));
-    const level = EXPECTED.has(outcome) ? "warn" : "error";
+    const expected = EXPECTED.has(outcome);
+    segment?.fail(expected ? "error" : "fault", {
+      name: error instanceof Error ? error.name : outcome,
+      message: errorMessage(error),
+    });
+    const level = expected ? "warn" : "error";
     // Redacted as every error runlog shows (lib/core/redact.ts): a log group is read by more people than the run.
     const logged =
       error instanceof Error
@@ -88,29 +96,8 @@ export async function observed<O>(
       { step, outcome },
     );
     segment?.close();
+    await flushTraces();
   }
 }
 
 const elapsed = (since: number) => Math.round(performance.now() - since);
-
-function annotate({ tracer }: Powertools, key: string, value: string | number): void {
-  if (tracer.isTracingEnabled() && (key === "runId" || key === "generation"))
-    tracer.putAnnotation(key, value);
-}
-
-/** A subsegment of the function's segment for this step, made current; none when tracing is off. */
-function openSubsegment({ tracer }: Powertools, step: string) {
-  if (!tracer.isTracingEnabled()) return undefined;
-  const parent = tracer.getSegment();
-  if (!parent) return undefined;
-  const segment = parent.addNewSubsegment(`## ${step}`);
-  tracer.setSegment(segment);
-  tracer.putAnnotation("step", step);
-  return {
-    addError: (error: Error) => segment.addError(error),
-    close: () => {
-      segment.close();
-      tracer.setSegment(parent);
-    },
-  };
-}

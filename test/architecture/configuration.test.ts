@@ -16,11 +16,13 @@ const NAMING_RUNLOG_VARIABLES = ["lib/runtime/config.ts", "lib/cli/help.ts"];
  * readConfig's own; the CLI's main and the Lambda handlers' deps pass theirs.
  */
 // functions/publishLifecycle.ts is the publisher's own root: it builds two clients, and no agents.
+// lib/runtime/aws/xray.ts reads Lambda's own trace header, which changes every invocation.
 const READING_PROCESS_ENV = [
   "lib/runtime/readConfig.ts",
   "lib/cli/main.ts",
   "functions/deps.ts",
   "functions/publishLifecycle.ts",
+  "lib/runtime/aws/xray.ts",
 ];
 
 describe("configuration is read once, in one schema", () => {

@@ -4,7 +4,7 @@ import type { LambdaClient } from "@aws-sdk/client-lambda";
 import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { powertools } from "./powertools.ts";
+import { traceCalls } from "./tracedCalls.ts";
 
 /** An AWS client a function makes (buildDeps, publisherDeps). */
 export type AwsClient =
@@ -27,9 +27,9 @@ export function observeClients(observer: (client: AwsClient) => void): () => voi
   return () => clientObservers.delete(observer);
 }
 
-/** A client as the functions use it: traced by X-Ray where tracing is on, and shown to any observer. */
+/** A client as the functions use it: its calls traced by X-Ray where tracing is on, and shown to any observer. */
 export function made<C extends AwsClient>(client: C): C {
-  const traced = powertools().tracer.captureAWSv3Client(client);
+  const traced = traceCalls(client);
   for (const observer of clientObservers) observer(traced);
   return traced;
 }
