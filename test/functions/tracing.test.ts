@@ -58,7 +58,10 @@ function traced(sampled: boolean): string {
 /** The documents of trace `root` the daemon has once one named `last` has arrived (a subsegment is sent when it closes). */
 async function documents(root: string, last: string): Promise<Document[]> {
   const ofTrace = () => received.filter((document) => document.trace_id === root);
-  await vi.waitFor(() => expect(ofTrace().map((document) => document.name)).toContain(last));
+  // Generous for a loaded machine: it returns as soon as the document is there.
+  await vi.waitFor(() => expect(ofTrace().map((document) => document.name)).toContain(last), {
+    timeout: 10_000,
+  });
   return ofTrace();
 }
 
@@ -140,6 +143,26 @@ describe("a traced invocation", () => {
       annotations: { step: "probe", runId: "traced-2", generation: 3 },
     });
     expect(call.parent_id).toBe(step.id);
+  });
+
+  it("keeps a failed step's message redacted and short enough for one datagram", async () => {
+    const root = traced(true);
+    const key = `sk-proj-${"a".repeat(40)}`;
+    const failing = outputOf(() =>
+      observed("leaky", undefined, async () => {
+        throw new Error(`Incorrect API key provided: ${key}; ${"x".repeat(100_000)}`);
+      }),
+    );
+    await expect(failing).rejects.toThrow("Incorrect API key");
+
+    const [step] = await documents(root, "## leaky");
+    const [exception] = (step!.cause as { exceptions: { type: string; message: string }[] }).exceptions;
+    expect(exception).toMatchObject({
+      type: "Error",
+      message: expect.stringContaining("[redacted:openai-key]"),
+    });
+    expect(exception!.message).not.toContain(key);
+    expect(exception!.message.length).toBeLessThanOrEqual(2_000);
   });
 
   it("passes the trace on in each request's header, naming the call's subsegment as its parent", async () => {

@@ -80,6 +80,8 @@ export interface Subsegment {
 }
 
 const HEADER = '{"format":"json","version":1}\n';
+/** The most of an error's message a subsegment keeps. */
+const MAX_MESSAGE = 2_000;
 const seconds = () => (performance.timeOrigin + performance.now()) / 1000;
 const newId = () => randomBytes(8).toString("hex");
 
@@ -100,7 +102,7 @@ function lambdaTracing() {
 function send(document: SubsegmentDocument, daemon: { host: string; port: number }): void {
   if (!socket) {
     socket = createSocket(daemon.host.includes(":") ? "udp6" : "udp4");
-    // A trace lost is not worth a step: a socket's error is dropped, as a failed send's is below.
+    // A trace lost is not worth a step: a socket's error is dropped, as a failed send's (its callback's).
     socket.on("error", () => {});
     socket.unref();
   }
@@ -157,7 +159,10 @@ export function openSubsegment(
       // Throttling is an error of the caller's too, as X-Ray's console counts it.
       if (kind === "throttle") document.error = true;
       if (error) {
-        const exception = { id: newId(), type: error.name, message: redact(error.message) };
+        // Cut short (the whole document must fit one datagram, 64 KB), but after redacting twice as
+        // much: a credential across the cut is still found whole.
+        const message = redact(error.message.slice(0, 2 * MAX_MESSAGE)).slice(0, MAX_MESSAGE);
+        const exception = { id: newId(), type: error.name, message };
         document.cause = { exceptions: [exception] };
       }
     },
