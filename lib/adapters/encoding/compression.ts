@@ -9,7 +9,10 @@ import {
 import { CorruptEventError, errorMessage } from "../../core/errors.ts";
 import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
 
-/** Bodies smaller than this are stored as they are: compressing them saves too little to matter. */
+/**
+ * Bodies smaller than this are stored as they are, unless a store says otherwise: compressing them
+ * saves too little to matter (DynamoDB bills writes by the 1 KB, so above that it pays).
+ */
 export const COMPRESS_MIN_BYTES = 1024;
 /** Compressed bodies are kept only when they save at least this fraction, so random data is never inflated. */
 export const MIN_SAVING = 0.1;
@@ -27,9 +30,12 @@ export type Encoding = "br" | "identity";
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
 
-/** The bytes to store for a body, compressed when that pays. */
-export async function encodeBody(json: Buffer): Promise<{ data: Buffer; encoding: Encoding }> {
-  if (json.length < COMPRESS_MIN_BYTES) return { data: json, encoding: "identity" };
+/** The bytes to store for a body, compressed when that pays: never below `minBytes`. */
+export async function encodeBody(
+  json: Buffer,
+  minBytes: number = COMPRESS_MIN_BYTES,
+): Promise<{ data: Buffer; encoding: Encoding }> {
+  if (json.length < minBytes) return { data: json, encoding: "identity" };
   const options = {
     params: {
       // Quality 1: most of the gain for JSON and text at a few ms per MB.

@@ -27,11 +27,18 @@ function tooBig(runId: string, event: RunEvent, bytes: number): InvalidInputErro
   );
 }
 
-/** The body to store for an event; InvalidInputError when it is over MAX_EVENT_BYTES. */
-export async function encodeEventBody(runId: string, event: RunEvent): Promise<EncodedEvent> {
+/**
+ * The body to store for an event, compressed from `compressMinBytes` (the store's choice, see
+ * encodeBody); InvalidInputError when it is over MAX_EVENT_BYTES.
+ */
+export async function encodeEventBody(
+  runId: string,
+  event: RunEvent,
+  compressMinBytes?: number,
+): Promise<EncodedEvent> {
   const json = Buffer.from(canonicalJson(event), "utf8");
   if (json.length > MAX_EVENT_BYTES) throw tooBig(runId, event, json.length);
-  return { json, ...(await encodeBody(json)) };
+  return { json, ...(await encodeBody(json, compressMinBytes)) };
 }
 
 /**

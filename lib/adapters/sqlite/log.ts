@@ -15,9 +15,16 @@ export interface EventRow {
   body: EncodedEvent;
 }
 
-/** Encode an event's body (compressing off the main thread) ahead of the insert that commits it. */
+/**
+ * Bodies under this many bytes are stored as text: they fit one page of the file (4 KB) compressed
+ * or not, so compressing would not write a page less per commit, and reading them back would
+ * unpack each (a fresh process resuming a 1,000-turn run spent ~20 ms in Brotli on 2 KB bodies).
+ */
+export const PLAIN_BELOW_BYTES = 4096;
+
+/** Encode an event's body (compressing a large one off the main thread) ahead of the insert that commits it. */
 export async function encodeEventRow(runId: string, event: RunEvent): Promise<EventRow> {
-  return { runId, event, body: await encodeEventBody(runId, event) };
+  return { runId, event, body: await encodeEventBody(runId, event, PLAIN_BELOW_BYTES) };
 }
 
 /**
