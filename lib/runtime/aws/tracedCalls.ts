@@ -34,10 +34,11 @@ function failureOf(status: number | undefined, error: { name?: string }): Failur
 }
 
 /**
- * Trace each call of `client` while the invocation is traced: a subsegment named for the service
+ * Trace each call of `client` while the invocation is sampled: a subsegment named for the service
  * (`DynamoDB`, `SFN` …) under the open step's, with the operation, region, request id, retries and
- * HTTP status, and the trace header on the request. Added once, in the build step, so a call's
- * retries are one subsegment; a call made while tracing is off passes through untouched.
+ * HTTP status, and the trace header on the request naming it. Added once, in the build step, so a
+ * call's retries are one subsegment; a call made while the invocation is not sampled, or outside
+ * Lambda, passes through untouched.
  */
 export function traceCalls<C extends TraceableClient>(client: C): C {
   const region = client.config.region as string | (() => Promise<string>) | undefined;
@@ -48,10 +49,10 @@ export function traceCalls<C extends TraceableClient>(client: C): C {
       if (!parent) return next(args);
       const service = (context.clientName ?? "AWS").replace(/Client$/, "");
       const subsegment = openSubsegment(service, parent, "aws");
-      const request = args.request as { headers?: Record<string, string> } | undefined;
-      if (request?.headers)
-        request.headers["X-Amzn-Trace-Id"] = outgoingHeader(parent.trace, subsegment?.id ?? parent.id);
+      // Not sampled: the SDK's own recursion-detection middleware passes the invocation's header on.
       if (!subsegment) return next(args);
+      const request = args.request as { headers?: Record<string, string> } | undefined;
+      if (request?.headers) request.headers["X-Amzn-Trace-Id"] = outgoingHeader(subsegment);
       const record = async (metadata: CallMetadata | undefined) => {
         const input = args.input as { TableName?: unknown; QueueUrl?: unknown };
         subsegment.describe({

@@ -18,21 +18,35 @@ export interface TraceHeader {
   /** The id of the segment Lambda records for this invocation: the parent of runlog's subsegments. */
   parent: string;
   sampled: boolean;
+  /**
+   * The header's other fields as they came (`;Lineage=…`), passed on with it: Lambda counts
+   * `Lineage` to stop a function that invokes itself through a queue or a topic in a loop.
+   */
+  rest: string;
+}
+
+/** A segment a subsegment can hang from: the invocation's own (Lambda's), or a subsegment of it. */
+export interface TraceParent {
+  trace: TraceHeader;
+  id: string;
 }
 
 /** The header's fields, or undefined for none, or one without a root or parent. */
 export function parseTraceHeader(value: string | undefined): TraceHeader | undefined {
   if (!value) return undefined;
-  const fields = new Map(
-    value.split(";").map((field) => {
-      const at = field.indexOf("=");
-      return [field.slice(0, at).trim(), field.slice(at + 1).trim()] as const;
-    }),
-  );
-  const root = fields.get("Root");
-  const parent = fields.get("Parent");
+  const fields = value.split(";").map((field) => {
+    const at = field.indexOf("=");
+    return [field.slice(0, at).trim(), field.slice(at + 1).trim()] as const;
+  });
+  const known = new Map(fields);
+  const root = known.get("Root");
+  const parent = known.get("Parent");
   if (!root || !parent) return undefined;
-  return { root, parent, sampled: fields.get("Sampled") === "1" };
+  const rest = fields
+    .filter(([key]) => key !== "Root" && key !== "Parent" && key !== "Sampled" && key !== "")
+    .map(([key, field]) => `;${key}=${field}`)
+    .join("");
+  return { root, parent, sampled: known.get("Sampled") === "1", rest };
 }
 
 /** Where the daemon listens: `AWS_XRAY_DAEMON_ADDRESS`, `host:port` or `udp:host:port tcp:host:port`. */
@@ -68,9 +82,8 @@ interface SubsegmentDocument {
 /** How a subsegment ended badly: `error` a client's fault (4xx, an expected conflict), `fault` a server's or ours. */
 export type Failure = "error" | "fault" | "throttle";
 
-/** A subsegment being recorded: sent to the daemon when closed. */
-export interface Subsegment {
-  readonly id: string;
+/** A subsegment being recorded, the parent of those opened under it; sent to the daemon when closed. */
+export interface Subsegment extends TraceParent {
   annotate(key: string, value: string | number): void;
   /** Add what is known of the call once it has ended: the service's request id, the HTTP status … */
   describe(fields: Pick<SubsegmentDocument, "aws" | "http">): void;
@@ -121,12 +134,6 @@ export async function flushTraces(): Promise<void> {
 /** The subsegment AWS calls made now are children of: the current step's, while one is open. */
 let current: TraceParent | undefined;
 
-/** A segment a subsegment can hang from: the invocation's own (Lambda's), or a subsegment of it. */
-export interface TraceParent {
-  trace: TraceHeader;
-  id: string;
-}
-
 /**
  * Open a subsegment of this invocation's segment, or of `parent`, when the invocation is sampled and
  * the daemon's address known (in Lambda with active tracing); undefined otherwise, and nothing sent.
@@ -150,6 +157,7 @@ export function openSubsegment(
   };
   return {
     id: document.id,
+    trace,
     annotate: (key, value) => {
       document.annotations = { ...document.annotations, [key.replace(/\W/g, "_")]: value };
     },
@@ -178,16 +186,14 @@ export function openSubsegment(
  * until it closes; undefined (and the calls untraced) where tracing is off.
  */
 export function openStepSubsegment(step: string): Subsegment | undefined {
-  const trace = lambdaTracing().header;
   const subsegment = openSubsegment(`## ${step}`);
-  if (!trace || !subsegment) return undefined;
+  if (!subsegment) return undefined;
   subsegment.annotate("step", step);
-  const opened = { trace, id: subsegment.id };
-  current = opened;
+  current = subsegment;
   return {
     ...subsegment,
     close: () => {
-      if (current === opened) current = undefined;
+      if (current === subsegment) current = undefined;
       subsegment.close();
     },
   };
@@ -200,7 +206,11 @@ export function callParent(): TraceParent | undefined {
   return trace ? { trace, id: trace.parent } : undefined;
 }
 
-/** The trace header a call passes on (`X-Amzn-Trace-Id`), so the service's segment joins this trace. */
-export function outgoingHeader(trace: TraceHeader, parent: string): string {
-  return `Root=${trace.root};Parent=${parent};Sampled=${trace.sampled ? 1 : 0}`;
+/**
+ * The trace header a traced call passes on (`X-Amzn-Trace-Id`), naming its subsegment as the parent
+ * so the service's segment joins this trace, with the invocation's other fields kept.
+ */
+export function outgoingHeader(call: TraceParent): string {
+  const { root, sampled, rest } = call.trace;
+  return `Root=${root};Parent=${call.id};Sampled=${sampled ? 1 : 0}${rest}`;
 }

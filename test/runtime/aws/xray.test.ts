@@ -5,10 +5,13 @@ describe("parseTraceHeader", () => {
   it.each([
     [
       "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1",
-      { root: "1-5759e988-bd862e3fe1be46a994272793", parent: "53995c3f42cd8ad8", sampled: true },
+      { root: "1-5759e988-bd862e3fe1be46a994272793", parent: "53995c3f42cd8ad8", sampled: true, rest: "" },
     ],
-    ["Root=1-a-b;Parent=p;Sampled=0;Lineage=a87bd80c:0", { root: "1-a-b", parent: "p", sampled: false }],
-    ["Parent=p; Root=1-a-b", { root: "1-a-b", parent: "p", sampled: false }],
+    [
+      "Root=1-a-b;Parent=p;Sampled=0;Lineage=a87bd80c:0",
+      { root: "1-a-b", parent: "p", sampled: false, rest: ";Lineage=a87bd80c:0" },
+    ],
+    ["Parent=p; Root=1-a-b;Self=1-x", { root: "1-a-b", parent: "p", sampled: false, rest: ";Self=1-x" }],
     ["Root=1-a-b;Sampled=1", undefined],
     ["garbage", undefined],
     ["", undefined],
