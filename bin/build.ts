@@ -12,10 +12,11 @@
  * Dependencies stay external: the user's zod, AWS SDK and openai are the ones installed.
  */
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { renamedClasses } from "./bundleNames.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -34,7 +35,7 @@ export async function buildPackage(): Promise<void> {
   const outdir = join(ROOT, "dist", "bundle");
   // Chunk names carry a content hash: without this, a rebuild would leave the old ones beside the new.
   rmSync(outdir, { recursive: true, force: true });
-  await build({
+  const { metafile } = await build({
     absWorkingDir: ROOT,
     entryPoints: BUNDLE_ENTRIES,
     outdir,
@@ -44,13 +45,30 @@ export async function buildPackage(): Promise<void> {
     platform: "node",
     target: "node22",
     packages: "external",
-    // Class and function names stay as written: error names and stack traces read as in the source.
-    keepNames: true,
+    // No `keepNames`: it wraps every function the code creates, each closure of every turn
+    // included, in a call that redefines its `name`, and a turn took 10-12 % more CPU with it
+    // (BENCHMARKS.md, 2026-12-06 23:00). What it guarded, a class renamed because two bundled
+    // modules declare one of that name (an error's name is its class's), fails the build below.
+    // A function so renamed shows as `name2` in a stack trace; source maps still place it.
     // Linked, not inline: Node never reads a .map unless asked (--enable-source-maps).
     sourcemap: "linked",
     chunkNames: "chunks/[name]-[hash]",
     logLevel: "warning",
+    metafile: true,
   });
+  const read = (file: string) => readFileSync(join(ROOT, file), "utf8");
+  const renamed = renamedClasses(
+    Object.keys(metafile.outputs)
+      .filter((file) => file.endsWith(".js"))
+      .map(read),
+    Object.keys(metafile.inputs).map(read),
+  );
+  if (renamed.length > 0) {
+    throw new Error(
+      `esbuild renamed the classes ${renamed.join(", ")} in dist/bundle/: two bundled modules declare a class of ` +
+        "that name, and a class's name is data (an error's name and code); give one of them another name",
+    );
+  }
 }
 
 if (import.meta.main ?? process.argv[1] === import.meta.filename) await buildPackage();
