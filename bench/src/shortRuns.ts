@@ -292,15 +292,22 @@ export function shortRuns(options: ShortOptions): ShortResults {
         });
         const bundles = synth.report as unknown as LambdaBundle[];
         if (!Array.isArray(bundles)) throw new Error("lambdaBundles.ts printed no list of bundles");
-        for (const bundle of bundles) {
-          const bundleEnv = { PATH: process.env.PATH, AWS_REGION: "us-east-1", ...bundle.environment };
-          spawnNode([bundle.file], { cwd: project, env: bundleEnv });
-          const ms: number[] = [];
-          // Twelve bundles: half the samples each keeps the section within a few minutes.
-          for (let i = 0; i < Math.max(3, Math.ceil(reps / 2)); i++) {
+        const measured = bundles.map((bundle) => ({
+          bundle,
+          env: { PATH: process.env.PATH, AWS_REGION: "us-east-1", ...bundle.environment },
+          ms: [] as number[],
+        }));
+        for (const { bundle, env } of measured) spawnNode([bundle.file], { cwd: project, env });
+        // Twelve bundles: half the samples each keeps the section within a few minutes. Taken in
+        // rounds, one of each bundle a round, so a machine that slows down during the section
+        // slows every bundle alike instead of the last ones measured.
+        for (let i = 0; i < Math.max(3, Math.ceil(reps / 2)); i++) {
+          for (const { bundle, env, ms } of measured) {
             nodeE0();
-            ms.push(spawnNode([bundle.file], { cwd: project, env: bundleEnv }).ms);
+            ms.push(spawnNode([bundle.file], { cwd: project, env }).ms);
           }
+        }
+        for (const { bundle, ms } of measured) {
           samples[`lambda ${bundle.handler}`] = ms;
           const row: Figure = {
             figure: `Lambda bundle \`${bundle.handler}\` imported with its template environment${bundle.environment.NODE_OPTIONS ? ` (NODE_OPTIONS=${bundle.environment.NODE_OPTIONS})` : ""}`,
