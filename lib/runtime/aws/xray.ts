@@ -101,15 +101,15 @@ const newId = () => randomBytes(8).toString("hex");
 let socket: Socket | undefined;
 const sending = new Set<Promise<void>>();
 
-/**
- * What Lambda tells of the invocation's trace, read when asked: the header changes every invocation.
- * Not configuration (lib/runtime/config.ts): Lambda's own variables, read here and nowhere else.
+/*
+ * What Lambda tells of the invocation's trace is read when asked: the header changes every
+ * invocation. Not configuration (lib/runtime/config.ts): Lambda's own variables, read here only.
  */
-function lambdaTracing() {
-  return {
-    header: parseTraceHeader(process.env._X_AMZN_TRACE_ID),
-    daemon: daemonAddress(process.env.AWS_XRAY_DAEMON_ADDRESS),
-  };
+
+/** The segment Lambda records for this invocation, from its trace header; undefined outside a traced invocation. */
+function invocationSegment(): TraceParent | undefined {
+  const trace = parseTraceHeader(process.env._X_AMZN_TRACE_ID);
+  return trace ? { trace, id: trace.parent } : undefined;
 }
 
 function send(document: SubsegmentDocument, daemon: { host: string; port: number }): void {
@@ -135,22 +135,18 @@ export async function flushTraces(): Promise<void> {
 let current: TraceParent | undefined;
 
 /**
- * Open a subsegment of this invocation's segment, or of `parent`, when the invocation is sampled and
- * the daemon's address known (in Lambda with active tracing); undefined otherwise, and nothing sent.
+ * Open a subsegment of `parent` when its trace is sampled and the daemon's address known (in Lambda
+ * with active tracing); undefined otherwise, and nothing sent.
  */
-export function openSubsegment(
-  name: string,
-  parent?: TraceParent,
-  namespace?: "aws",
-): Subsegment | undefined {
-  const { header, daemon } = lambdaTracing();
-  const trace = parent?.trace ?? header;
-  if (!trace?.sampled || !daemon) return undefined;
+export function openSubsegment(name: string, parent: TraceParent, namespace?: "aws"): Subsegment | undefined {
+  const { trace } = parent;
+  const daemon = daemonAddress(process.env.AWS_XRAY_DAEMON_ADDRESS);
+  if (!trace.sampled || !daemon) return undefined;
   const document: SubsegmentDocument = {
     id: newId(),
     name,
     trace_id: trace.root,
-    parent_id: parent?.id ?? trace.parent,
+    parent_id: parent.id,
     type: "subsegment",
     start_time: seconds(),
     ...(namespace ? { namespace } : {}),
@@ -186,7 +182,8 @@ export function openSubsegment(
  * until it closes; undefined (and the calls untraced) where tracing is off.
  */
 export function openStepSubsegment(step: string): Subsegment | undefined {
-  const subsegment = openSubsegment(`## ${step}`);
+  const invocation = invocationSegment();
+  const subsegment = invocation && openSubsegment(`## ${step}`, invocation);
   if (!subsegment) return undefined;
   subsegment.annotate("step", step);
   current = subsegment;
@@ -201,9 +198,7 @@ export function openStepSubsegment(step: string): Subsegment | undefined {
 
 /** The parent of an AWS call made now: the open step's subsegment, else the invocation's segment. */
 export function callParent(): TraceParent | undefined {
-  if (current) return current;
-  const trace = lambdaTracing().header;
-  return trace ? { trace, id: trace.parent } : undefined;
+  return current ?? invocationSegment();
 }
 
 /**

@@ -1,23 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { encodeEventBody } from "../../../lib/adapters/encoding/eventBody.ts";
 import { PLAIN_BELOW_BYTES } from "../../../lib/adapters/sqlite/log.ts";
-import type { DatabaseSync } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
-import { SqliteEventStore } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
-import { openRawSqlite } from "../../contract/sqliteRaw.ts";
-import { tempStoreFile } from "./helpers.ts";
+import { storeWithRawFile } from "./helpers.ts";
 import { message, started } from "./support.ts";
 
 /** How the local store keeps event bodies: as text up to a page, Brotli above when that pays. */
-let store: SqliteEventStore;
-let raw: DatabaseSync;
-beforeAll(() => {
-  store = new SqliteEventStore({ file: tempStoreFile("bodies") });
-  raw = openRawSqlite(store.file);
-});
-afterAll(async () => {
-  raw.close();
-  await store.close();
-});
+const { store, raw } = storeWithRawFile("bodies");
 
 const stored = (runId: string, seq: number) =>
   raw.prepare("SELECT enc, body FROM events WHERE run_id = ? AND seq = ?").get(runId, seq) as {

@@ -1,21 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseSync } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
-import { SqliteEventStore } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
+import { describe, expect, it } from "vitest";
 import { CorruptEventError } from "../../../lib/core/errors.ts";
-import { openRawSqlite } from "../../contract/sqliteRaw.ts";
-import { tempStoreFile } from "./helpers.ts";
+import { storeWithRawFile } from "./helpers.ts";
 import { message, started } from "./support.ts";
 
-let store: SqliteEventStore;
-let raw: DatabaseSync;
-beforeAll(() => {
-  store = new SqliteEventStore({ file: tempStoreFile("corrupt") });
-  raw = openRawSqlite(store.file);
-});
-afterAll(async () => {
-  raw.close();
-  await store.close();
-});
+const { store, raw } = storeWithRawFile("corrupt");
 
 /** A run of five events whose seq 3 is a compressed (Brotli) body. */
 async function runWithCompressedSeq3(runId: string) {

@@ -3,11 +3,28 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sqliteFile } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
+import { afterAll } from "vitest";
+import type { DatabaseSync } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
+import { SqliteEventStore, sqliteFile } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
+import { openRawSqlite } from "../../contract/sqliteRaw.ts";
 
 /** A fresh store file in its own temporary folder. */
 export function tempStoreFile(label: string): string {
   return sqliteFile(mkdtempSync(join(tmpdir(), `runlog-sqlite-${label}-`)));
+}
+
+/**
+ * A store on a fresh file, and a raw connection to the same file to read (or spoil) the rows it
+ * writes; both closed after the test file's tests.
+ */
+export function storeWithRawFile(label: string): { store: SqliteEventStore; raw: DatabaseSync } {
+  const store = new SqliteEventStore({ file: tempStoreFile(label) });
+  const raw = openRawSqlite(store.file);
+  afterAll(async () => {
+    raw.close();
+    await store.close();
+  });
+  return { store, raw };
 }
 
 export interface Worker {

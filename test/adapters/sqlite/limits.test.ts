@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseSync } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
-import { SqliteEventStore } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
+import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../../lib/core/errors.ts";
 import { MAX_EVENT_BYTES } from "../../../lib/ports/eventStore.ts";
-import { openRawSqlite } from "../../contract/sqliteRaw.ts";
-import { tempStoreFile } from "./helpers.ts";
+import { storeWithRawFile } from "./helpers.ts";
 import { message, started } from "./support.ts";
 
-let store: SqliteEventStore;
-let raw: DatabaseSync;
-beforeAll(() => {
-  store = new SqliteEventStore({ file: tempStoreFile("limits") });
-  raw = openRawSqlite(store.file);
-});
-afterAll(async () => {
-  raw.close();
-  await store.close();
-});
+const { store, raw } = storeWithRawFile("limits");
 
 const rows = (runId: string) =>
   Number(raw.prepare("SELECT count(*) AS n FROM events WHERE run_id = ?").get(runId)?.n);
