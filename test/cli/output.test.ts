@@ -1,4 +1,5 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { processIo } from "../../lib/cli/io.ts";
 import { cleanup, runlogJson, script, tempDataDir } from "../support/cli.ts";
 import { cli } from "./support.ts";
 
@@ -34,5 +35,29 @@ describe("output larger than a pipe holds", () => {
     const failed = await cli(["show", "no-such-run"], { dir });
     expect(failed.code).toBe(2);
     expect(failed.stderr).toMatch(/^runlog: run no-such-run not found\n$/);
+  });
+});
+
+describe("processIo.lines", () => {
+  it("writes the bytes a write a line would, in one write", () => {
+    const lines = ["#1  plain", "#2  a \u001b[2J clear, a \r\n and a lone \ud800", "", "#4  last"];
+    const writes: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      writes.push(String(chunk));
+      return true;
+    });
+    try {
+      for (const line of lines) processIo.out(line);
+      const oneByOne = writes.splice(0);
+      expect(oneByOne).toHaveLength(lines.length);
+      processIo.lines(lines);
+      expect(writes).toEqual([oneByOne.join("")]);
+      expect(writes[0]).not.toContain("\u001b");
+      writes.length = 0;
+      processIo.lines([]);
+      expect(writes).toEqual([]);
+    } finally {
+      write.mockRestore();
+    }
   });
 });

@@ -53,7 +53,7 @@ function readCommand(...argv: string[]): { code: number; stdout: string; modules
     registerHooks({ load(url, context, next) { loaded.add(url); return next(url, context); } });
     const { main } = await import(${JSON.stringify(main)});
     const out = [];
-    const io = { out: (line) => out.push(line), err: (line) => out.push(line), json: (value) => out.push(JSON.stringify(value)) };
+    const io = { out: (line) => out.push(line), lines: (lines) => out.push(...lines), err: (line) => out.push(line), json: (value) => out.push(JSON.stringify(value)) };
     const code = await main(${JSON.stringify(argv)}, io, {});
     const root = ${JSON.stringify(pathToFileURL(ROOT).href)} + "/";
     const modules = [...loaded].filter((url) => url.startsWith(root) && !url.includes("/node_modules/")).map((url) => url.slice(root.length));

@@ -16,6 +16,7 @@ import {
   tempDataDir,
   testEnv,
 } from "../support/cli.ts";
+import { capturedIo } from "./support.ts";
 
 interface Report {
   runs: {
@@ -158,9 +159,7 @@ describe("runlog replay", () => {
   it("prints progress on stderr only when it is a terminal", async () => {
     const config = readConfig(testEnv(storeEnv(dir)));
     for (const terminal of [true, false]) {
-      const out: string[] = [];
-      const err: string[] = [];
-      const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), json: () => {} };
+      const { io, out, err } = capturedIo();
       const args = ["day", "day2", "--model", "scripted:demo", "--dir", dir, "--concurrency", "1"];
       expect(await replayCommand(args, io, config, terminal)).toBe(0);
       expect(err).toEqual(terminal ? ["replay 1/2: day unchanged", "replay 2/2: day2 unchanged"] : []);
