@@ -184,6 +184,7 @@ async function floor() {
   db.exec("CREATE TABLE events (run_id TEXT, seq INTEGER, body TEXT, PRIMARY KEY (run_id, seq))");
   const insert = db.prepare("INSERT INTO events (run_id, seq, body) VALUES (?, ?, ?)");
   const body = page(0);
+  const cpuAtStart = cpuMs();
   const turnMs = [];
   let seq = 0;
   for (let turn = 0; turn < turns; turn++) {
@@ -192,7 +193,11 @@ async function floor() {
     turnMs.push(performance.now() - t);
   }
   db.close();
-  report({ medianTurnMs: median(turnMs), insertBytes: Buffer.byteLength(body) });
+  report({
+    medianTurnMs: median(turnMs),
+    cpuTurnMs: (cpuMs() - cpuAtStart) / turns,
+    insertBytes: Buffer.byteLength(body),
+  });
 }
 
 function check(outcome) {
