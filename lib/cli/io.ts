@@ -16,12 +16,15 @@ export interface Io {
   json(value: unknown): void;
 }
 
+/** A line for a person as a terminal gets it: control characters shown, then its newline. */
+const shown = (line: string) => `${forTerminal(line)}\n`;
+
 /** Io on this process's stdout and stderr. */
 export const processIo: Io = {
-  out: (line) => process.stdout.write(`${forTerminal(line)}\n`),
+  out: (line) => process.stdout.write(shown(line)),
   lines: (lines) => {
-    if (lines.length > 0) process.stdout.write(`${lines.map(forTerminal).join("\n")}\n`);
+    if (lines.length > 0) process.stdout.write(lines.map(shown).join(""));
   },
-  err: (line) => process.stderr.write(`${forTerminal(line)}\n`),
+  err: (line) => process.stderr.write(shown(line)),
   json: (value) => process.stdout.write(`${JSON.stringify(value)}\n`),
 };
