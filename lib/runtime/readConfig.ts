@@ -2,16 +2,12 @@
  * Parsing the environment once, against the one schema: the values a composition root passes
  * down, or one ConfigError naming every bad or missing variable (a secret's value never shown).
  */
-import type * as z from "zod";
 import { type ConfigField, DEFAULT_DATA_DIR, NAMES } from "./config.ts";
 import { ConfigError, type ConfigProblem } from "./configError.ts";
-import { ConfigSchema } from "./configSchema.ts";
-import { VARIABLE_DOCS } from "./configValues.ts";
-
-type Parsed = z.output<typeof ConfigSchema>;
+import { CONFIG, type ConfigValues } from "./configSchema.ts";
 
 /** Everything the environment configures; the data dir's default applied, the deprecated name folded in. */
-export type RunlogConfig = Omit<Parsed, "legacyDataDir" | "dataDir"> & { dataDir: string };
+export type RunlogConfig = Omit<ConfigValues, "legacyDataDir" | "dataDir"> & { dataDir: string };
 /** What a Lambda handler is configured with: as RunlogConfig, with its required variables there. */
 export type HandlerConfig = RunlogConfig & { tableName: string; leaseMs: number };
 
@@ -26,9 +22,7 @@ const FIELDS = Object.keys(NAMES) as ConfigField[];
 
 function shown(field: ConfigField, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  return VARIABLE_DOCS.get(ConfigSchema.shape[field])?.secret
-    ? `<redacted, ${value.length} characters>`
-    : JSON.stringify(value);
+  return CONFIG[field].doc.secret ? `<redacted, ${value.length} characters>` : JSON.stringify(value);
 }
 
 /**
@@ -43,22 +37,21 @@ export function readConfig(
   options: ReadOptions & { for?: "local" | "handlers" } = {},
 ): RunlogConfig {
   const where = options.for ?? "local";
-  const given: Partial<Record<ConfigField, string>> = {};
-  // An empty value is an unset one (see the top of config.ts).
-  for (const field of FIELDS) {
-    const value = env[NAMES[field]];
-    if (value !== undefined && value !== "") given[field] = value;
-  }
-  const parsed = ConfigSchema.safeParse(given, { jitless: true });
+  const values: Record<string, unknown> = {};
   const problems: ConfigProblem[] = [];
-  if (!parsed.success) {
-    const bad = new Set(parsed.error.issues.map((issue) => issue.path[0] as ConfigField));
-    for (const field of FIELDS.filter((f) => bad.has(f))) problems.push(problem(field, given[field]));
+  const unset: ConfigField[] = [];
+  for (const field of FIELDS) {
+    const text = env[NAMES[field]];
+    // An empty value is an unset one (see the top of config.ts).
+    const value = text === undefined || text === "" ? CONFIG[field].fallback : CONFIG[field].read(text);
+    if (value !== undefined) values[field] = value;
+    else if (text === undefined || text === "") unset.push(field);
+    else problems.push(problem(field, text));
   }
   const required: readonly ConfigField[] = where === "handlers" ? ["tableName", "leaseMs"] : [];
-  for (const field of required) if (given[field] === undefined) problems.push(problem(field, undefined));
-  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
-  const { legacyDataDir, dataDir, ...rest } = parsed.data;
+  for (const field of required) if (unset.includes(field)) problems.push(problem(field, undefined));
+  if (problems.length > 0) throw new ConfigError(problems);
+  const { legacyDataDir, dataDir, ...rest } = values as ConfigValues;
   if (legacyDataDir !== undefined) {
     options.warn?.(
       `${NAMES.legacyDataDir} is deprecated: set ${NAMES.dataDir} instead` +
@@ -69,6 +62,6 @@ export function readConfig(
 }
 
 function problem(field: ConfigField, value: string | undefined): ConfigProblem {
-  const allowed = VARIABLE_DOCS.get(ConfigSchema.shape[field])?.allowed ?? "a value";
+  const { allowed } = CONFIG[field].doc;
   return { variable: NAMES[field], value: shown(field, value), allowed };
 }

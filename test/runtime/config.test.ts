@@ -4,13 +4,12 @@ import { describe, expect, it, vi } from "vitest";
 import { InvalidInputError, PermanentError } from "../../lib/core/errors.ts";
 import { type ConfigField, NAMES } from "../../lib/runtime/config.ts";
 import { ConfigError } from "../../lib/runtime/configError.ts";
-import { ConfigSchema } from "../../lib/runtime/configSchema.ts";
-import { VARIABLE_DOCS } from "../../lib/runtime/configValues.ts";
+import { CONFIG } from "../../lib/runtime/configSchema.ts";
 import { readConfig } from "../../lib/runtime/readConfig.ts";
 import { dynamoTarget } from "../../lib/runtime/store.ts";
 
 const PAGE = join(import.meta.dirname, "..", "..", "docs", "reference", "configuration.md");
-const FIELDS = Object.keys(ConfigSchema.shape) as ConfigField[];
+const FIELDS = Object.keys(CONFIG) as ConfigField[];
 
 /** The rows of the page's variable table, by variable: its cells, backticks dropped. */
 function pageRows(): Map<string, { readBy: string; default: string; allowed: string; meaning: string }> {
@@ -34,8 +33,7 @@ function pageRows(): Map<string, { readBy: string; default: string; allowed: str
 
 /** What the schema says of a variable, as the page should. */
 function schemaRow(field: ConfigField) {
-  const doc = VARIABLE_DOCS.get(ConfigSchema.shape[field]);
-  if (!doc) throw new Error(`${field} has no docs in the schema`);
+  const { doc } = CONFIG[field];
   return {
     readBy: doc.readBy,
     default: doc.default.replaceAll("`", ""),
@@ -181,12 +179,12 @@ describe("readConfig", () => {
     "%s: %j is refused, naming the variable, the value and what is allowed",
     (field, value) => {
       const problems = problemsOf(() => readConfig({ [NAMES[field]]: value }));
-      const secret = VARIABLE_DOCS.get(ConfigSchema.shape[field])?.secret === true;
+      const secret = CONFIG[field].doc.secret === true;
       expect(problems).toEqual([
         {
           variable: NAMES[field],
           value: secret ? `<redacted, ${value.length} characters>` : JSON.stringify(value),
-          allowed: VARIABLE_DOCS.get(ConfigSchema.shape[field])?.allowed,
+          allowed: CONFIG[field].doc.allowed,
         },
       ]);
     },
