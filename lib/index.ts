@@ -137,11 +137,8 @@ export {
 } from "./core/lifecycleSchemas.ts";
 export type { ChatMessage } from "./core/messages.ts";
 export { type JsonValue, MAX_METADATA_BYTES, type Metadata } from "./core/metadata.ts";
-export {
-  MODEL_SETTING_NAMES,
-  type ModelSettingName,
-  type ModelSettings,
-} from "./core/modelSettings.ts";
+export { MODEL_SETTING_NAMES, type ModelSettingName } from "./core/modelSettingNames.ts";
+export type { ModelSettings } from "./core/modelSettings.ts";
 export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
 export {
   DEFAULT_OUTPUT_RETRIES,

@@ -9,7 +9,7 @@ import { keyedBatchId } from "./keyedIds.ts";
 import { compareRuns, type ReplayFigures, unlessMissing } from "./replayCompare.ts";
 import type { RunReads } from "./runReads.ts";
 import type { ControlOptions, StartRequest } from "./types.ts";
-import * as check from "./validate.ts";
+import * as check from "./validateOptions.ts";
 
 /**
  * A replay batch started through the normal start path (so on AWS each replay is a Step Functions

@@ -32,7 +32,7 @@ import type {
   SweepOptions,
   SweepReport,
 } from "./types.ts";
-import * as check from "./validate.ts";
+import * as check from "./validateOptions.ts";
 
 export {
   type InCharge,

@@ -3,13 +3,12 @@
  * JavaScript callers can: each public method checks its arguments first, so a missing or
  * ill-typed one is an InvalidInputError naming it (its `field`) and what was expected, before
  * anything is read or written, never a TypeError from deep inside a step.
+ *
+ * These are the checks of shapes, which reading runs needs; the checks of what starts or steers a
+ * run, whose rules are the core's zod schemas, are validateOptions.ts (so a read loads no zod).
  */
-import { checkLimits, type Limits } from "../core/budget.ts";
 import { InvalidInputError } from "../core/errors.ts";
-import { IdempotencyKeySchema } from "../core/eventFields.ts";
 import { validateRunId } from "../core/ids.ts";
-import { checkMetadata } from "../core/metadata.ts";
-import { checkModelSettings, type ModelSettings } from "../core/modelSettings.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 
 /** The value as a message shows it: short, and never the whole of a long string. */
@@ -21,7 +20,8 @@ function shown(value: unknown): string {
   return typeof value;
 }
 
-const invalid = (field: string, expected: string, value: unknown) =>
+/** The error for a `field` that is not what it should be: what was expected, and what came. */
+export const invalid = (field: string, expected: string, value: unknown) =>
   new InvalidInputError(`${field}: expected ${expected}, got ${shown(value)}`, { field });
 
 /** An object of named fields (a request, an actor, options). */
@@ -126,36 +126,4 @@ export function optionalOwner(value: unknown, field: string): { id: string; tena
   const id = text(given.id, `${field}.id`);
   const tenant = optionalText(given.tenant, `${field}.tenant`);
   return tenant === undefined ? { id } : { id, tenant };
-}
-
-/** A run's metadata: a JSON object within MAX_METADATA_BYTES, or absent. */
-export function optionalMetadata(value: unknown, field: string): void {
-  if (value !== undefined) checkMetadata(value, field);
-}
-
-/** Options of a control operation (`{ idempotencyKey? }`), or absent: the key checked as the log stores it. */
-export function controlOptions(value: unknown, field = "options"): { idempotencyKey?: string } {
-  if (value === undefined) return {};
-  const given = object(value, field);
-  const key = optionalIdempotencyKey(given.idempotencyKey, `${field}.idempotencyKey`);
-  return key === undefined ? {} : { idempotencyKey: key };
-}
-
-/** An idempotency key (printable ASCII, 1 to 255 characters, as an HTTP Idempotency-Key), or absent. */
-export function optionalIdempotencyKey(value: unknown, field: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (!IdempotencyKeySchema.safeParse(value).success) {
-    throw invalid(field, "an idempotency key (1 to 255 printable ASCII characters)", value);
-  }
-  return value as string;
-}
-
-/** A run's limits (lib/core/budget.ts), or absent; the error names the limit that is wrong. */
-export function optionalLimits(value: unknown, field = "limits"): Limits | undefined {
-  return value === undefined ? undefined : checkLimits(value, field);
-}
-
-/** A run's model settings (lib/core/modelSettings.ts), or absent; the error names the setting that is wrong. */
-export function optionalModelSettings(value: unknown, field = "modelSettings"): ModelSettings | undefined {
-  return value === undefined ? undefined : checkModelSettings(value, field);
 }

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AgentFactory } from "../agents/registry.ts";
-import { checkPrices, type PriceTable } from "../core/budget.ts";
+import type { PriceTable } from "../core/budget.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { ModelProviders } from "../ports/model.ts";
 import { NAMES } from "../runtime/config.ts";
@@ -66,7 +66,11 @@ export async function loadAgentsModule(path: string, flag = "--agents"): Promise
       const { checkProviders } = await import("../runtime/models.ts");
       models = checkProviders(module.models);
     }
-    if (module.prices !== undefined) prices = checkPrices(module.prices);
+    if (module.prices !== undefined) {
+      // Loaded only for a module that has prices: their schema (zod) is no read command's either.
+      const { checkPrices } = await import("../core/budget.ts");
+      prices = checkPrices(module.prices);
+    }
   } catch (error) {
     throw new UsageError(`${flag}: ${full}: ${errorMessage(error)}`, { cause: error });
   }

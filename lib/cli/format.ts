@@ -1,6 +1,7 @@
 import { assertNever } from "../core/assertNever.ts";
 import type { RunEvent } from "../core/events.ts";
-import { describeSettings, type ModelSettings } from "../core/modelSettings.ts";
+import { describeSettings } from "../core/modelSettingNames.ts";
+import type { ModelSettings } from "../core/modelSettings.ts";
 import { clip } from "./terminal.ts";
 
 const took = (ms: number | undefined) => (ms === undefined ? "" : ` (${Math.round(ms)} ms)`);

@@ -1,7 +1,6 @@
 import * as z from "zod";
 import { LimitsSchema } from "./budget.ts";
-import { eventBase } from "./eventEnvelope.ts";
-import { IdempotencyKeySchema, ResumeKindSchema, ToolCallSchema } from "./eventFields.ts";
+import { eventBase, IdempotencyKeySchema, ResumeKindSchema, ToolCallSchema } from "./eventFields.ts";
 import { ModelSettingsSchema } from "./modelSettings.ts";
 
 /*

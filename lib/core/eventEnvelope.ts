@@ -1,8 +1,8 @@
-import * as z from "zod";
-
 /*
  * The envelope every event of a run's log carries, whatever its type: the schema version, its
- * position, its time and the generation it leaves the run in.
+ * position, its time and the generation it leaves the run in. Its schema (eventBase) is with the
+ * other fields' in eventFields.ts: reading a stored log checks the envelope by hand
+ * (storedEvents.ts) and loads no zod.
  */
 
 /**
@@ -12,16 +12,3 @@ import * as z from "zod";
  * logs are never rewritten.
  */
 export const SCHEMA_VERSION = 1;
-
-/** The fields every event has, whatever its type: what the store checks of a record it reads back. */
-export const eventBase = {
-  v: z.literal(SCHEMA_VERSION),
-  seq: z.number().int().min(1),
-  at: z.string().min(1),
-  /**
-   * The generation that owns the run once this event is written (a `resumed` event's own). Lets a
-   * reader of the log's tail know the generation without reading back to the last `resumed`.
-   * Absent on events written before it existed.
-   */
-  gen: z.number().int().min(1).optional(),
-};

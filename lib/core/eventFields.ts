@@ -1,10 +1,25 @@
 import * as z from "zod";
+import { SCHEMA_VERSION } from "./eventEnvelope.ts";
 
 /*
  * The values event fields hold, shared by the event schemas (lib/core/events.ts, toolEvents.ts,
  * controlEvents.ts): a tool call as the model asked for it, why a response ended, token usage, a
- * resume's kind, a caller's idempotency key, a run's parent and its owner.
+ * resume's kind, a caller's idempotency key, a run's parent and its owner; and the envelope
+ * every event has (eventEnvelope.ts).
  */
+
+/** The fields every event has, whatever its type (a stored record's are checked by hand: storedEvents.ts). */
+export const eventBase = {
+  v: z.literal(SCHEMA_VERSION),
+  seq: z.number().int().min(1),
+  at: z.string().min(1),
+  /**
+   * The generation that owns the run once this event is written (a `resumed` event's own). Lets a
+   * reader of the log's tail know the generation without reading back to the last `resumed`.
+   * Absent on events written before it existed.
+   */
+  gen: z.number().int().min(1).optional(),
+};
 
 export const ToolCallSchema = z.object({
   id: z.string().min(1),

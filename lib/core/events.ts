@@ -8,9 +8,9 @@ import {
   ResumedSchema,
   ToolDecidedSchema,
 } from "./controlEvents.ts";
-import { eventBase } from "./eventEnvelope.ts";
 import {
   CallParentSchema,
+  eventBase,
   ForkParentSchema,
   IdempotencyKeySchema,
   OwnerSchema,

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { InvalidInputError } from "./errors.ts";
 import { JsonValueSchema } from "./metadata.ts";
+import { MODEL_SETTING_NAMES, type ModelSettingName, settingNames } from "./modelSettingNames.ts";
 
 /** The most a run's `providerOptions` may hold, as JSON text: provider switches, not a payload. */
 export const MAX_PROVIDER_OPTIONS_BYTES = 4096;
@@ -45,16 +46,6 @@ export const ModelSettingsSchema = z.object({
 });
 
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
-
-/** The setting names, in the order they are checked and printed. */
-export const MODEL_SETTING_NAMES = [
-  "temperature",
-  "maxOutputTokens",
-  "topP",
-  "stopSequences",
-  "providerOptions",
-] as const;
-export type ModelSettingName = (typeof MODEL_SETTING_NAMES)[number];
 
 const EXPECTED: Record<ModelSettingName, string> = {
   temperature: "a number from 0 to 2",
@@ -105,10 +96,6 @@ export function settingsForRun(
   return { ...base, ...asked };
 }
 
-/** The settings a ModelSettings names (for a recorded event: absent when there are none). */
-export const settingNames = (settings: ModelSettings | undefined): ModelSettingName[] =>
-  MODEL_SETTING_NAMES.filter((name) => settings?.[name] !== undefined);
-
 /**
  * Refuse settings the model cannot honour, before anything is written: the error names the first
  * such setting and the model. `supported` is what the model declares (Model.supportedSettings): a
@@ -130,11 +117,4 @@ export function assertSupported(
       field: `${field}.${name}`,
     });
   }
-}
-
-/** Settings as a short line for people: `temperature 0.2, maxOutputTokens 500, stop ["END"]`. */
-export function describeSettings(settings: ModelSettings | undefined): string {
-  return settingNames(settings)
-    .map((name) => `${name} ${JSON.stringify(settings?.[name])}`)
-    .join(", ");
 }

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { eventBase } from "./eventEnvelope.ts";
+import { eventBase } from "./eventFields.ts";
 import { McpToolSchema } from "./mcpTools.ts";
 
 /*

@@ -1,11 +1,10 @@
-import * as z from "zod";
 import type { ToolCall } from "./eventFields.ts";
-import { type ToolSpec, toolSpec } from "./toolSpecs.ts";
 
 // Transfers: an agent handing the conversation to another agent (the user-facing option is
 // `handoffs` on defineAgent). In code they are "transfers" because "handoff" already names an
-// execution handing a long run to a new one (lib/steps/handoff.ts). Pure: names, the tool the
-// model sees, the words it reads back.
+// execution handing a long run to a new one (lib/steps/handoff.ts). Pure: names and the words the
+// model reads back; the tool the model sees is transferTool.ts (its schema is zod's, and reading
+// a log, which needs these words, loads no zod).
 
 /** What the model calls to transfer: `transfer_to_<agent name>`. */
 export const TRANSFER_PREFIX = "transfer_to_";
@@ -21,27 +20,6 @@ export function transferTarget(toolName: string): string | undefined {
   return toolName.startsWith(TRANSFER_PREFIX) && toolName.length > TRANSFER_PREFIX.length
     ? toolName.slice(TRANSFER_PREFIX.length)
     : undefined;
-}
-
-/** A transfer call's arguments: why, for the log and the next agent. */
-export const TransferArgumentsSchema = z.object({
-  reason: z.string().optional().describe("Why the conversation is handed over, for the next agent."),
-});
-
-/** Who a transfer may go to, as the model is told: the target's name and what it is for. */
-export interface TransferTarget {
-  name: string;
-  description?: string | undefined;
-}
-
-/** The tool the model sees for a transfer to `target`, described by the target agent's description. */
-export function transferSpec(target: TransferTarget): ToolSpec {
-  const about = target.description?.trim() ? ` ${target.description.trim()}` : "";
-  return toolSpec({
-    name: transferToolName(target.name),
-    description: `Hand the conversation over to the agent "${target.name}".${about}`,
-    parameters: TransferArgumentsSchema,
-  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ToolCall, Usage } from "../core/eventFields.ts";
 import type { ChatMessage } from "../core/messages.ts";
-import type { ModelSettingName, ModelSettings } from "../core/modelSettings.ts";
+import type { ModelSettingName } from "../core/modelSettingNames.ts";
+import type { ModelSettings } from "../core/modelSettings.ts";
 import type { OutputFormat } from "../core/structuredOutput.ts";
 import type { ToolSpec } from "../core/toolSpecs.ts";
 

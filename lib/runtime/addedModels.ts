@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { errorMessage, ModelRejectedError, RunlogError } from "../core/errors.ts";
 import { ToolCallSchema, UsageSchema } from "../core/eventFields.ts";
-import { MODEL_SETTING_NAMES, type ModelSettingName } from "../core/modelSettings.ts";
+import { MODEL_SETTING_NAMES, type ModelSettingName } from "../core/modelSettingNames.ts";
 import type { Model, ModelFactory, ModelReply } from "../ports/model.ts";
 
 /** What a provider's reply must be for runlog to record it (ModelReply). */

@@ -5,7 +5,7 @@ import type { OpenAIModelOptions } from "../adapters/openai/model.ts";
 import { OPENAI_SETTINGS } from "../adapters/openai/settings.ts";
 import { OPENAI_SPEC_PREFIX } from "../adapters/openai/spec.ts";
 import { ModelRejectedError } from "../core/errors.ts";
-import type { ModelSettingName } from "../core/modelSettings.ts";
+import type { ModelSettingName } from "../core/modelSettingNames.ts";
 import type { Model } from "../ports/model.ts";
 
 /**

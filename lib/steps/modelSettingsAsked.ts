@@ -1,9 +1,9 @@
 import type { LogFacts } from "../core/log.ts";
+import { settingNames } from "../core/modelSettingNames.ts";
 import {
   assertSupported,
   checkModelSettings,
   type ModelSettings,
-  settingNames,
   settingsForRun,
 } from "../core/modelSettings.ts";
 import type { Model } from "../ports/model.ts";

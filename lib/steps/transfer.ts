@@ -4,13 +4,8 @@ import type { NewEvent } from "../core/events.ts";
 import type { ToolBatch } from "../core/log.ts";
 import { issuesText } from "../core/structuredOutput.ts";
 import type { ToolSpec } from "../core/toolSpecs.ts";
-import {
-  firstTransfer,
-  secondTransferResult,
-  TransferArgumentsSchema,
-  transferSpec,
-  transferTarget,
-} from "../core/transfers.ts";
+import { firstTransfer, secondTransferResult, transferTarget } from "../core/transfers.ts";
+import { TransferArgumentsSchema, transferSpec } from "../core/transferTool.ts";
 import type { Agent } from "../ports/tool.ts";
 import type { StepDeps } from "./deps.ts";
 import type { ToolOutcome } from "./executeTool.ts";

@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../lib/core/errors.ts";
-import {
-  assertSupported,
-  checkModelSettings,
-  describeSettings,
-  settingsForRun,
-} from "../../lib/core/modelSettings.ts";
+import { describeSettings } from "../../lib/core/modelSettingNames.ts";
+import { assertSupported, checkModelSettings, settingsForRun } from "../../lib/core/modelSettings.ts";
 
 const refusal = (act: () => unknown) => {
   try {

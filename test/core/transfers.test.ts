@@ -3,12 +3,8 @@ import { classify } from "../../lib/core/classify.ts";
 import { readLog } from "../../lib/core/logReader.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
 import { fromAnchor } from "../../lib/core/tail.ts";
-import {
-  transferredToolResult,
-  transferSpec,
-  transferTarget,
-  transferToolName,
-} from "../../lib/core/transfers.ts";
+import { transferredToolResult, transferTarget, transferToolName } from "../../lib/core/transfers.ts";
+import { transferSpec } from "../../lib/core/transferTool.ts";
 import { call, log } from "./logBuilder.ts";
 
 const transferCall = (id: string) => call(id, "transfer_to_billing", '{"reason":"a refund"}');

@@ -1,5 +1,6 @@
 import type { ConverseStreamCommandInput } from "@aws-sdk/client-bedrock-runtime";
-import type { ModelSettingName, ModelSettings } from "../../core/modelSettings.ts";
+import type { ModelSettingName } from "../../core/modelSettingNames.ts";
+import type { ModelSettings } from "../../core/modelSettings.ts";
 
 /** The settings a Bedrock model honours through Converse: every one runlog names. */
 export const BEDROCK_SETTINGS: readonly ModelSettingName[] = [

@@ -1,4 +1,5 @@
-import type { ModelSettingName, ModelSettings } from "../../core/modelSettings.ts";
+import type { ModelSettingName } from "../../core/modelSettingNames.ts";
+import type { ModelSettings } from "../../core/modelSettings.ts";
 
 /** The settings an OpenAI-compatible model honours: every one runlog names. */
 export const OPENAI_SETTINGS: readonly ModelSettingName[] = [

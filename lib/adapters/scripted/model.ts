@@ -1,6 +1,6 @@
 import { InvalidInputError, ModelRejectedError, ModelUnavailableError } from "../../core/errors.ts";
 import type { ToolCall } from "../../core/eventFields.ts";
-import { MODEL_SETTING_NAMES } from "../../core/modelSettings.ts";
+import { MODEL_SETTING_NAMES } from "../../core/modelSettingNames.ts";
 import type { Model, ModelReply, ModelRequest } from "../../ports/model.ts";
 import { stopOrDeadline } from "../abort.ts";
 import { DEMO_SCRIPT } from "./demo.ts";
