@@ -1,4 +1,4 @@
-import { BUILT_IN_AGENTS } from "../lib/agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../lib/agents/builtIn.ts";
 
 /**
  * The agents the deployed functions serve, imported as `#agents`. A stack

@@ -1,6 +1,5 @@
 import { InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { Agent, AgentContext, AgentRegistry } from "../ports/tool.ts";
-import { demoAgent } from "./demo.ts";
 
 /**
  * Makes an agent for a context (defineAgent). `Output` is the type of its runs' outcome `output`:
@@ -14,13 +13,10 @@ export type AgentFactory<Output = unknown> = ((context: AgentContext) => Agent) 
   readonly handoffs?: readonly string[];
 };
 
-/** The agents this build knows, by name. */
-export const BUILT_IN_AGENTS: Readonly<Record<string, AgentFactory>> = { demo: demoAgent };
-
 /** A registry over named factories; an unknown name is a NotFoundError listing the known ones. */
 export function agentRegistry(
   context: AgentContext,
-  factories: Readonly<Record<string, AgentFactory>> = BUILT_IN_AGENTS,
+  factories: Readonly<Record<string, AgentFactory>>,
 ): AgentRegistry {
   checkHandoffs(factories);
   const cache = new Map<string, Agent>();

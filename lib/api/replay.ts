@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { BUILT_IN_AGENTS } from "../agents/builtIn.ts";
 import { recordedAgents } from "../agents/recordedTools.ts";
-import { BUILT_IN_AGENTS } from "../agents/registry.ts";
 import { inPool } from "../core/concurrency.ts";
 import { ConflictError, errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { RunEvent, RunStarted } from "../core/events.ts";

@@ -1,6 +1,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { agentRegistry, BUILT_IN_AGENTS } from "../agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../agents/builtIn.ts";
+import { agentRegistry } from "../agents/registry.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import { Runlog } from "../api/runlog.ts";
 import { errorMessage, ModelRejectedError } from "../core/errors.ts";

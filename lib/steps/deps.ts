@@ -66,9 +66,20 @@ export interface ControlDeps extends StepDeps {
  * tools a resume plan names, and the liveness check of a lease. The CLI's read commands open no
  * more (lib/runtime/local/localReadDeps.ts): no state machine, no model, no lifecycle.
  */
-export type ReadDeps = Pick<ControlDeps, "store" | "logs" | "agents" | "clock" | "leaseMs"> & {
+export type ReadDeps = Pick<ControlDeps, "store" | "logs" | "clock" | "leaseMs"> & {
   orchestrator: Pick<Orchestrator, "isAlive">;
+  /**
+   * The agents, or how to load them: a read needs them only for a run stopped inside a tool call
+   * (its plan says which calls run again), so the CLI's reads load the built-in agents, and the
+   * zod their tools are declared with, only then (lib/runtime/local/localReadDeps.ts).
+   */
+  agents: AgentRegistry | LazyAgents;
 };
+
+/** Agents loaded when first asked for (ReadDeps.agents). */
+export interface LazyAgents {
+  load(): Promise<AgentRegistry>;
+}
 
 /** Input of the steps that run inside an execution. */
 export interface StepInput {

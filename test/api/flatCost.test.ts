@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SqliteEventStore } from "../../lib/adapters/sqlite/sqliteEventStore.ts";
+import { BUILT_IN_AGENTS } from "../../lib/agents/builtIn.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
@@ -68,7 +69,7 @@ function runlogOn(countedStore: EventStore, executed: ExecutionInput[]): Runlog 
     store: countedStore,
     logs: new LogCache(countedStore),
     unstored: unstoredWork(),
-    agents: agentRegistry({ dataDir: dir }),
+    agents: agentRegistry({ dataDir: dir }, BUILT_IN_AGENTS),
     models: modelsNeverCalled,
     clock: { now: () => new Date() },
     faults: { reached: () => {} },

@@ -7,6 +7,7 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SfnOrchestrator } from "../../lib/adapters/stepfunctions/index.ts";
+import { BUILT_IN_AGENTS } from "../../lib/agents/builtIn.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
@@ -42,7 +43,7 @@ beforeAll(async () => {
     store,
     logs: new LogCache(store),
     unstored: unstoredWork(),
-    agents: agentRegistry({ dataDir: dir }),
+    agents: agentRegistry({ dataDir: dir }, BUILT_IN_AGENTS),
     models: modelsNeverCalled,
     clock: { now: () => new Date() },
     faults: { reached: () => {} },

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { BUILT_IN_AGENTS } from "../../lib/agents/builtIn.ts";
 import { agentRegistry } from "../../lib/agents/registry.ts";
 import type { NewEvent, RunEvent } from "../../lib/core/events.ts";
 import { stamp } from "../../lib/core/storedEvents.ts";
@@ -28,7 +29,7 @@ function depsOn(store: EventStore, executed: ExecutionInput[]): ControlDeps {
     store,
     logs: new LogCache(store),
     unstored: unstoredWork(),
-    agents: agentRegistry({ dataDir: "unused" }),
+    agents: agentRegistry({ dataDir: "unused" }, BUILT_IN_AGENTS),
     models: modelsNeverCalled,
     clock: { now: () => LATER },
     faults: { reached: () => {} },

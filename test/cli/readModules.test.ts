@@ -1,7 +1,9 @@
 /**
  * Issue 27: the CLI's read commands (`ls`, `show`, `resume-point`, `events`) open the store they
  * read and nothing else: no state-machine interpreter, orchestrator, model adapter or lifecycle
- * delivery loads. Checked on the modules a fresh Node actually loads (a `load` hook), not on time.
+ * delivery loads, and no zod (the configuration is read without it, and the built-in agents, whose
+ * tools are declared with it, load only when a resume plan needs a tool's flags). Checked on the
+ * modules a fresh Node actually loads (a `load` hook), not on time.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +12,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openLocal } from "../../lib/api/local.ts";
+import { killedMidWait } from "../support/cli.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 /** runlog's own modules a read must not load: what runs a run, not what reads one. */
@@ -42,10 +45,21 @@ beforeAll(async () => {
   } finally {
     await local.close();
   }
+  // A run of the built-in demo agent killed inside its `wait` call (an idempotent tool).
+  await killedMidWait(dataDir, "killed-in-wait");
 }, 60_000);
 
-/** What one CLI command printed, and which of runlog's own modules its fresh process loaded. */
-function readCommand(...argv: string[]): { code: number; stdout: string; modules: string[] } {
+interface Read {
+  code: number;
+  stdout: string;
+  /** runlog's own modules the process loaded, relative to the repository. */
+  modules: string[];
+  /** The npm packages it loaded. */
+  packages: string[];
+}
+
+/** What one CLI command printed, and which of runlog's own modules and of npm's its fresh process loaded. */
+function readCommand(...argv: string[]): Read {
   const main = pathToFileURL(join(ROOT, "lib/cli/main.ts")).href;
   const code = `
     import { registerHooks } from "node:module";
@@ -57,7 +71,14 @@ function readCommand(...argv: string[]): { code: number; stdout: string; modules
     const code = await main(${JSON.stringify(argv)}, io, {});
     const root = ${JSON.stringify(pathToFileURL(ROOT).href)} + "/";
     const modules = [...loaded].filter((url) => url.startsWith(root) && !url.includes("/node_modules/")).map((url) => url.slice(root.length));
-    process.stdout.write(JSON.stringify({ code, stdout: out.join("\\n"), modules }));
+    const packages = new Set();
+    for (const url of loaded) {
+      const at = url.lastIndexOf("/node_modules/");
+      if (at < 0) continue;
+      const [scope, name] = url.slice(at + 14).split("/");
+      packages.add(scope.startsWith("@") ? scope + "/" + name : scope);
+    }
+    process.stdout.write(JSON.stringify({ code, stdout: out.join("\\n"), modules, packages: [...packages].sort() }));
     process.exit(0);
   `;
   const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
@@ -66,7 +87,7 @@ function readCommand(...argv: string[]): { code: number; stdout: string; modules
     env: { ...process.env, RUNLOG_DIR: dataDir, NO_COLOR: "1" },
   });
   if (run.status !== 0) throw new Error(`the child failed (${run.status}): ${run.stderr}`);
-  return JSON.parse(run.stdout) as { code: number; stdout: string; modules: string[] };
+  return JSON.parse(run.stdout) as Read;
 }
 
 describe("the CLI's read commands", () => {
@@ -78,13 +99,34 @@ describe("the CLI's read commands", () => {
   ])(
     "$argv.0 opens the store alone",
     ({ argv, prints }) => {
-      const { code, stdout, modules } = readCommand(...argv, "--dir", dataDir);
+      const { code, stdout, modules, packages } = readCommand(...argv, "--dir", dataDir);
       expect(code).toBe(0);
       expect(stdout).toContain(prints);
       expect(modules.some((m) => m.startsWith("lib/adapters/sqlite/"))).toBe(true);
       const running = modules.filter((m) => RUNNING.some((r) => m.startsWith(r)));
       expect(running).toEqual([]);
+      expect(modules).not.toContain("lib/agents/demo.ts");
+      expect(packages).not.toContain("zod");
     },
     60_000,
   );
+
+  it("loads the built-in agents, and zod, when a resume plan needs a tool's flags", () => {
+    const { code, stdout, modules, packages } = readCommand(
+      "resume-point",
+      "killed-in-wait",
+      "--json",
+      "--dir",
+      dataDir,
+    );
+    expect(code).toBe(0);
+    // `wait` is idempotent: only the demo agent's own tool says so.
+    expect(JSON.parse(stdout)).toMatchObject({
+      kind: "recover_tools",
+      rerunToolCalls: [{ name: "wait" }],
+      interruptedToolCalls: [],
+    });
+    expect(modules).toContain("lib/agents/demo.ts");
+    expect(packages).toContain("zod");
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../../lib/agents/builtIn.ts";
 import { type LifecycleEvent, LifecycleEventSchema } from "../../lib/core/lifecycle.ts";
 import { localPrincipal } from "../../lib/runtime/local/localPrincipal.ts";
 import { createTestRunlog, type ScriptTurn, type TestRunlog } from "../../lib/testing/index.ts";

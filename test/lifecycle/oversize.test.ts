@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../../lib/agents/builtIn.ts";
 import {
   entryBytes,
   type LifecycleEvent,

@@ -3,7 +3,7 @@ import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { lifecycleHandler } from "../../functions/publishLifecycle.ts";
 import { EventBridgeLifecycleBus } from "../../lib/adapters/eventbridge/lifecycleBus.ts";
-import { BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../../lib/agents/builtIn.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { type LifecycleEvent, LifecycleEventSchema } from "../../lib/core/lifecycle.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";

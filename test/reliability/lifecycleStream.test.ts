@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lifecycleHandler } from "../../functions/publishLifecycle.ts";
 import { DynamoEventStore } from "../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { tableDefinition } from "../../lib/adapters/dynamodb/table.ts";
-import { BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../../lib/agents/builtIn.ts";
 import { ConflictError } from "../../lib/core/errors.ts";
 import type { LifecycleEvent } from "../../lib/core/lifecycle.ts";
 import type { LifecycleBus } from "../../lib/ports/lifecycleBus.ts";

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { agentRegistry, BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../../lib/agents/builtIn.ts";
+import { agentRegistry } from "../../lib/agents/registry.ts";
 import { classify } from "../../lib/core/classify.ts";
 import { StaleError } from "../../lib/core/errors.ts";
 import type { NewEvent } from "../../lib/core/events.ts";

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentRegistry, BUILT_IN_AGENTS } from "../../lib/agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../../lib/agents/builtIn.ts";
+import { agentRegistry } from "../../lib/agents/registry.ts";
 import type { EventStore } from "../../lib/ports/eventStore.ts";
 import type { Orchestrator } from "../../lib/ports/runtime.ts";
 import { LocalOrchestrator } from "../../lib/runtime/local/orchestrator.ts";

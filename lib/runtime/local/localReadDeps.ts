@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import { isLocalOwnerAlive } from "../../adapters/local/processLiveness.ts";
-import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../../agents/registry.ts";
-import type { ReadDeps } from "../../steps/deps.ts";
+import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
+import type { AgentContext, AgentRegistry } from "../../ports/tool.ts";
+import type { LazyAgents, ReadDeps } from "../../steps/deps.ts";
 import { LogCache } from "../../steps/logCache.ts";
 import type { RunlogConfig } from "../readConfig.ts";
 import { connectStore, storeOptions } from "../store.ts";
@@ -38,7 +39,8 @@ export async function openLocalReadDeps(
   config: RunlogConfig,
 ): Promise<LocalReadDeps> {
   const dataDir = resolve(options.dataDir ?? config.dataDir);
-  const agents = agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS);
+  const context = { dataDir };
+  const agents = options.agents ? agentRegistry(context, options.agents) : builtInAgents(context);
   const { store, where, close } = await connectStore(storeOptions(config, dataDir));
   return {
     deps: {
@@ -53,5 +55,18 @@ export async function openLocalReadDeps(
     dataDir,
     where,
     close,
+  };
+}
+
+/** The built-in agents, loaded when a read first needs an agent's tools (most never do: see ReadDeps). */
+function builtInAgents(context: AgentContext): LazyAgents {
+  let loading: Promise<AgentRegistry> | undefined;
+  return {
+    load: () => {
+      loading ??= import("../../agents/builtIn.ts").then(({ BUILT_IN_AGENTS }) =>
+        agentRegistry(context, BUILT_IN_AGENTS),
+      );
+      return loading;
+    },
   };
 }

@@ -1,7 +1,8 @@
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { DynamoEventStore } from "../../../lib/adapters/dynamodb/dynamoEventStore.ts";
 import { SfnOrchestrator } from "../../../lib/adapters/stepfunctions/sfnOrchestrator.ts";
-import { agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../../../lib/agents/builtIn.ts";
+import { agentRegistry } from "../../../lib/agents/registry.ts";
 import { modelResolver } from "../../../lib/runtime/models.ts";
 import type { ControlDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";

@@ -1,5 +1,6 @@
 import { newRunId } from "../../../lib/adapters/ids.ts";
-import { type AgentFactory, agentRegistry, BUILT_IN_AGENTS } from "../../../lib/agents/registry.ts";
+import { BUILT_IN_AGENTS } from "../../../lib/agents/builtIn.ts";
+import { type AgentFactory, agentRegistry } from "../../../lib/agents/registry.ts";
 import { Runlog } from "../../../lib/api/runlog.ts";
 import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { ModelResolver } from "../../../lib/ports/model.ts";
