@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 
 const HOST = hostname();
@@ -14,8 +13,13 @@ const ended: string[] = [];
 const MAX_ENDED = 10_000;
 const OWNER = /^local:(.+):(\d+):([^:]+)$/;
 
-/** A lease owner naming this host, this process and one execution in it. */
+/**
+ * A lease owner naming this host, this process and one execution in it. node:crypto is loaded on
+ * the first call (the same module the run's other ids use), so a process that only reads runs
+ * (the CLI's reads) loads no crypto.
+ */
 export function localOwner(): string {
+  const { randomUUID } = process.getBuiltinModule("node:crypto");
   return `local:${HOST}:${process.pid}:${randomUUID().slice(0, 8)}`;
 }
 

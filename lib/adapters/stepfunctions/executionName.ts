@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { InvalidInputError } from "../../core/errors.ts";
+import { stateMachineArnParts } from "./stateMachineArn.ts";
 
 /** Step Functions' limit on an execution name (and the characters we allow in one). */
 export const MAX_EXECUTION_NAME = 80;
@@ -58,21 +59,4 @@ export function executionArn(stateMachineArn: string, name: string): string {
   const parts = stateMachineArnParts(stateMachineArn);
   parts[5] = "execution";
   return `${parts.join(":")}:${name}`;
-}
-
-/** The seven parts of a state machine's ARN; InvalidInputError for anything else. */
-export function stateMachineArnParts(stateMachineArn: string): string[] {
-  const parts = stateMachineArn.split(":");
-  if (
-    parts.length !== 7 ||
-    parts[0] !== "arn" ||
-    parts[2] !== "states" ||
-    parts[5] !== "stateMachine" ||
-    parts.some((part) => part === "")
-  ) {
-    throw new InvalidInputError(
-      `state machine ARN ${JSON.stringify(stateMachineArn)}: expected arn:<partition>:states:<region>:<account>:stateMachine:<name>`,
-    );
-  }
-  return parts;
 }

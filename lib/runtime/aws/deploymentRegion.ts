@@ -1,4 +1,4 @@
-import { stateMachineArnParts } from "../../adapters/stepfunctions/executionName.ts";
+import { stateMachineArnParts } from "../../adapters/stepfunctions/stateMachineArn.ts";
 
 /**
  * The region of a deployment named by its state machine's ARN (its table shares it);
