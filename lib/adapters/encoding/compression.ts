@@ -1,13 +1,12 @@
 import { promisify } from "node:util";
-import {
-  brotliCompress,
-  brotliCompressSync,
-  brotliDecompress,
-  brotliDecompressSync,
-  constants,
-} from "node:zlib";
 import { CorruptEventError, errorMessage } from "../../core/errors.ts";
 import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
+
+/**
+ * node:zlib, loaded on first use: a process that meets no compressed body (the SQLite store keeps
+ * bodies under 4 KB as text) loads none of it, about 2 ms of a fresh process (BENCHMARKS.md).
+ */
+export const zlib = (): typeof import("node:zlib") => process.getBuiltinModule("node:zlib");
 
 /**
  * Bodies smaller than this are stored as they are, unless a store says otherwise: compressing them
@@ -27,15 +26,13 @@ export const SYNC_MAX_BYTES = 64 * 1024;
 /** How a stored body is encoded: `br` is Brotli (fast level), `identity` is the JSON's UTF-8 bytes. */
 export type Encoding = "br" | "identity";
 
-const compress = promisify(brotliCompress);
-const decompress = promisify(brotliDecompress);
-
 /** The bytes to store for a body, compressed when that pays: never below `minBytes`. */
 export async function encodeBody(
   json: Buffer,
   minBytes: number = COMPRESS_MIN_BYTES,
 ): Promise<{ data: Buffer; encoding: Encoding }> {
   if (json.length < minBytes) return { data: json, encoding: "identity" };
+  const { brotliCompress, brotliCompressSync, constants } = zlib();
   const options = {
     params: {
       // Quality 1: most of the gain for JSON and text at a few ms per MB.
@@ -48,7 +45,9 @@ export async function encodeBody(
     },
   };
   const packed =
-    json.length <= SYNC_MAX_BYTES ? brotliCompressSync(json, options) : await compress(json, options);
+    json.length <= SYNC_MAX_BYTES
+      ? brotliCompressSync(json, options)
+      : await promisify(brotliCompress)(json, options);
   return packed.length <= json.length * (1 - MIN_SAVING)
     ? { data: packed, encoding: "br" }
     : { data: json, encoding: "identity" };
@@ -56,6 +55,7 @@ export async function encodeBody(
 
 /** The smallest Brotli window that holds `bytes` (10 to 24 bits, Brotli's own bounds). */
 function windowBits(bytes: number): number {
+  const { constants } = zlib();
   return Math.min(
     constants.BROTLI_MAX_WINDOW_BITS,
     Math.max(constants.BROTLI_MIN_WINDOW_BITS, Math.ceil(Math.log2(bytes))),
@@ -66,6 +66,7 @@ const tooLarge = (error: unknown) => (error as { code?: unknown }).code === "ERR
 
 /** Brotli-unpack, on this thread while the output stays small, else in the pool (see SYNC_MAX_BYTES). */
 async function unpack(data: Buffer): Promise<Buffer> {
+  const { brotliDecompress, brotliDecompressSync } = zlib();
   if (data.length <= SYNC_MAX_BYTES) {
     try {
       return brotliDecompressSync(data, { maxOutputLength: SYNC_MAX_BYTES });
@@ -77,7 +78,7 @@ async function unpack(data: Buffer): Promise<Buffer> {
     }
   }
   // The bound keeps a corrupt record from unpacking into more than an event may be.
-  return decompress(data, { maxOutputLength: MAX_EVENT_BYTES + 1 });
+  return promisify(brotliDecompress)(data, { maxOutputLength: MAX_EVENT_BYTES + 1 });
 }
 
 /**

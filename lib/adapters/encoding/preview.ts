@@ -1,8 +1,7 @@
-import { constants, createBrotliDecompress } from "node:zlib";
 import { CorruptEventError } from "../../core/errors.ts";
 import { utf8Prefix } from "../../core/utf8.ts";
 import { EVENT_PREVIEW_BYTES } from "../../ports/eventStore.ts";
-import { byEncoding } from "./compression.ts";
+import { byEncoding, zlib } from "./compression.ts";
 
 /**
  * Stored bytes a preview is unpacked from: at Brotli's fast level the first 2 KB of JSON come from
@@ -17,6 +16,7 @@ export const PREVIEW_SOURCE_BYTES = 16 * 1024;
  */
 function unpackStart(data: Buffer, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const { constants, createBrotliDecompress } = zlib();
     const stream = createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH });
     const parts: Buffer[] = [];
     let size = 0;

@@ -1,5 +1,5 @@
-import { brotliDecompressSync } from "node:zlib";
 import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
+import { zlib } from "../encoding/compression.ts";
 import { parseEventBody } from "../encoding/eventBody.ts";
 import type { DatabaseSync, SQLOutputValue } from "./nodeSqlite.ts";
 
@@ -8,7 +8,9 @@ function bodyText(enc: SQLOutputValue, body: SQLOutputValue): string {
   if (enc === "identity")
     return typeof body === "string" ? body : Buffer.from(body as Uint8Array).toString("utf8");
   const packed = Buffer.from(body as Uint8Array);
-  return brotliDecompressSync(packed, { maxOutputLength: MAX_EVENT_BYTES + 1 }).toString("utf8");
+  return zlib()
+    .brotliDecompressSync(packed, { maxOutputLength: MAX_EVENT_BYTES + 1 })
+    .toString("utf8");
 }
 
 /**
