@@ -25,8 +25,8 @@ import { ToolResultSchema, ToolStartedSchema, TransferredSchema } from "./toolEv
 /*
  * The events of a run's log (zod, one discriminated union on `type`) and their types: the run's
  * start, its messages, model turns and budget here; a tool call's events in toolEvents.ts, the
- * events that steer or rest a run in controlEvents.ts, the envelope every event carries in
- * eventEnvelope.ts and the values their fields hold in eventFields.ts.
+ * events that steer or rest a run in controlEvents.ts, the schema version in eventEnvelope.ts, and
+ * the envelope every event carries and the values their fields hold in eventFields.ts.
  */
 
 export const RunStartedSchema = z.object({
