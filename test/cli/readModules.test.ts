@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openLocal } from "../../lib/api/local.ts";
 import { killedMidWait } from "../support/cli.ts";
+import { LOAD_HOOK, ownModulesOf, packagesOf } from "../support/loadedModules.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 /** runlog's own modules a read must not load: what runs a run, not what reads one. */
@@ -61,24 +62,12 @@ interface Read {
 /** What one CLI command printed, and which of runlog's own modules and of npm's its fresh process loaded. */
 function readCommand(...argv: string[]): Read {
   const main = pathToFileURL(join(ROOT, "lib/cli/main.ts")).href;
-  const code = `
-    import { registerHooks } from "node:module";
-    const loaded = new Set();
-    registerHooks({ load(url, context, next) { loaded.add(url); return next(url, context); } });
+  const code = `${LOAD_HOOK}
     const { main } = await import(${JSON.stringify(main)});
     const out = [];
     const io = { out: (line) => out.push(line), lines: (lines) => out.push(...lines), err: (line) => out.push(line), json: (value) => out.push(JSON.stringify(value)) };
     const code = await main(${JSON.stringify(argv)}, io, {});
-    const root = ${JSON.stringify(pathToFileURL(ROOT).href)} + "/";
-    const modules = [...loaded].filter((url) => url.startsWith(root) && !url.includes("/node_modules/")).map((url) => url.slice(root.length));
-    const packages = new Set();
-    for (const url of loaded) {
-      const at = url.lastIndexOf("/node_modules/");
-      if (at < 0) continue;
-      const [scope, name] = url.slice(at + 14).split("/");
-      packages.add(scope.startsWith("@") ? scope + "/" + name : scope);
-    }
-    process.stdout.write(JSON.stringify({ code, stdout: out.join("\\n"), modules, packages: [...packages].sort() }));
+    process.stdout.write(JSON.stringify({ code, stdout: out.join("\\n"), loaded: [...loaded] }));
     process.exit(0);
   `;
   const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
@@ -87,7 +76,21 @@ function readCommand(...argv: string[]): Read {
     env: { ...process.env, RUNLOG_DIR: dataDir, NO_COLOR: "1" },
   });
   if (run.status !== 0) throw new Error(`the child failed (${run.status}): ${run.stderr}`);
-  return JSON.parse(run.stdout) as Read;
+  const {
+    code: exitCode,
+    stdout,
+    loaded,
+  } = JSON.parse(run.stdout) as {
+    code: number;
+    stdout: string;
+    loaded: string[];
+  };
+  return {
+    code: exitCode,
+    stdout,
+    modules: ownModulesOf(loaded, `${pathToFileURL(ROOT).href}/`),
+    packages: packagesOf(loaded),
+  };
 }
 
 describe("the CLI's read commands", () => {

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../support/cli.ts";
+import { LOAD_HOOK, packagesOf } from "../support/loadedModules.ts";
 
 /**
  * What `import "runlog/client"` loads, as a user's program imports it (the built package, by its
@@ -8,20 +9,11 @@ import { ROOT } from "../support/cli.ts";
  * loaded after the client was imported, made, and (per case) used.
  */
 function packagesLoaded(use: string): string[] {
-  const code = `
-    import { registerHooks } from "node:module";
-    const loaded = new Set();
-    registerHooks({ load(url, context, next) { loaded.add(url); return next(url, context); } });
+  const code = `${LOAD_HOOK}
     const { createClient } = await import("runlog/client");
     const ok = async () => Response.json({ runs: [] });
     ${use}
-    const packages = [...loaded].flatMap((url) => {
-      const at = url.lastIndexOf("/node_modules/");
-      if (at < 0) return [];
-      const [scope, name] = url.slice(at + 14).split("/");
-      return [scope.startsWith("@") ? scope + "/" + name : scope];
-    });
-    process.stdout.write(JSON.stringify([...new Set(packages)].sort()));
+    process.stdout.write(JSON.stringify([...loaded]));
   `;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -35,7 +27,7 @@ function packagesLoaded(use: string): string[] {
     encoding: "utf8",
   });
   expect(run.stderr).toBe("");
-  return JSON.parse(run.stdout) as string[];
+  return packagesOf(JSON.parse(run.stdout) as string[]);
 }
 
 const URL = "https://abc123.execute-api.eu-west-1.amazonaws.com";

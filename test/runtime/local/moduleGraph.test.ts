@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { LOAD_HOOK, ownModulesOf, packagesOf } from "../../support/loadedModules.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const FORBIDDEN = [
@@ -38,10 +39,7 @@ function packagesOfALocalRun(): { status: string; packages: string[]; runlogModu
   const script = join(dir, "script.json");
   writeFileSync(script, JSON.stringify({ turns }));
   const lib = pathToFileURL(join(ROOT, "lib/index.ts")).href;
-  const code = `
-    import { registerHooks } from "node:module";
-    const loaded = new Set();
-    registerHooks({ load(url, context, next) { loaded.add(url); return next(url, context); } });
+  const code = `${LOAD_HOOK}
     const { openLocal, defineTool } = await import(${JSON.stringify(lib)});
     const { z } = await import("zod");
     const fetchPage = defineTool({
@@ -55,15 +53,7 @@ function packagesOfALocalRun(): { status: string; packages: string[]; runlogModu
     };
     const local = await openLocal({ dataDir: ${JSON.stringify(join(dir, "data"))}, agents });
     const outcome = await local.runlog.start({ agent: "reader", input: "read", runId: "graph-run" });
-    const packages = new Set();
-    let runlogModules = 0;
-    for (const url of loaded) {
-      const at = url.lastIndexOf("/node_modules/");
-      if (at < 0) { if (url.includes("/lib/")) runlogModules++; continue; }
-      const [scope, name] = url.slice(at + 14).split("/");
-      packages.add(scope.startsWith("@") ? scope + "/" + name : scope);
-    }
-    process.stdout.write(JSON.stringify({ status: outcome.status, packages: [...packages].sort(), runlogModules }));
+    process.stdout.write(JSON.stringify({ status: outcome.status, loaded: [...loaded] }));
     process.exit(0);
   `;
   const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
@@ -71,7 +61,11 @@ function packagesOfALocalRun(): { status: string; packages: string[]; runlogModu
     encoding: "utf8",
   });
   if (run.status !== 0) throw new Error(`the child failed (${run.status}): ${run.stderr}`);
-  return JSON.parse(run.stdout) as { status: string; packages: string[]; runlogModules: number };
+  const { status, loaded } = JSON.parse(run.stdout) as { status: string; loaded: string[] };
+  const runlogModules = ownModulesOf(loaded, `${pathToFileURL(ROOT).href}/`).filter((m) =>
+    m.startsWith("lib/"),
+  );
+  return { status, packages: packagesOf(loaded), runlogModules: runlogModules.length };
 }
 
 describe("the module graph of a plain local run", () => {
