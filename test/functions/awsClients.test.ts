@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { ListStateMachinesCommand, SFNClient } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildDeps } from "../../functions/deps.ts";
 import { type AwsClient, observeClients } from "../../lib/runtime/aws/handlerDeps.ts";
 import { tempDataDir } from "../support/cli.ts";
@@ -12,6 +12,8 @@ import { STATE_MACHINE_ARN } from "./support.ts";
 const sockets: Socket[] = [];
 const hung: Server = createServer((socket) => sockets.push(socket));
 const clients: AwsClient[] = [];
+/** The Step Functions clients made by the time buildDeps returned. */
+let sfnClientsAtBuild = -1;
 const saved = { ...process.env };
 const dataDir = tempDataDir("fn-clients");
 
@@ -28,14 +30,23 @@ beforeAll(async () => {
     POWERTOOLS_LOG_LEVEL: "SILENT",
   });
   const unobserve = observeClients((client) => clients.push(client));
+  const isSfn = (client: AwsClient) => client instanceof SFNClient;
   try {
-    await buildDeps({
+    const deps = await buildDeps({
       ...process.env,
       TABLE_NAME: "runs",
       STATE_MACHINE_ARN,
       RUNLOG_LEASE_MS: "60000",
       RUNLOG_DIR: dataDir,
     });
+    sfnClientsAtBuild = clients.filter(isSfn).length;
+    // The first call that needs Step Functions makes its client: ask about an execution (the
+    // request hangs on the server above until afterAll ends it) and wait until the client is made.
+    const { orchestrator } = deps.control();
+    void orchestrator
+      .executionOf(orchestrator.leaseOwnerFor({ runId: "r1", generation: 1 }))
+      .catch(() => undefined);
+    await vi.waitFor(() => expect(clients.filter(isSfn)).toHaveLength(1));
   } finally {
     unobserve();
   }
@@ -59,6 +70,10 @@ describe("the AWS clients a function builds", () => {
     await expect(dynamodb.send(new ListTablesCommand({}), quickly)).rejects.toMatchObject({
       name: "TimeoutError",
     });
+  });
+
+  it("make no Step Functions client until a call needs one (no model or tool call does)", () => {
+    expect(sfnClientsAtBuild).toBe(0);
   });
 
   it("give up on a Step Functions request that hangs past its timeout, failing instead of waiting", async () => {

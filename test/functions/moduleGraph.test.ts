@@ -2,8 +2,9 @@
  * Issue 27's cold starts: a Lambda bundle reads, parses and evaluates at import its entry file and
  * every chunk that file imports statically; what a handler reaches only by `import()` is a chunk of
  * its own (cdk/lambdaBundle.ts splits the bundle), read on first use. So each handler's files read at
- * import hold only what every invocation of it needs: the model SDKs, the MCP SDK and the clients
- * only one function uses (the redrive's Lambda and SQS) are in chunks read when first used. Checked
+ * import hold only what every invocation of it needs: the model SDKs, the MCP SDK, the clients
+ * only one function uses (the redrive's Lambda and SQS) and Step Functions' (which no model or tool
+ * call needs) are in chunks read when first used. Checked
  * on the files esbuild writes (its metafile) with the construct's own options, not on the time it takes.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -22,6 +23,8 @@ const NEVER_AT_IMPORT = [
   "@modelcontextprotocol/sdk",
   "@aws-sdk/client-lambda",
   "@aws-sdk/client-sqs",
+  // Loaded by the first start, stop or describe of an execution: no model or tool call makes one.
+  "@aws-sdk/client-sfn",
   // Only a deployment that names a model key secret reads one, at its cold start.
   "@aws-sdk/client-secrets-manager",
   "@aws-lambda-powertools/parameters",
@@ -122,6 +125,8 @@ describe("the files each Lambda handler reads at import", () => {
     const atImport = new Set(filesReadAtImport(metafile));
     const later = Object.keys(metafile.outputs).filter((out) => out.endsWith(".mjs") && !atImport.has(out));
     const packages = packagesIn(metafile, later);
-    expect(packages).toEqual(expect.arrayContaining(["openai", "@aws-sdk/client-bedrock-runtime"]));
+    expect(packages).toEqual(
+      expect.arrayContaining(["openai", "@aws-sdk/client-bedrock-runtime", "@aws-sdk/client-sfn"]),
+    );
   });
 });

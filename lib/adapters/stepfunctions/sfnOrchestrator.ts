@@ -1,18 +1,17 @@
 import { isDeepStrictEqual } from "node:util";
-import {
-  DescribeExecutionCommand,
-  type ExecutionStatus,
-  type SFNClient,
-  StartExecutionCommand,
-  StopExecutionCommand,
-} from "@aws-sdk/client-sfn";
+import type { ExecutionStatus, SFNClient } from "@aws-sdk/client-sfn";
 import { ConflictError } from "../../core/errors.ts";
 import type { ExecutionInput, Orchestrator } from "../../ports/runtime.ts";
 import { sfnErrorName, toRunlogError } from "./errors.ts";
 import { executionArn, executionName, executionNameOf, ownerOf } from "./executionName.ts";
 
 export interface SfnOrchestratorOptions {
-  client: SFNClient;
+  /**
+   * The client, or a function that makes it when first asked (and gives the same one after): the
+   * Lambda functions pass one, so a function that starts and asks about no execution never loads
+   * the SDK's Step Functions client (runtime/aws/handlerDeps.ts).
+   */
+  client: SFNClient | (() => Promise<SFNClient>);
   /** The run state machine (a Standard workflow deployed from lib/workflow's definition). */
   stateMachineArn: string;
   /**
@@ -28,6 +27,12 @@ export interface SfnOrchestratorOptions {
 }
 
 const START_GRACE_MS = 6 * 60_000;
+
+/**
+ * The SDK's Step Functions module, for its commands: imported by the first call that sends one, so
+ * a bundle that holds this file reads the module only then (cdk/lambdaBundle.ts splits it out).
+ */
+const sfnSdk = () => import("@aws-sdk/client-sfn");
 
 /** What Step Functions says about one execution. */
 export interface ExecutionInfo {
@@ -66,13 +71,20 @@ const parse = (text: string | undefined): unknown => {
 export class SfnOrchestrator implements Orchestrator {
   constructor(private readonly options: SfnOrchestratorOptions) {}
 
+  /** The SDK's module and the client, both ready to send. */
+  private async sdk(): Promise<[typeof import("@aws-sdk/client-sfn"), SFNClient]> {
+    const { client } = this.options;
+    return Promise.all([sfnSdk(), typeof client === "function" ? client() : client]);
+  }
+
   /** Start this generation's execution; an execution of that name with the same input counts as started. */
   async execute(input: ExecutionInput): Promise<void> {
     // The name its owner holds: the one leaseOwnerFor gave the claimer.
     const name = executionNameOf(input.owner) ?? executionName(input.runId, input.generation);
     const what = `start execution ${name} of run ${input.runId}`;
+    const [{ StartExecutionCommand }, client] = await this.sdk();
     try {
-      await this.options.client.send(
+      await client.send(
         new StartExecutionCommand({
           stateMachineArn: this.options.stateMachineArn,
           name,
@@ -142,8 +154,9 @@ export class SfnOrchestrator implements Orchestrator {
   private async stopName(name: string, reason: { error: string; cause: string }): Promise<boolean> {
     const current = await this.describeName(name);
     if (current?.status !== "RUNNING") return false;
+    const [{ StopExecutionCommand }, client] = await this.sdk();
     try {
-      await this.options.client.send(
+      await client.send(
         new StopExecutionCommand({ executionArn: current.arn, error: reason.error, cause: reason.cause }),
       );
       return true;
@@ -155,8 +168,9 @@ export class SfnOrchestrator implements Orchestrator {
 
   private async describeName(name: string): Promise<ExecutionInfo | undefined> {
     const arn = executionArn(this.options.stateMachineArn, name);
+    const [{ DescribeExecutionCommand }, client] = await this.sdk();
     try {
-      const out = await this.options.client.send(new DescribeExecutionCommand({ executionArn: arn }));
+      const out = await client.send(new DescribeExecutionCommand({ executionArn: arn }));
       const info: ExecutionInfo = { name, arn, status: out.status ?? "UNKNOWN" };
       const input = parse(out.input);
       if (input !== undefined) info.input = input;

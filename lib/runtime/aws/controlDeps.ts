@@ -58,7 +58,8 @@ export function tableStepDeps(options: TableStepOptions): StepDeps {
 
 /** How control deps start executions: the deployment's state machine, and its lease time (the functions are given it; see leaseMsFor). */
 export interface StateMachineOptions {
-  client: SFNClient;
+  /** The client, or a function that makes it on first use (see SfnOrchestratorOptions.client). */
+  client: SFNClient | (() => Promise<SFNClient>);
   stateMachineArn: string;
   leaseMs: number;
   /** Runs one owner may have running at once (config.maxRunningPerOwner). @default no cap */

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { LambdaClient } from "@aws-sdk/client-lambda";
-import { SFNClient } from "@aws-sdk/client-sfn";
+import type { SFNClient } from "@aws-sdk/client-sfn";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { awsClientConfig } from "../../adapters/aws/clientConfig.ts";
 import { METRICS_DEPLOYMENT } from "../../adapters/aws/metrics.ts";
@@ -152,16 +152,20 @@ export async function buildDeps(
     ...(config.statusShards === undefined ? {} : { statusShards: config.statusShards }),
     ...(prices === undefined ? {} : { prices: checkPrices(prices, "the agents module's prices") }),
   });
-  let sfn: SFNClient | undefined;
-  const controlFor = (stateMachineArn: string) => {
-    sfn ??= made(new SFNClient(AWS_CLIENT));
-    return stateMachineControlDeps(steps, {
-      client: sfn,
+  // Made by the first start, stop or describe of an execution: most invocations of most functions
+  // (every model call and tool call) make none, and so never load the SDK's Step Functions client.
+  let sfn: Promise<SFNClient> | undefined;
+  const sfnClient = () => {
+    sfn ??= import("@aws-sdk/client-sfn").then(({ SFNClient }) => made(new SFNClient(AWS_CLIENT)));
+    return sfn;
+  };
+  const controlFor = (stateMachineArn: string) =>
+    stateMachineControlDeps(steps, {
+      client: sfnClient,
       stateMachineArn,
       leaseMs: config.leaseMs,
       ...(config.maxRunningPerOwner === undefined ? {} : { maxRunningPerOwner: config.maxRunningPerOwner }),
     });
-  };
   const stateMachineArn = config.stateMachineArn;
   const control = stateMachineArn === undefined ? undefined : controlFor(stateMachineArn);
   const { deadLettersUrl, redriveTargets } = config;
