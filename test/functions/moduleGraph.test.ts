@@ -4,8 +4,8 @@
  * its own (cdk/lambdaBundle.ts splits the bundle), read on first use. So each handler's files read at
  * import hold only what every invocation of it needs: the model SDKs, the MCP SDK, the clients
  * only one function uses (the redrive's Lambda and SQS) and Step Functions' (which no model or tool
- * call needs) are in chunks read when first used. Checked
- * on the files esbuild writes (its metafile) with the construct's own options, not on the time it takes.
+ * call needs) are in chunks read when first used. Checked on the files esbuild writes (its
+ * metafile) with the construct's own options, not on the time it takes.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
