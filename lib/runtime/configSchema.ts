@@ -13,6 +13,7 @@ import {
   KNOWN_CRASH_POINTS,
   LOCAL,
   list,
+  noSpaces,
   oneOf,
   optional,
   pattern,
@@ -187,12 +188,12 @@ export const CONFIG = {
     default: "iam",
     allowed: "iam or jwt",
   }),
-  tenantClaim: optional(pattern(/^\S+$/), {
+  tenantClaim: optional(noSpaces, {
     readBy: HANDLERS,
     default: "unset: each JWT subject owns its own runs",
     allowed: "a JWT claim name, without spaces",
   }),
-  adminScope: optional(pattern(/^\S+$/), {
+  adminScope: optional(noSpaces, {
     readBy: HANDLERS,
     default: "unset: no JWT caller is an admin",
     allowed: "an OAuth scope, without spaces",

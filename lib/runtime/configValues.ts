@@ -84,8 +84,10 @@ export const wholeNumber =
 /** A number above 0, as `30` or `0.5` (spaces around it allowed). */
 export const positiveNumber = (value: string): number | undefined =>
   /^\s*\d*\.?\d+\s*$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
+/** Text without spaces or line breaks (a claim name, a scope). */
+export const noSpaces = pattern(/^\S+$/);
 /** A header value: a key pasted with a line break or a space in it would fail every call. */
-export const credential = pattern(/^\S+$/);
+export const credential = noSpaces;
 export const httpUrl = (value: string): string | undefined => {
   if (!URL.canParse(value)) return undefined;
   const { protocol } = new URL(value);

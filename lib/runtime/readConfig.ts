@@ -1,5 +1,5 @@
 /**
- * Parsing the environment once, against the one schema: the values a composition root passes
+ * Parsing the environment once, against the one table (configSchema.ts): the values a composition root passes
  * down, or one ConfigError naming every bad or missing variable (a secret's value never shown).
  */
 import { type ConfigField, DEFAULT_DATA_DIR, NAMES } from "./config.ts";
@@ -37,19 +37,18 @@ export function readConfig(
   options: ReadOptions & { for?: "local" | "handlers" } = {},
 ): RunlogConfig {
   const where = options.for ?? "local";
+  // An empty value is an unset one (see the top of config.ts).
+  const textOf = (field: ConfigField) => env[NAMES[field]] || undefined;
   const values: Record<string, unknown> = {};
   const problems: ConfigProblem[] = [];
-  const unset: ConfigField[] = [];
   for (const field of FIELDS) {
-    const text = env[NAMES[field]];
-    // An empty value is an unset one (see the top of config.ts).
-    const value = text === undefined || text === "" ? CONFIG[field].fallback : CONFIG[field].read(text);
+    const text = textOf(field);
+    const value = text === undefined ? CONFIG[field].fallback : CONFIG[field].read(text);
     if (value !== undefined) values[field] = value;
-    else if (text === undefined || text === "") unset.push(field);
-    else problems.push(problem(field, text));
+    else if (text !== undefined) problems.push(problem(field, text));
   }
   const required: readonly ConfigField[] = where === "handlers" ? ["tableName", "leaseMs"] : [];
-  for (const field of required) if (unset.includes(field)) problems.push(problem(field, undefined));
+  for (const field of required) if (textOf(field) === undefined) problems.push(problem(field, undefined));
   if (problems.length > 0) throw new ConfigError(problems);
   const { legacyDataDir, dataDir, ...rest } = values as ConfigValues;
   if (legacyDataDir !== undefined) {

@@ -76,20 +76,12 @@ function readCommand(...argv: string[]): Read {
     env: { ...process.env, RUNLOG_DIR: dataDir, NO_COLOR: "1" },
   });
   if (run.status !== 0) throw new Error(`the child failed (${run.status}): ${run.stderr}`);
-  const {
-    code: exitCode,
-    stdout,
-    loaded,
-  } = JSON.parse(run.stdout) as {
-    code: number;
-    stdout: string;
-    loaded: string[];
-  };
+  const read = JSON.parse(run.stdout) as { code: number; stdout: string; loaded: string[] };
   return {
-    code: exitCode,
-    stdout,
-    modules: ownModulesOf(loaded, `${pathToFileURL(ROOT).href}/`),
-    packages: packagesOf(loaded),
+    code: read.code,
+    stdout: read.stdout,
+    modules: ownModulesOf(read.loaded, `${pathToFileURL(ROOT).href}/`),
+    packages: packagesOf(read.loaded),
   };
 }
 

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { build, type Metafile } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bundleOptions } from "../../cdk/lambdaBundle.ts";
+import { packagesOf } from "../support/loadedModules.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const FUNCTIONS = join(ROOT, "functions");
@@ -74,18 +75,8 @@ function filesReadAtImport(metafile: Metafile): string[] {
 }
 
 /** The npm packages whose code is in `outputs`. */
-function packagesIn(metafile: Metafile, outputs: string[]): string[] {
-  const packages = new Set<string>();
-  for (const out of outputs) {
-    for (const path of Object.keys(metafile.outputs[out]?.inputs ?? {})) {
-      const at = path.lastIndexOf("node_modules/");
-      if (at < 0) continue;
-      const [scope = "", name = ""] = path.slice(at + 13).split("/");
-      packages.add(scope.startsWith("@") ? `${scope}/${name}` : scope);
-    }
-  }
-  return [...packages].sort();
-}
+const packagesIn = (metafile: Metafile, outputs: string[]): string[] =>
+  packagesOf(outputs.flatMap((out) => Object.keys(metafile.outputs[out]?.inputs ?? {})));
 
 const packagesReadBy = (file: string): string[] => {
   const metafile = metafiles.get(file)!;

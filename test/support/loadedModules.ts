@@ -10,13 +10,16 @@ export const LOAD_HOOK = `
   registerHooks({ load(url, context, next) { loaded.add(url); return next(url, context); } });
 `;
 
-/** The npm packages the URLs are in (`@scope/name` for a scoped one), each once, sorted. */
+/**
+ * The npm packages the URLs (or paths, as esbuild's metafile names its inputs) are in
+ * (`@scope/name` for a scoped one), each once, sorted.
+ */
 export function packagesOf(urls: readonly string[]): string[] {
   const packages = new Set<string>();
   for (const url of urls) {
-    const at = url.lastIndexOf("/node_modules/");
+    const at = url.lastIndexOf("node_modules/");
     if (at < 0) continue;
-    const [scope = "", name] = url.slice(at + "/node_modules/".length).split("/");
+    const [scope = "", name] = url.slice(at + "node_modules/".length).split("/");
     packages.add(scope.startsWith("@") ? `${scope}/${name}` : scope);
   }
   return [...packages].sort();

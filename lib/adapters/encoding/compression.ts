@@ -41,7 +41,7 @@ export async function encodeBody(
       // A window no bigger than the body: the same bytes out, and unpacking it allocates only
       // that much (a 2 KB tool result unpacks in about two thirds of the time the default 4 MB
       // window takes, which a fresh process resuming a long run pays for every body).
-      [constants.BROTLI_PARAM_LGWIN]: windowBits(json.length),
+      [constants.BROTLI_PARAM_LGWIN]: windowBits(json.length, constants),
     },
   };
   const packed =
@@ -54,8 +54,7 @@ export async function encodeBody(
 }
 
 /** The smallest Brotli window that holds `bytes` (10 to 24 bits, Brotli's own bounds). */
-function windowBits(bytes: number): number {
-  const { constants } = zlib();
+function windowBits(bytes: number, constants: typeof import("node:zlib").constants): number {
   return Math.min(
     constants.BROTLI_MAX_WINDOW_BITS,
     Math.max(constants.BROTLI_MIN_WINDOW_BITS, Math.ceil(Math.log2(bytes))),
