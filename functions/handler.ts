@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { type BenignReason, benignReason, InvalidInputError } from "../lib/core/errors.ts";
+import { WITHOUT_JIT } from "../lib/core/withoutJit.ts";
 import type { Ids } from "../lib/ports/runtime.ts";
 import type { AwsDeps } from "../lib/runtime/aws/handlerDeps.ts";
 import { watchForCancel } from "../lib/runtime/cancelWatch.ts";
@@ -21,7 +22,7 @@ const whereOf = (issue: z.core.$ZodIssue) => {
 
 /** Parse an event, naming each field that does not fit; `field` is the first, as the HTTP API's 400 names it. */
 export function parseEvent<S extends z.ZodType>(schema: S, event: unknown): z.output<S> {
-  const parsed = schema.safeParse(event);
+  const parsed = schema.safeParse(event, WITHOUT_JIT);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => `${whereOf(issue)}: ${issue.message}`);
   const first = parsed.error.issues[0];

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { InvalidInputError } from "./errors.ts";
+import { WITHOUT_JIT } from "./withoutJit.ts";
 
 /**
  * A run's budget: how many model turns, tokens (input and output) and US dollars it may spend
@@ -15,6 +16,12 @@ export const LimitsSchema = z.object({
   maxCostUsd: z.number().positive().optional(),
 });
 export type Limits = z.infer<typeof LimitsSchema>;
+
+/**
+ * Only the limits runlog knows, made once: `.strict()` builds a new schema each time it is called,
+ * and a schema's first parse compiles its fast path, about 40 times the cost of the parse itself.
+ */
+export const KnownLimitsSchema = LimitsSchema.strict();
 
 /** The limit names, in the order they are checked and reported. */
 export const LIMIT_NAMES = ["maxTurns", "maxTokens", "maxCostUsd"] as const;
@@ -94,7 +101,7 @@ export function checkLimits(limits: unknown, field = "limits"): Limits {
       field,
     });
   }
-  const parsed = LimitsSchema.strict().safeParse(limits);
+  const parsed = KnownLimitsSchema.safeParse(limits, WITHOUT_JIT);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const key = issue?.path[0] ?? (issue?.code === "unrecognized_keys" ? issue.keys[0] : undefined);

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { InvalidInputError } from "./errors.ts";
+import { WITHOUT_JIT } from "./withoutJit.ts";
 
 /**
  * The most a run's `metadata` may hold, as JSON text in UTF-8. It rides on every lifecycle event
@@ -31,7 +32,7 @@ export function metadataProblem(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return `expected a JSON object, got ${kindOf(value)}`;
   }
-  const parsed = MetadataSchema.safeParse(value);
+  const parsed = MetadataSchema.safeParse(value, WITHOUT_JIT);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? `at ${issue.path.join(".")}: ` : "";

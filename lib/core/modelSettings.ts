@@ -2,6 +2,7 @@ import * as z from "zod";
 import { InvalidInputError } from "./errors.ts";
 import { JsonValueSchema } from "./metadata.ts";
 import { MODEL_SETTING_NAMES, type ModelSettingName, settingNames } from "./modelSettingNames.ts";
+import { WITHOUT_JIT } from "./withoutJit.ts";
 
 /** The most a run's `providerOptions` may hold, as JSON text: provider switches, not a payload. */
 export const MAX_PROVIDER_OPTIONS_BYTES = 4096;
@@ -45,6 +46,9 @@ export const ModelSettingsSchema = z.object({
     .optional(),
 });
 
+/** Only the settings runlog knows, made once (KnownLimitsSchema says why). */
+export const KnownModelSettingsSchema = ModelSettingsSchema.strict();
+
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
 
 const EXPECTED: Record<ModelSettingName, string> = {
@@ -63,7 +67,7 @@ export function checkModelSettings(value: unknown, field = "modelSettings"): Mod
       { field },
     );
   }
-  const parsed = ModelSettingsSchema.strict().safeParse(value);
+  const parsed = KnownModelSettingsSchema.safeParse(value, WITHOUT_JIT);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const key = issue?.path[0] ?? (issue?.code === "unrecognized_keys" ? issue.keys[0] : undefined);

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { errorMessage, InvalidInputError } from "./errors.ts";
 import type { JsonValue } from "./metadata.ts";
+import { WITHOUT_JIT } from "./withoutJit.ts";
 
 /** How many times a rejected final answer is sent back to the model before the run ends `invalid_output`. */
 export const DEFAULT_OUTPUT_RETRIES = 2;
@@ -78,7 +79,7 @@ export function checkOutput(text: string, schema: z.ZodType): OutputCheck {
   } catch (error) {
     return { ok: false, problems: `the answer is not JSON (${errorMessage(error)})` };
   }
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(raw, WITHOUT_JIT);
   if (!parsed.success) return { ok: false, problems: issuesText(parsed.error.issues, "answer") };
   // The schema's JSON Schema was checked when the agent was defined, so its output is JSON.
   return { ok: true, value: parsed.data as JsonValue };

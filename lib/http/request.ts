@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { validateRunId } from "../core/ids.ts";
+import { WITHOUT_JIT } from "../core/withoutJit.ts";
 import { HttpError, invalidInput } from "./errors.ts";
 import { CallId } from "./schemas.ts";
 
@@ -20,7 +21,7 @@ function fromZod(error: z.ZodError, where: string): HttpError {
 
 /** Validate a value against a schema, or throw a 400 naming the field. */
 export function check<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, WITHOUT_JIT);
   if (!parsed.success) throw fromZod(parsed.error, where);
   return parsed.data;
 }

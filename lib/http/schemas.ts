@@ -2,11 +2,11 @@ import * as z from "zod";
 import { EVENTS_MAX_LIMIT } from "../api/eventPage.ts";
 import { EVENTS_MAX_WAIT_SECONDS } from "../api/eventWait.ts";
 import { BATCH_ID, MAX_REPLAY_BATCH, REPLAY_TOOLS } from "../api/replayBatch.ts";
-import { LimitsSchema } from "../core/budget.ts";
+import { KnownLimitsSchema } from "../core/budget.ts";
 import { errorMessage } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
 import { MetadataSchema, metadataProblem } from "../core/metadata.ts";
-import { ModelSettingsSchema } from "../core/modelSettings.ts";
+import { KnownModelSettingsSchema } from "../core/modelSettings.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 
 /** Largest request body read at all; larger ones get a 413 before any parsing. */
@@ -40,12 +40,6 @@ const metadata = MetadataSchema.superRefine((value, ctx) => {
 
 const short = (max: number) => z.string().min(1).max(max);
 
-/** A run's budget (lib/core/budget.ts): only the limits runlog knows. */
-const limits = LimitsSchema.strict();
-
-/** How the run calls the model (lib/core/modelSettings.ts): only the settings runlog knows. */
-const modelSettings = ModelSettingsSchema.strict();
-
 /** POST /runs. */
 export const StartBody = z.strictObject({
   agent: short(128),
@@ -54,18 +48,18 @@ export const StartBody = z.strictObject({
   model: short(1024).optional(),
   metadata: metadata.optional(),
   /** Lower than the agent's limits, never above. */
-  limits: limits.optional(),
+  limits: KnownLimitsSchema.optional(),
   /** Replace the agent's settings named; maxOutputTokens never above the agent's. */
-  modelSettings: modelSettings.optional(),
+  modelSettings: KnownModelSettingsSchema.optional(),
 });
 
 /** POST /runs/{id}/resume. */
 export const ResumeBody = z.strictObject({
   model: short(1024).optional(),
   /** Limits to go on with (a `budget_exhausted` run's reached limit raised), recorded on the `resumed` event. */
-  limits: limits.optional(),
+  limits: KnownLimitsSchema.optional(),
   /** Model settings to go on with, replacing the run's named, recorded on the `resumed` event. */
-  modelSettings: modelSettings.optional(),
+  modelSettings: KnownModelSettingsSchema.optional(),
 });
 
 /** POST /runs/{id}/fork. */
@@ -75,7 +69,7 @@ export const ForkBody = z.strictObject({
   forkId: runId("fork id").optional(),
   model: short(1024).optional(),
   /** Model settings the fork goes on with, replacing the parent's named. */
-  modelSettings: modelSettings.optional(),
+  modelSettings: KnownModelSettingsSchema.optional(),
 });
 
 /** POST /runs/{id}/messages. */

@@ -2,6 +2,7 @@ import { errorMessage, McpUnavailableError } from "../core/errors.ts";
 import type { ToolCall } from "../core/eventFields.ts";
 import { stoppedToolResult, timedOutToolResult } from "../core/messages.ts";
 import { issuesText } from "../core/structuredOutput.ts";
+import { WITHOUT_JIT } from "../core/withoutJit.ts";
 import type { Agent, Tool } from "../ports/tool.ts";
 
 export interface ToolOutcome {
@@ -38,7 +39,7 @@ export function parseArguments(
   } catch (error) {
     return { error: fail(`arguments for ${tool.name} are not valid JSON: ${errorMessage(error)}`) };
   }
-  const parsed = tool.parameters.safeParse(raw);
+  const parsed = tool.parameters.safeParse(raw, WITHOUT_JIT);
   if (parsed.success) return { args: parsed.data };
   return {
     error: fail(`invalid arguments for ${tool.name}: ${issuesText(parsed.error.issues, "arguments")}`),

@@ -6,6 +6,7 @@ import { issuesText } from "../core/structuredOutput.ts";
 import type { ToolSpec } from "../core/toolSpecs.ts";
 import { firstTransfer, secondTransferResult, transferTarget } from "../core/transfers.ts";
 import { TransferArgumentsSchema, transferSpec } from "../core/transferTool.ts";
+import { WITHOUT_JIT } from "../core/withoutJit.ts";
 import type { Agent } from "../ports/tool.ts";
 import type { StepDeps } from "./deps.ts";
 import type { ToolOutcome } from "./executeTool.ts";
@@ -85,7 +86,7 @@ function parseTransferArguments(call: ToolCall): { reason?: string | undefined }
   } catch (error) {
     return { error: fail(`arguments for ${call.name} are not valid JSON: ${errorMessage(error)}`) };
   }
-  const parsed = TransferArgumentsSchema.safeParse(raw);
+  const parsed = TransferArgumentsSchema.safeParse(raw, WITHOUT_JIT);
   if (parsed.success) return parsed.data;
   return {
     error: fail(`invalid arguments for ${call.name}: ${issuesText(parsed.error.issues, "arguments")}`),
