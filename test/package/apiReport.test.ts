@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { apiReports, REPORT_DIR } from "../support/apiReport.ts";
+import { apiReports, inOrder, REPORT_DIR } from "../support/apiReport.ts";
 
 /**
  * The public API is what the built declaration files of the entry points say, and it changes only
@@ -20,4 +20,29 @@ describe("the public API report", () => {
       expect(report.text, hint).toBe(readFileSync(committed, "utf8"));
     },
   );
+});
+
+describe("a report's zod enums", () => {
+  it("list their keys sorted, whatever order the compiler wrote them in, and nothing else moves", () => {
+    const written = [
+      "    reason: z_2.ZodEnum<{",
+      '        model_failed: "model_failed";',
+      '        budget_exhausted: "budget_exhausted";',
+      '        "runlog.RunFailed": "runlog.RunFailed";',
+      "    }>;",
+      '    second: "first";',
+      '    first: "second";',
+    ].join("\n");
+    expect(inOrder(written)).toBe(
+      [
+        "    reason: z_2.ZodEnum<{",
+        '        "runlog.RunFailed": "runlog.RunFailed";',
+        '        budget_exhausted: "budget_exhausted";',
+        '        model_failed: "model_failed";',
+        "    }>;",
+        '    second: "first";',
+        '    first: "second";',
+      ].join("\n"),
+    );
+  });
 });
