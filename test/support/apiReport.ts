@@ -101,11 +101,12 @@ const ENUM_KEY = /^\s*("?)([^":\s]+)\1: "\2";$/;
 /** The report with each run of zod enum keys sorted, so the compiler's order of a union is not read as a change. */
 export function inOrder(report: string): string {
   const lines = report.split("\n");
-  for (let start = 0; start < lines.length; start++) {
+  let start = 0;
+  while (start < lines.length) {
     let end = start;
     while (end < lines.length && ENUM_KEY.test(lines[end]!)) end++;
     if (end - start > 1) lines.splice(start, end - start, ...lines.slice(start, end).sort());
-    start = end;
+    start = Math.max(end, start + 1);
   }
   return lines.join("\n");
 }
