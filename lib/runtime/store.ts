@@ -15,6 +15,8 @@ export interface StoreOptions {
   durability?: Durability;
   /** Store the events in this DynamoDB table instead of the SQLite file. */
   dynamodb?: DynamoTarget;
+  /** Runs execute on this store (not only reads): SQLite prepares their statements at open. @default false */
+  forRuns?: boolean;
 }
 
 export interface OpenStore {
@@ -43,6 +45,7 @@ export async function connectStore(options: StoreOptions = {}): Promise<OpenStor
   const store = new SqliteEventStore({
     file: sqliteFile(resolve(options.dataDir ?? ".runlog")),
     durability: options.durability ?? "full",
+    forRuns: options.forRuns ?? false,
   });
   return { store, where: `SQLite, ${shown(store.file)}`, close: () => store.close() };
 }

@@ -30,6 +30,19 @@ export interface ConnectionOptions {
   warn?: (line: string) => void;
 }
 
+/** The SQL of the statements every run executes, in the order their modules declared them. */
+const RUN_SQL: string[] = [];
+
+/**
+ * Declare SQL that every run executes (its appends, the reads and writes of its head, its lease):
+ * the text as given, prepared when a store opens for runs (prepareRunStatements), so a process's
+ * first run prepares no statement of its own. Declared once, at a module's top level.
+ */
+export function runSql(sql: string): string {
+  RUN_SQL.push(sql);
+  return sql;
+}
+
 /**
  * How long SQLite's own busy handler waits within one try. Its sleeps grow to
  * 100 ms, so a writer that has waited a while looks at the lock ten times a
@@ -100,6 +113,11 @@ export class SqliteConnection {
 
   now(): Date {
     return this.clock.now();
+  }
+
+  /** Prepare every statement declared with runSql, as a store opened for runs does at open. */
+  prepareRunStatements(): void {
+    for (const sql of RUN_SQL) this.statement(sql);
   }
 
   /** The statement for this SQL, prepared once per connection. */

@@ -1,6 +1,9 @@
 import { InvalidInputError } from "../../core/errors.ts";
-import type { SqliteConnection } from "./connection.ts";
+import { runSql, type SqliteConnection } from "./connection.ts";
 import { changed, expiredBy, nowSeconds } from "./rows.ts";
+
+const EXPIRE_RUN = runSql("UPDATE heads SET expires_at = ? WHERE run_id = ?");
+const DELETE_HEAD_IF_EXPIRED = runSql(`DELETE FROM heads WHERE run_id = ? AND ${expiredBy("?")}`);
 
 /**
  * Set when a run expires (epoch seconds on its head), or never (null). One
@@ -13,9 +16,7 @@ export function expireRun(db: SqliteConnection, runId: string, at: Date | null):
     throw new InvalidInputError(`expire run ${runId}: expected a valid date or null`, { runId });
   }
   const expiresAt = at === null ? null : Math.ceil(at.getTime() / 1000);
-  db.attempt(`expire run ${runId}`, () =>
-    db.statement("UPDATE heads SET expires_at = ? WHERE run_id = ?").run(expiresAt, runId),
-  );
+  db.attempt(`expire run ${runId}`, () => db.statement(EXPIRE_RUN).run(expiresAt, runId));
 }
 
 /**
@@ -41,8 +42,6 @@ export function deleteExpired(db: SqliteConnection): number {
  * statement when the run is live.
  */
 export function deleteIfExpired(db: SqliteConnection, runId: string): void {
-  const gone = db
-    .statement(`DELETE FROM heads WHERE run_id = ? AND ${expiredBy("?")}`)
-    .run(runId, nowSeconds(db));
+  const gone = db.statement(DELETE_HEAD_IF_EXPIRED).run(runId, nowSeconds(db));
   if (changed(gone)) db.statement("DELETE FROM events WHERE run_id = ?").run(runId);
 }

@@ -2,7 +2,7 @@ import { NotFoundError, PermanentError } from "../../core/errors.ts";
 import type { RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
 import { identityFrom } from "../newHead.ts";
-import type { SqliteConnection } from "./connection.ts";
+import { runSql, type SqliteConnection } from "./connection.ts";
 import type { GroupCommit } from "./groupCommit.ts";
 import { readEvent } from "./log.ts";
 import {
@@ -15,20 +15,24 @@ import {
   nowSeconds,
 } from "./rows.ts";
 
+const INSERT_HEAD = runSql(
+  `INSERT INTO heads (${HEAD_COLUMNS}) VALUES (${HEAD_PLACEHOLDERS}) ON CONFLICT DO NOTHING`,
+);
+const READ_HEAD = runSql(`SELECT ${HEAD_COLUMNS}, ${expiredBy("?")} AS expired FROM heads WHERE run_id = ?`);
+const LAST_SEQ = runSql("SELECT max(seq) AS seq FROM events WHERE run_id = ?");
+const SET_STATUS = runSql(
+  "UPDATE heads SET status = ?, updated_at = ?, last_seq = max(last_seq, ?), agent = coalesce(?, agent) " +
+    "WHERE run_id = ?",
+);
+
 /** Insert a whole head unless the run has one; false when it had. */
 export function insertHead(db: SqliteConnection, head: RunHead): boolean {
-  return changed(
-    db
-      .statement(`INSERT INTO heads (${HEAD_COLUMNS}) VALUES (${HEAD_PLACEHOLDERS}) ON CONFLICT DO NOTHING`)
-      .run(...headValues(head)),
-  );
+  return changed(db.statement(INSERT_HEAD).run(...headValues(head)));
 }
 
 /** The stored head as it is (lagging or not): "none" when there is none, "expired" when it hides the run. */
 function storedHead(db: SqliteConnection, runId: string): RunHead | "none" | "expired" {
-  const row = db
-    .statement(`SELECT ${HEAD_COLUMNS}, ${expiredBy("?")} AS expired FROM heads WHERE run_id = ?`)
-    .get(nowSeconds(db), runId);
+  const row = db.statement(READ_HEAD).get(nowSeconds(db), runId);
   if (!row) return "none";
   if (row.expired) return "expired";
   const head = decodeHeadRow(row);
@@ -41,7 +45,7 @@ function storedHead(db: SqliteConnection, runId: string): RunHead | "none" | "ex
 
 /** The highest event seq stored for a run, undefined when it has none. */
 function lastEventSeq(db: SqliteConnection, runId: string): number | undefined {
-  const row = db.statement("SELECT max(seq) AS seq FROM events WHERE run_id = ?").get(runId);
+  const row = db.statement(LAST_SEQ).get(runId);
   return typeof row?.seq === "number" ? row.seq : undefined;
 }
 
@@ -97,14 +101,7 @@ export async function setStatus(
       facts: { runId },
       oneStatement: true,
       run: () =>
-        changed(
-          db
-            .statement(
-              "UPDATE heads SET status = ?, updated_at = ?, last_seq = max(last_seq, ?), " +
-                "agent = coalesce(?, agent) WHERE run_id = ?",
-            )
-            .run(status, db.now().toISOString(), lastSeq, agent ?? null, runId),
-        ),
+        changed(db.statement(SET_STATUS).run(status, db.now().toISOString(), lastSeq, agent ?? null, runId)),
     });
   if (await update()) return;
   // No head: rebuild it from the log (or learn the run does not exist), then try once more.

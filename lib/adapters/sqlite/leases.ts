@@ -1,6 +1,6 @@
 import { LeaseHeldError, NotFoundError } from "../../core/errors.ts";
 import type { AutoResumes, Lease, Resting } from "../../ports/eventStore.ts";
-import type { SqliteConnection } from "./connection.ts";
+import { runSql, type SqliteConnection } from "./connection.ts";
 import type { GroupCommit } from "./groupCommit.ts";
 import { getHead } from "./heads.ts";
 import { autoResumesValues, changed } from "./rows.ts";
@@ -10,6 +10,15 @@ const describeLease = (lease: Lease | undefined) =>
 
 const CLAIM =
   "UPDATE heads SET lease_owner = ?, lease_until = ?, status = 'running', lease_version = ?, updated_at = ?";
+const CLAIM_AT_VERSION = runSql(`${CLAIM} WHERE run_id = ? AND lease_version = ?`);
+const CLAIM_AUTO_RESUMED = runSql(
+  `${CLAIM}, auto_resumes = ?, auto_resumed_at = ? WHERE run_id = ? AND lease_version = ?`,
+);
+const RENEW = runSql("UPDATE heads SET lease_until = ?, updated_at = ? WHERE run_id = ? AND lease_owner = ?");
+const RELEASE = runSql(
+  "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
+    "last_seq = coalesce(?, last_seq), agent = coalesce(?, agent) WHERE run_id = ? AND lease_owner = ?",
+);
 
 /**
  * The claim's compare-and-set, committed with the other writes of this turn (groupCommit.ts);
@@ -31,12 +40,8 @@ function casClaim(
     run: () =>
       changed(
         autoResumes === undefined
-          ? db.statement(`${CLAIM} WHERE run_id = ? AND lease_version = ?`).run(...claim, runId, expect)
-          : db
-              .statement(
-                `${CLAIM}, auto_resumes = ?, auto_resumed_at = ? WHERE run_id = ? AND lease_version = ?`,
-              )
-              .run(...claim, ...autoResumesValues(autoResumes), runId, expect),
+          ? db.statement(CLAIM_AT_VERSION).run(...claim, runId, expect)
+          : db.statement(CLAIM_AUTO_RESUMED).run(...claim, ...autoResumesValues(autoResumes), runId, expect),
       ),
   });
 }
@@ -79,12 +84,7 @@ export function renewLease(
     what: `renew the lease of run ${runId} for ${lease.owner}`,
     facts: { runId },
     oneStatement: true,
-    run: () =>
-      changed(
-        db
-          .statement("UPDATE heads SET lease_until = ?, updated_at = ? WHERE run_id = ? AND lease_owner = ?")
-          .run(lease.until, db.now().toISOString(), runId, lease.owner),
-      ),
+    run: () => changed(db.statement(RENEW).run(lease.until, db.now().toISOString(), runId, lease.owner)),
   });
 }
 
@@ -108,10 +108,7 @@ export function releaseLease(
     run: () =>
       changed(
         db
-          .statement(
-            "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
-              "last_seq = coalesce(?, last_seq), agent = coalesce(?, agent) WHERE run_id = ? AND lease_owner = ?",
-          )
+          .statement(RELEASE)
           .run(status, db.now().toISOString(), lastSeq ?? null, agent ?? null, runId, owner),
       ),
   });

@@ -5,7 +5,7 @@ import {
   encodeEventBody,
   parseEventBody,
 } from "../encoding/eventBody.ts";
-import type { SqliteConnection } from "./connection.ts";
+import { runSql, type SqliteConnection } from "./connection.ts";
 import { expiredBy, nowSeconds, type Row } from "./rows.ts";
 
 /** An event encoded for its row, before the (synchronous) insert. */
@@ -27,6 +27,10 @@ export async function encodeEventRow(runId: string, event: RunEvent): Promise<Ev
   return { runId, event, body: await encodeEventBody(runId, event, PLAIN_BELOW_BYTES) };
 }
 
+const INSERT_EVENT = runSql(
+  "INSERT INTO events (run_id, seq, type, at, enc, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+);
+
 /**
  * Insert an event unless its seq is taken: the primary key (run_id, seq) is
  * the optimistic lock. False when another writer holds the seq. Uncompressed
@@ -36,15 +40,20 @@ export function insertEvent(db: SqliteConnection, row: EventRow): boolean {
   const { runId, event, body } = row;
   const stored = body.encoding === "identity" ? body.json.toString("utf8") : body.data;
   const result = db
-    .statement(
-      "INSERT INTO events (run_id, seq, type, at, enc, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-    )
+    .statement(INSERT_EVENT)
     .run(runId, event.seq, event.type, event.at, body.encoding, stored);
   return Number(result.changes) > 0;
 }
 
 /** Hides the events of a run whose head has expired: parameters ?1 run id, ?3 now (nowSeconds). */
 export const LIVE = `NOT EXISTS (SELECT 1 FROM heads WHERE run_id = ?1 AND ${expiredBy("?3")})`;
+
+const READ_AFTER = runSql(
+  `SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq > ?2 AND ${LIVE} ORDER BY seq`,
+);
+const READ_BACK = runSql(
+  `SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq < ?2 AND ${LIVE} ORDER BY seq DESC LIMIT ?4`,
+);
 
 /**
  * In order, so a corrupt row is reported at the lowest bad seq. A text row (most of a local log)
@@ -85,9 +94,7 @@ export async function readEvent(
 /** The events after `afterSeq`, in order; CorruptEventError names the seq of a bad row. */
 export async function readEvents(db: SqliteConnection, runId: string, afterSeq: number): Promise<RunEvent[]> {
   const rows = db.attempt(`read run ${runId} after seq ${afterSeq}`, () =>
-    db
-      .statement(`SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq > ?2 AND ${LIVE} ORDER BY seq`)
-      .all(runId, afterSeq, nowSeconds(db)),
+    db.statement(READ_AFTER).all(runId, afterSeq, nowSeconds(db)),
   );
   return decodeRows(runId, rows);
 }
@@ -106,11 +113,7 @@ export async function readBack(
   let below = Number.MAX_SAFE_INTEGER;
   for (let limit = 8; ; limit = Math.min(limit * 4, 1024)) {
     const rows = db.attempt(`read the tail of run ${runId}`, () =>
-      db
-        .statement(
-          `SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq < ?2 AND ${LIVE} ORDER BY seq DESC LIMIT ?4`,
-        )
-        .all(runId, below, nowSeconds(db), limit),
+      db.statement(READ_BACK).all(runId, below, nowSeconds(db), limit),
     );
     for (const row of rows) {
       const event = await decodeRow(runId, row);

@@ -24,7 +24,13 @@ import { countRunning, listRuns } from "./listing.ts";
 import { encodeEventRow, insertEvent, readBack, readEvent, readEvents } from "./log.ts";
 import { readPage } from "./page.ts";
 
-export type SqliteEventStoreOptions = ConnectionOptions;
+export interface SqliteEventStoreOptions extends ConnectionOptions {
+  /**
+   * Prepare at open every statement a run executes (connection.ts's runSql), so the process's first
+   * run prepares none: for a store that runs execute on, not one opened only to read. @default false
+   */
+  forRuns?: boolean;
+}
 
 /** The store's one file in a data dir. */
 export const sqliteFile = (dataDir: string) => join(dataDir, "runlog.db");
@@ -52,6 +58,7 @@ export class SqliteEventStore implements EventStore {
     this.writes = new GroupCommit(this.db);
     try {
       deleteExpired(this.db);
+      if (options.forRuns) this.db.prepareRunStatements();
     } catch (error) {
       this.db.close();
       throw error;

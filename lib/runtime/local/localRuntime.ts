@@ -103,7 +103,7 @@ export async function openLocalRuntime(
     options.onBackgroundError ??
     ((runId: string, error: unknown) =>
       process.stderr.write(`runlog: run ${runId}: ${errorMessage(error)}\n`));
-  const connected = await connectStore(storeOptions(config, dataDir));
+  const connected = await connectStore({ ...storeOptions(config, dataDir), forRuns: true });
   const { where, close } = connected;
   const store = options.onLifecycle
     ? tellingLifecycle(connected.store, options.onLifecycle, onError)
