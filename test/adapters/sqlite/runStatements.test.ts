@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
-import { defineTool, openLocal } from "../../../lib/index.ts";
+import { SqliteEventStore, sqliteFile } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
+import { defineTool, type LocalRunlog, openLocal } from "../../../lib/index.ts";
 
 const { DatabaseSync } = createRequire(import.meta.url)("node:sqlite") as typeof import("node:sqlite");
 
@@ -46,7 +47,7 @@ const agents = {
 };
 
 /** The SQL node:sqlite is asked to prepare while `work` runs. */
-async function preparedDuring(work: () => Promise<unknown>): Promise<string[]> {
+async function preparedDuring<T>(work: () => Promise<T>): Promise<{ result: T; prepared: string[] }> {
   const prepared: string[] = [];
   const prepare = DatabaseSync.prototype.prepare;
   vi.spyOn(DatabaseSync.prototype, "prepare").mockImplementation(function (
@@ -57,57 +58,47 @@ async function preparedDuring(work: () => Promise<unknown>): Promise<string[]> {
     return prepare.call(this, sql);
   });
   try {
-    await work();
+    return { result: await work(), prepared };
   } finally {
     vi.restoreAllMocks();
   }
-  return prepared;
+}
+
+const dataDir = join(dir, "data");
+
+/** What `work` prepares on a store just opened by openLocal, and the run's status it returns. */
+async function preparedByRun(work: (runlog: LocalRunlog["runlog"]) => Promise<{ status: string }>) {
+  const local = await openLocal({ dataDir, agents });
+  try {
+    const { result, prepared } = await preparedDuring(() => work(local.runlog));
+    return { status: result.status, prepared };
+  } finally {
+    await local.close();
+  }
 }
 
 describe("a store opened for runs", () => {
-  const dataDir = join(dir, "data");
-
   it("prepares at open every statement a start executes", async () => {
-    const local = await openLocal({ dataDir, agents });
-    try {
-      let status = "";
-      const prepared = await preparedDuring(async () => {
-        // Two turns, then the budget stops it: the resume below goes on from there.
-        const outcome = await local.runlog.start({
-          agent: "reader",
-          input: "read",
-          runId: "stmts",
-          limits: { maxTurns: 2 },
-        });
-        status = outcome.status;
-      });
-      expect(status).toBe("budget_exhausted");
-      expect(prepared).toEqual([]);
-    } finally {
-      await local.close();
-    }
+    // Two turns, then the budget stops it: the resume below goes on from there.
+    const { status, prepared } = await preparedByRun((runlog) =>
+      runlog.start({ agent: "reader", input: "read", runId: "stmts", limits: { maxTurns: 2 } }),
+    );
+    expect(status).toBe("budget_exhausted");
+    expect(prepared).toEqual([]);
   });
 
   it("prepares at open every statement a resume executes, on a store opened afresh", async () => {
-    const local = await openLocal({ dataDir, agents });
-    try {
-      let status = "";
-      const prepared = await preparedDuring(async () => {
-        const outcome = await local.runlog.resume({ runId: "stmts", limits: { maxTurns: 10 } });
-        status = outcome.status;
-      });
-      expect(status).toBe("completed");
-      expect(prepared).toEqual([]);
-    } finally {
-      await local.close();
-    }
+    const { status, prepared } = await preparedByRun((runlog) =>
+      runlog.resume({ runId: "stmts", limits: { maxTurns: 10 } }),
+    );
+    expect(status).toBe("completed");
+    expect(prepared).toEqual([]);
   });
 
   it("is what makes the difference: a store opened only to read prepares on first use", async () => {
-    const { SqliteEventStore, sqliteFile } = await import("../../../lib/adapters/sqlite/sqliteEventStore.ts");
     const store = new SqliteEventStore({ file: sqliteFile(dataDir) });
     try {
-      const prepared = await preparedDuring(() => store.getHead("stmts"));
+      const { prepared } = await preparedDuring(() => store.getHead("stmts"));
       expect(prepared.length).toBeGreaterThan(0);
     } finally {
       await store.close();
