@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { median } from "./measure.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const i = process.argv.indexOf("--reps");
@@ -52,8 +53,6 @@ const run = (cwd: string, code: string): number => {
     throw new Error(`${code} in ${cwd}: exit ${result.status}: ${result.stderr.trim()}`);
   return Number(process.hrtime.bigint() - started) / 1e6;
 };
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
 
 const base = mkdtempSync(join(tmpdir(), "runlog-bench-import-"));
 try {

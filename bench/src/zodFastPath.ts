@@ -10,6 +10,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
+import { median } from "./measure.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const i = process.argv.indexOf("--reps");
@@ -44,7 +45,8 @@ for (let k = 0; k < 100000; k++) schema.safeParse(value, ${context});
 console.log(JSON.stringify({ firstMs, laterUs: ((performance.now() - t) / 100000) * 1000 }));
 `;
 
-const run = (code: string): { firstMs: number; laterUs: number } => {
+/** Run `code` in a fresh process; what it printed, as JSON. */
+const run = <T>(code: string): T => {
   const result = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
     cwd: ROOT,
     encoding: "utf8",
@@ -52,8 +54,6 @@ const run = (code: string): { firstMs: number; laterUs: number } => {
   if (result.status !== 0) throw new Error(`exit ${result.status}: ${result.stderr.trim()}`);
   return JSON.parse(result.stdout);
 };
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
 
 const MODES = {
   "fast path compiled (zod's default)": "undefined",
@@ -67,7 +67,7 @@ for (const [name, { schema, value }] of Object.entries(SCHEMAS)) {
   const samples = Object.values(MODES).map(() => ({ first: [] as number[], later: [] as number[] }));
   for (let round = 0; round < REPS; round++) {
     for (const [k, context] of Object.values(MODES).entries()) {
-      const { firstMs, laterUs } = run(child(schema, value, context));
+      const { firstMs, laterUs } = run<{ firstMs: number; laterUs: number }>(child(schema, value, context));
       samples[k]?.first.push(firstMs);
       samples[k]?.later.push(laterUs);
     }
@@ -83,6 +83,7 @@ for (const [name, { schema, value }] of Object.entries(SCHEMAS)) {
 /** A schema derived at each call (a new schema, compiled on its first parse) against one derived once. */
 const derived = `
 import * as z from "zod";
+// LimitsSchema's fields (lib/core/budget.ts).
 const Limits = z.object({ maxTurns: z.number().int().min(1).optional(), maxTokens: z.number().int().min(1).optional(), maxCostUsd: z.number().positive().optional() });
 const time = (check) => {
   for (let k = 0; k < 50; k++) check({ maxTurns: k + 1 });
@@ -96,12 +97,7 @@ console.log(JSON.stringify({ eachCallUs: time((v) => Limits.strict().safeParse(v
 const each: number[] = [];
 const once: number[] = [];
 for (let round = 0; round < REPS; round++) {
-  const result = spawnSync(process.execPath, ["--input-type=module", "-e", derived], {
-    cwd: ROOT,
-    encoding: "utf8",
-  });
-  if (result.status !== 0) throw new Error(`exit ${result.status}: ${result.stderr.trim()}`);
-  const { eachCallUs, onceUs } = JSON.parse(result.stdout);
+  const { eachCallUs, onceUs } = run<{ eachCallUs: number; onceUs: number }>(derived);
   each.push(eachCallUs);
   once.push(onceUs);
 }

@@ -1,6 +1,7 @@
 /**
- * Parsing the environment once, against the one table (configSchema.ts): the values a composition root passes
- * down, or one ConfigError naming every bad or missing variable (a secret's value never shown).
+ * Parsing the environment once, against the one table (configSchema.ts): the values a composition
+ * root passes down, or one ConfigError naming every bad or missing variable (a secret's value never
+ * shown).
  */
 import { type ConfigField, DEFAULT_DATA_DIR, NAMES } from "./config.ts";
 import { ConfigError, type ConfigProblem } from "./configError.ts";

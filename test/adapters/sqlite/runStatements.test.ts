@@ -5,15 +5,15 @@
  * asked to prepare, not by time.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
+import { loadNodeSqlite } from "../../../lib/adapters/sqlite/nodeSqlite.ts";
 import { SqliteEventStore, sqliteFile } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
 import { defineTool, type LocalRunlog, openLocal } from "../../../lib/index.ts";
 
-const { DatabaseSync } = createRequire(import.meta.url)("node:sqlite") as typeof import("node:sqlite");
+const { DatabaseSync } = loadNodeSqlite();
 
 const dir = mkdtempSync(join(tmpdir(), "runlog-run-statements-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
