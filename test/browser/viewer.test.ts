@@ -250,6 +250,51 @@ describe("the run viewer in Chromium", () => {
     await page.close();
   });
 
+  it("shows the events an action wrote while a live load was refreshing the state, without another event to announce them", async () => {
+    await start("joined", [
+      { toolCalls: [{ name: "send_email", arguments: { to: "bo@example.com", subject: "Tea" } }] },
+      { text: "Sent." },
+      { text: "See you at five." },
+    ]);
+    const page = await browser.newPage();
+    // The page learns of new events only when the test lets it: no push, and a long-poll held.
+    await page.route(/\/live\?/, (route) => route.fulfill({ status: 404, body: "{}" }));
+    const polls: Route[] = [];
+    await page.route(/\/events\?.*wait=/, (route) => void polls.push(route));
+    // The first state check after the events are loaded is held, so a load is under way when the action ends.
+    const states: Route[] = [];
+    let holdState = false;
+    await page.route(
+      (url) => url.pathname === "/runs/joined",
+      (route) => {
+        if (!holdState) return route.continue();
+        holdState = false;
+        states.push(route);
+      },
+    );
+    await page.goto(viewerUrl(served, `/runs/joined/view`));
+    await expect.poll(() => status(page).getAttribute("data-status"), { timeout: 30_000 }).toBe("paused");
+    await approveElsewhere(served, "joined", "call_0_0");
+    await settled(served, "joined", "completed");
+    holdState = true;
+    await expect.poll(() => polls.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    await polls.shift()!.continue();
+    await expect.poll(() => states.length, { timeout: 30_000 }).toBe(1);
+    // The load holds the events up to "Sent."; a message is sent and answered meanwhile.
+    expect(await page.getByTestId("timeline").textContent()).toContain("Sent.");
+    const message = page.getByTestId("message").getByLabel("Message", { exact: true });
+    await message.fill("And then?");
+    await page.getByTestId("message").getByRole("button", { name: "Send" }).click();
+    await expect.poll(() => page.getByTestId("action-message").textContent()).toContain("Message sent");
+    // The action asked for the new events while the load was under way; the load ends, and they are shown.
+    await states.shift()!.continue();
+    await expect
+      .poll(() => page.getByTestId("timeline").textContent(), { timeout: 10_000 })
+      .toContain("See you at five.");
+    await page.unrouteAll({ behavior: "ignoreErrors" });
+    await page.close();
+  });
+
   it("cancels a running run", async () => {
     await start("cancelled", [
       { toolCalls: [{ name: "wait", arguments: { ms: 120_000 } }] },

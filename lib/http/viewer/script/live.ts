@@ -40,7 +40,10 @@ export const LIVE = js`
     });
   }
 
-  /** Fetch the entries after the last one shown; calls while one is under way join it. */
+  /**
+   * Fetch the entries after the last one shown, then the state; calls while one is under way join
+   * it, and one that came while the state was being fetched makes it fetch the entries again.
+   */
   function loadEvents() {
     if (loading) {
       again = true;
@@ -51,8 +54,8 @@ export const LIVE = js`
         do {
           again = false;
           await loadOnce();
+          if (!again) await refreshState(false);
         } while (again);
-        await refreshState(false);
       } finally {
         loading = null;
       }
