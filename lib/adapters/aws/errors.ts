@@ -1,3 +1,4 @@
+import { isThrottlingError, isTransientError } from "@smithy/core/retry";
 import {
   ConflictError,
   errorMessage,
@@ -9,10 +10,12 @@ import {
 
 /**
  * The one classifier of what AWS SDK clients throw (DynamoDB, Step Functions,
- * Secrets Manager), so a dropped connection is retryable everywhere, not in two
- * of three places. Its vocabulary follows the SDK's own retry classification
- * (@smithy/core's service-error-classification); each service adds only the
- * names that are its own on top (see `AwsErrorRules`).
+ * Secrets Manager, Bedrock), so a dropped connection is retryable everywhere, not
+ * in two of three places. Throttling and transient failures are what the SDK's
+ * own retry strategy says they are (@smithy/core/retry's predicates, which every
+ * client already loads); runlog adds only what they lack (server-error names, an
+ * AggregateError of connect attempts, an aborted connect, HTTP/2 resets, "socket
+ * hang up"), and each service its own names on top (see `AwsErrorRules`).
  */
 
 /** What kind of failure an SDK error is. */
@@ -21,7 +24,10 @@ export type AwsErrorKind =
   | "throttling"
   /** The service failed on its side (5xx, `$fault: "server"`, `$retryable`). */
   | "server"
-  /** The request may never have arrived: refused, reset, timed out, no route, DNS. */
+  /**
+   * The request may never have arrived (refused, reset, timed out, no route, DNS), or failed on
+   * the way in another way the SDK tries again (a clock skew it corrected, an expired signature).
+   */
   | "network"
   /** A condition of the request did not hold (DynamoDB's conditional writes). */
   | "conditional"
@@ -30,21 +36,6 @@ export type AwsErrorKind =
   /** Anything else the service refused: bad input, access denied, an unknown name. */
   | "rejected";
 
-const THROTTLING = new Set([
-  "BandwidthLimitExceeded",
-  "LimitExceededException",
-  "PriorRequestNotComplete",
-  "ProvisionedThroughputExceededException",
-  "RequestLimitExceeded",
-  "RequestThrottled",
-  "RequestThrottledException",
-  "SlowDown",
-  "ThrottledException",
-  "Throttling",
-  "ThrottlingException",
-  "TooManyRequestsException",
-  "TransactionInProgressException",
-]);
 const SERVER = new Set([
   "InternalFailure",
   "InternalServerError",
@@ -54,25 +45,18 @@ const SERVER = new Set([
   "ServiceUnavailableException",
 ]);
 const SERVER_STATUS = new Set([500, 502, 503, 504]);
-/** Codes Node puts on a socket that failed: the SDK retries all of these itself. */
+/**
+ * Codes Node puts on a failed socket that the SDK's own list (isTransientError: reset, refused,
+ * timed out, no route, DNS) lacks: an aborted connect, and an HTTP/2 stream or session (the
+ * Bedrock client's transport) the peer reset or went away from.
+ */
 const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
   "ECONNABORTED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  // HTTP/2 (the Bedrock client's transport): a stream or session the peer reset or went away from.
   "ERR_HTTP2_STREAM_ERROR",
   "ERR_HTTP2_SESSION_ERROR",
   "ERR_HTTP2_GOAWAY_SESSION",
   "ERR_HTTP2_STREAM_CANCEL",
 ]);
-/** The SDK's names for a request that timed out (its own socket and connection timeouts). */
-const TIMEOUT_NAMES = new Set(["TimeoutError", "RequestTimeout", "RequestTimeoutException"]);
 const NOT_FOUND = new Set(["ResourceNotFoundException", "NotFoundException"]);
 /** How deep to follow `cause` and AggregateError's `errors` (the SDK nests a few levels at most). */
 const MAX_DEPTH = 5;
@@ -88,6 +72,9 @@ type Shape = {
   $metadata?: { httpStatusCode?: unknown; attempts?: unknown };
 };
 
+/** What the SDK's predicates take: any error the SDK threw, read field by field. */
+type SdkError = Parameters<typeof isTransientError>[0];
+
 const shape = (error: unknown): Shape => (typeof error === "object" && error !== null ? error : {});
 
 /** The SDK's name for an error (`ConditionalCheckFailedException`, `ExecutionAlreadyExists` …), if it has one. */
@@ -101,22 +88,13 @@ function httpStatus(error: unknown): number | undefined {
   return typeof status === "number" ? status : undefined;
 }
 
-/** Throttled: a name the SDK counts as throttling, a 429, or `$retryable: { throttling: true }`. */
-export function isThrottling(error: unknown): boolean {
-  const { $retryable } = shape(error);
-  const name = awsErrorName(error);
-  return (
-    (name !== undefined && THROTTLING.has(name)) ||
-    httpStatus(error) === 429 ||
-    (typeof $retryable === "object" &&
-      $retryable !== null &&
-      "throttling" in $retryable &&
-      !!$retryable.throttling)
-  );
+/** Throttled, as the SDK's retry strategy judges it: a throttling name, a 429, or `$retryable: { throttling: true }`. */
+function isThrottling(error: unknown): boolean {
+  return typeof error === "object" && error !== null && isThrottlingError(error as SdkError);
 }
 
 /** A failure on the service's side: a 5xx, `$fault: "server"`, a server-error name, or any `$retryable` trait. */
-export function isServerFault(error: unknown): boolean {
+function isServerFault(error: unknown): boolean {
   const { $fault, $retryable } = shape(error);
   const name = awsErrorName(error);
   const status = httpStatus(error);
@@ -129,30 +107,23 @@ export function isServerFault(error: unknown): boolean {
 }
 
 /**
- * A dropped, refused or timed-out connection (the request may not have reached the service).
- * Node reports a failed connect to several addresses as an AggregateError of the attempts, and
- * the SDK may wrap the socket's error as a `cause`: both are looked into.
+ * A dropped, refused or timed-out connection (the request may not have reached the service), or
+ * another failure the SDK's retry strategy counts as transient (a clock skew it corrected, an
+ * expired signature, a refused HTTP/2 stream). Node reports a failed connect to several addresses
+ * as an AggregateError of the attempts, and the SDK may wrap the socket's error as a `cause`:
+ * both are looked into.
  */
-export function isNetworkError(error: unknown, depth = 0): boolean {
+function isNetworkError(error: unknown, depth = 0): boolean {
+  if (typeof error !== "object" || error === null) return false;
   const { code, message, errors, cause } = shape(error);
-  const name = awsErrorName(error);
   // A deliberate abort (ours) is not the network failing.
-  if (name === "AbortError") return false;
+  if (awsErrorName(error) === "AbortError") return false;
   if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
-  if (name !== undefined && TIMEOUT_NAMES.has(name)) return true;
   if (typeof message === "string" && /socket hang up/i.test(message)) return true;
+  if (isTransientError(error as SdkError)) return true;
   if (depth >= MAX_DEPTH) return false;
   if (Array.isArray(errors) && errors.some((inner) => isNetworkError(inner, depth + 1))) return true;
   return cause !== undefined && isNetworkError(cause, depth + 1);
-}
-
-/** A connection nobody accepted: the request was certainly not processed, so repeating it is safe. */
-export function isConnectionRefused(error: unknown, depth = 0): boolean {
-  const { code, errors, cause } = shape(error);
-  if (code === "ECONNREFUSED") return true;
-  if (depth >= MAX_DEPTH) return false;
-  if (Array.isArray(errors) && errors.some((inner) => isConnectionRefused(inner, depth + 1))) return true;
-  return cause !== undefined && isConnectionRefused(cause, depth + 1);
 }
 
 /**
@@ -227,7 +198,7 @@ export function toRunlogError(error: unknown, what: string, rules: AwsErrorRules
     case "server":
       return new RetryableError(`${what}: ${service} failed transiently (${detail})`, options);
     case "network":
-      return new RetryableError(`${what}: could not reach ${service} (${detail})`, options);
+      return new RetryableError(`${what}: the request to ${service} failed on the way (${detail})`, options);
     case "not_found": {
       const { words, as } = rules.missing ?? { words: "it does not exist", as: NotFoundError };
       return new as(`${what}: ${words} (${detail})`, options);

@@ -1,7 +1,7 @@
 import { PermanentError, RetryableError, type RunlogError } from "../../core/errors.ts";
 import { toRunlogError as toAwsError } from "../aws/errors.ts";
 
-export { isConditionalFailure, isConnectionRefused, isNetworkError, wasRetried } from "../aws/errors.ts";
+export { isConditionalFailure, wasRetried } from "../aws/errors.ts";
 
 /**
  * Translate anything the DynamoDB SDK throws into runlog's error family (the

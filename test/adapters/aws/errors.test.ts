@@ -77,7 +77,40 @@ const SHARED: [string, () => unknown, AwsErrorKind][] = [
     () => new Error("request failed", { cause: socket("ECONNRESET", "x") }),
     "network",
   ],
+  ["a connect aborted", () => socket("ECONNABORTED", "connect ECONNABORTED"), "network"],
+  [
+    "an HTTP/2 stream the peer refused",
+    () => socket("ERR_HTTP2_STREAM_ERROR", "Stream closed with error code NGHTTP2_REFUSED_STREAM"),
+    "network",
+  ],
+  // What the SDK's retry strategy counts as transient beyond the socket: runlog does the same.
+  [
+    "a signature that expired on the way",
+    () =>
+      Object.assign(new Error("Signature expired: 20261207T000000Z is now earlier than 20261207T000500Z"), {
+        name: "InvalidSignatureException",
+        $fault: "client",
+        $metadata,
+      }),
+    "network",
+  ],
+  [
+    "a request the SDK resent after correcting the clock skew",
+    () =>
+      Object.assign(new Error("Signature not yet current"), {
+        name: "InvalidSignatureException",
+        $fault: "client",
+        $metadata: { clockSkewCorrected: true },
+      }),
+    "network",
+  ],
   ["a 429", () => unmodelled(429), "throttling"],
+  [
+    "a throttling name of another service (EC2's)",
+    () =>
+      Object.assign(new Error("slow down"), { name: "EC2ThrottledException", $fault: "client", $metadata }),
+    "throttling",
+  ],
   ["a 503 nobody named", () => unmodelled(503), "server"],
   [
     "$retryable without a name",
@@ -118,6 +151,16 @@ describe("the shared AWS error classifier", () => {
     [
       "our own abort",
       () => Object.assign(new Error("aborted"), { name: "AbortError", code: "ABORT_ERR" }),
+      "rejected",
+    ],
+    [
+      "a signature refused for another reason",
+      () =>
+        Object.assign(new Error("The request signature we calculated does not match"), {
+          name: "InvalidSignatureException",
+          $fault: "client",
+          $metadata,
+        }),
       "rejected",
     ],
     [
