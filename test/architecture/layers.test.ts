@@ -105,8 +105,11 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   "lib/steps": ["zod"],
   /** The demo agent's tools write files. */
   "lib/agents": ["zod", "node:"],
-  /** `@modelcontextprotocol/sdk`: the MCP clients (lib/adapters/mcp), loaded by runtime on first use. */
-  "lib/adapters": ["zod", "node:", "@aws-sdk", "openai", "@modelcontextprotocol"],
+  /**
+   * `@modelcontextprotocol/sdk`: the MCP clients (lib/adapters/mcp), loaded by runtime on first use;
+   * `@smithy/core/retry`: the AWS SDK's own retry predicates, which lib/adapters/aws/errors.ts classifies by.
+   */
+  "lib/adapters": ["zod", "node:", "@aws-sdk", "openai", "@modelcontextprotocol", "@smithy/core/retry"],
   "lib/runtime": ["zod", "node:", "@aws-sdk", "@aws-lambda-powertools", "openai"],
   "lib/api": ["zod", "node:"],
   "lib/requireNode.ts": [],
