@@ -44,7 +44,6 @@ const SERVER = new Set([
   "ServiceUnavailable",
   "ServiceUnavailableException",
 ]);
-const SERVER_STATUS = new Set([500, 502, 503, 504]);
 /**
  * Codes Node puts on a failed socket that the SDK's own list (isTransientError: reset, refused,
  * timed out, no route, DNS) lacks: an aborted connect, and an HTTP/2 stream or session (the
@@ -88,12 +87,18 @@ function httpStatus(error: unknown): number | undefined {
   return typeof status === "number" ? status : undefined;
 }
 
-/** Throttled, as the SDK's retry strategy judges it: a throttling name, a 429, or `$retryable: { throttling: true }`. */
+/**
+ * Throttled, as the SDK's retry strategy judges it: a throttling name, a 429, or
+ * `$retryable: { throttling: true }`.
+ */
 function isThrottling(error: unknown): boolean {
   return typeof error === "object" && error !== null && isThrottlingError(error as SdkError);
 }
 
-/** A failure on the service's side: a 5xx, `$fault: "server"`, a server-error name, or any `$retryable` trait. */
+/**
+ * A failure on the service's side: a 5xx (any: the SDK's retry strategy tries each again), `$fault:
+ * "server"`, a server-error name, or any `$retryable` trait.
+ */
 function isServerFault(error: unknown): boolean {
   const { $fault, $retryable } = shape(error);
   const name = awsErrorName(error);
@@ -102,7 +107,7 @@ function isServerFault(error: unknown): boolean {
     $fault === "server" ||
     $retryable !== undefined ||
     (name !== undefined && SERVER.has(name)) ||
-    (status !== undefined && SERVER_STATUS.has(status))
+    (status !== undefined && status >= 500 && status <= 599)
   );
 }
 

@@ -112,6 +112,7 @@ const SHARED: [string, () => unknown, AwsErrorKind][] = [
     "throttling",
   ],
   ["a 503 nobody named", () => unmodelled(503), "server"],
+  ["a 501 nobody named (the SDK tries any 5xx again)", () => unmodelled(501), "server"],
   [
     "$retryable without a name",
     () => Object.assign(new Error("x"), { name: "Odd", $retryable: {} }),
