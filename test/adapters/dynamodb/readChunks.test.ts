@@ -10,7 +10,10 @@ import { RetryableError } from "../../../lib/core/errors.ts";
  * naming what stayed unread, rather than wait forever or return a short read.
  */
 const ddb = mockClient(DynamoDBClient);
-const client = new DynamoDBClient({ region: "local", credentials: { accessKeyId: "x", secretAccessKey: "x" } });
+const client = new DynamoDBClient({
+  region: "local",
+  credentials: { accessKeyId: "x", secretAccessKey: "x" },
+});
 const ctx = { client, tableName: "throttled", now: () => new Date(), statusShards: 8 };
 const ref = { hash: "ab".repeat(32), chunks: 2, bytes: 400_000 };
 type Key = { runId: { S: string }; seq: { N: string } };
