@@ -17,14 +17,16 @@ export const INLINE_MAX_BYTES = 64 * 1024;
  * `type` and `at` are copies for people browsing the table.
  */
 export async function encodeEventItem(ctx: StoreContext, runId: string, event: RunEvent): Promise<Item> {
-  const { json, data, encoding } = await encodeEventBody(runId, event);
+  const body = await encodeEventBody(runId, event);
   const base: Item = { ...key(runId, event.seq), type: str(event.type), at: str(event.at) };
-  if (data.length <= INLINE_MAX_BYTES) {
+  if (body.bytes <= INLINE_MAX_BYTES) {
     // Uncompressed bodies stay text, as every earlier version stored them.
-    return encoding === "identity"
-      ? { ...base, body: str(json.toString("utf8")) }
-      : { ...base, body: { B: data }, enc: str(encoding) };
+    return body.encoding === "identity"
+      ? { ...base, body: str(body.text) }
+      : { ...base, body: { B: body.data }, enc: str(body.encoding) };
   }
+  const { encoding } = body;
+  const data = encoding === "identity" ? Buffer.from(body.text, "utf8") : body.data;
   const ref: BlobRef = { hash: hashOf(data), chunks: chunkCount(data.length), bytes: data.length };
   await linkBlob(ctx, runId, ref, undefined, data);
   return {

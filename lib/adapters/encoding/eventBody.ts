@@ -3,21 +3,25 @@ import { CorruptEventError, errorMessage, InvalidInputError } from "../../core/e
 import type { RunEvent } from "../../core/events.ts";
 import { decodeStoredEvent } from "../../core/storedEvents.ts";
 import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
-import { decodeBody, type Encoding, encodeBody } from "./compression.ts";
+import { COMPRESS_MIN_BYTES, decodeBody, type Encoding, encodeBody } from "./compression.ts";
 
 /**
  * How every store writes and reads an event's body: canonical JSON, Brotli
  * when that pays, checked against MAX_EVENT_BYTES on the way in and against
  * its envelope (decodeStoredEvent) and its seq on the way out. Stores differ only in where
  * they put the bytes.
+ *
+ * An event's body as a store keeps it: its canonical JSON as text, or that JSON compressed. Most
+ * bodies stay text, and a store that keeps text (SQLite's TEXT, DynamoDB's S) takes the string
+ * as it is, so the JSON is never turned into bytes and back.
  */
-export interface EncodedEvent {
-  /** The canonical JSON, as UTF-8. */
-  json: Buffer;
-  /** What to store: `json` itself, or its compressed form. */
-  data: Buffer;
-  encoding: Encoding;
-}
+export type EncodedEvent = (
+  | { encoding: "identity"; text: string }
+  | { encoding: Exclude<Encoding, "identity">; data: Buffer }
+) & {
+  /** The stored size: the text's UTF-8 length, or the compressed bytes'. */
+  bytes: number;
+};
 
 function tooBig(runId: string, event: RunEvent, bytes: number): InvalidInputError {
   const fromUser = event.type === "run_started" || event.type === "resumed" || event.type === "user_message";
@@ -34,11 +38,16 @@ function tooBig(runId: string, event: RunEvent, bytes: number): InvalidInputErro
 export async function encodeEventBody(
   runId: string,
   event: RunEvent,
-  compressMinBytes?: number,
+  compressMinBytes = COMPRESS_MIN_BYTES,
 ): Promise<EncodedEvent> {
-  const json = Buffer.from(canonicalJson(event), "utf8");
-  if (json.length > MAX_EVENT_BYTES) throw tooBig(runId, event, json.length);
-  return { json, ...(await encodeBody(json, compressMinBytes)) };
+  const text = canonicalJson(event);
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_EVENT_BYTES) throw tooBig(runId, event, bytes);
+  if (bytes < compressMinBytes) return { encoding: "identity", text, bytes };
+  const packed = await encodeBody(Buffer.from(text, "utf8"), compressMinBytes);
+  return packed.encoding === "identity"
+    ? { encoding: "identity", text, bytes }
+    : { encoding: packed.encoding, data: packed.data, bytes: packed.data.length };
 }
 
 /**

@@ -76,7 +76,7 @@ export class GroupCommit {
       what: `append seq ${event.seq} to run ${runId}`,
       facts: { runId, seq: event.seq },
       oneStatement: true,
-      bytes: row.body.data.byteLength,
+      bytes: row.body.bytes,
     });
     if (!inserted) {
       throw new ConflictError(`append to run ${runId}: seq ${event.seq} is already taken`, {

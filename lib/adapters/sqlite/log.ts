@@ -38,7 +38,7 @@ const INSERT_EVENT = runSql(
  */
 export function insertEvent(db: SqliteConnection, row: EventRow): boolean {
   const { runId, event, body } = row;
-  const stored = body.encoding === "identity" ? body.json.toString("utf8") : body.data;
+  const stored = body.encoding === "identity" ? body.text : body.data;
   const result = db
     .statement(INSERT_EVENT)
     .run(runId, event.seq, event.type, event.at, body.encoding, stored);

@@ -84,7 +84,7 @@ export class SqliteEventStore implements EventStore {
     const created = await this.writes.write({
       what: `create run ${runId}`,
       facts: { runId },
-      bytes: row.body.data.byteLength,
+      bytes: row.body.bytes,
       run: () => {
         deleteIfExpired(this.db, runId);
         if (!insertEvent(this.db, row)) return undefined;
