@@ -172,8 +172,10 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     return { agent: facts.agent ?? head.agent, model: facts.model ?? startedAs.model, startedAs };
   }
 
-  /** The status and output the log's tail shows, whoever may be executing the run. */
-  /** @internal */
+  /**
+   * The status and output the log's tail shows, whoever may be executing the run.
+   * @internal
+   */
   protected async resting(runId: string): Promise<RunOutcome<JsonValue>> {
     const tail = await readTail(this.deps, runId);
     return outcomeOfFacts(runId, tail.events, viewFacts(this.deps, runId, tail));

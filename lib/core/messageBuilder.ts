@@ -104,7 +104,6 @@ export class MessageBuilder {
     }
   }
 
-  /** A new message closes the open calls first: their answers are final from here on. */
   /** An open call's answer, as the tool message the provider reads; none for a call not open. */
   private answer(callId: string, content: string, isError: boolean): void {
     const call = this.open.get(callId);
@@ -113,6 +112,7 @@ export class MessageBuilder {
     this.settled.push({ role: "tool", toolCallId: call.id, name: call.name, content, isError });
   }
 
+  /** A new message closes the open calls first: their answers are final from here on. */
   private settle(message: ChatMessage): void {
     this.closeOpenCalls();
     this.settled.push(message);

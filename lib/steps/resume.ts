@@ -155,17 +155,17 @@ function checkBudgetAsked(
 }
 
 /**
- * What an earlier request with this key did, read from the whole log: the generation its
- * `resumed` opened. Undefined when no event carries the key, and, unless `settled`, when the
- * keyed event ends the log (its generation may never have executed: the caller completes it as
- * the retry it is). The key on another request is an IdempotencyKeyReusedError.
- */
-/**
  * How long a keyed request refused by a held lease looks again for an equal request's event before
  * it answers 409: about a second in all, the time a claim and one append take with room to spare.
  */
 const EQUAL_REQUEST_WAITS_MS = [0, 10, 20, 40, 80, 160, 320, 400];
 
+/**
+ * What an earlier request with this key did, read from the whole log: the generation its
+ * `resumed` opened. Undefined when no event carries the key, and, unless `settled`, when the
+ * keyed event ends the log (its generation may never have executed: the caller completes it as
+ * the retry it is). The key on another request is an IdempotencyKeyReusedError.
+ */
 async function sentBefore(
   deps: ControlDeps,
   request: ResumeRequest,
