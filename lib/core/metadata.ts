@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { InvalidInputError } from "./errors.ts";
+import { errorMessage, InvalidInputError } from "./errors.ts";
 import { WITHOUT_JIT } from "./withoutJit.ts";
 
 /**
@@ -38,7 +38,14 @@ export function metadataProblem(value: unknown): string | undefined {
     const where = issue && issue.path.length > 0 ? `at ${issue.path.join(".")}: ` : "";
     return `${where}expected only JSON values (strings, finite numbers, booleans, null, arrays, objects)`;
   }
-  const bytes = Buffer.byteLength(JSON.stringify(value));
+  // zod's json() takes an object that holds itself; JSON cannot.
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    return `expected only JSON values, and it cannot be written as JSON: ${errorMessage(error).replace(/\s+/g, " ")}`;
+  }
+  const bytes = Buffer.byteLength(text);
   if (bytes > MAX_METADATA_BYTES) {
     return `is ${bytes} bytes as JSON, over the ${MAX_METADATA_BYTES} a run's metadata may hold`;
   }

@@ -13,7 +13,14 @@ export const MAX_STOP_SEQUENCE_LENGTH = 100;
 /** The most output tokens a run may ask one model call for (above any model's output window today). */
 export const MAX_OUTPUT_TOKENS_LIMIT = 1_000_000;
 
-const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+/** A value's size as JSON text; infinite for one JSON cannot write (zod's json() takes an object that holds itself). */
+const bytesOf = (value: unknown) => {
+  try {
+    return Buffer.byteLength(JSON.stringify(value));
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+};
 
 /**
  * How the model is called on every turn of a run: set by its agent, changed for a run at start,

@@ -57,6 +57,9 @@ describe("metadata on start", () => {
     expect((other as IdTakenError).message).toContain("other metadata");
   });
 
+  const circle: Record<string, unknown> = { a: 1 };
+  circle.self = circle;
+
   it.each<[string, unknown, string]>([
     ["an array", ["r-1"], "expected a JSON object, got an array"],
     ["a string", "r-1", "expected a JSON object, got string"],
@@ -64,6 +67,7 @@ describe("metadata on start", () => {
     ["a function inside", { f: () => 1 }, "at f: expected only JSON values"],
     ["a number that JSON cannot hold", { n: Number.POSITIVE_INFINITY }, "at n: expected only JSON values"],
     ["more than the cap", { blob: "x".repeat(MAX_METADATA_BYTES) }, `over the ${MAX_METADATA_BYTES}`],
+    ["an object that holds itself", circle, "cannot be written as JSON: Converting circular structure"],
   ])("%s is refused naming the field, and nothing is written", async (_, metadata, message) => {
     const runId = `bad-meta-${_.replace(/\W+/g, "-")}`;
     const error = await rejection(() =>

@@ -30,6 +30,14 @@ describe("checkModelSettings", () => {
     expect(error.message).toContain(words);
   });
 
+  it("refuses provider options that hold themselves, as not a JSON object, instead of throwing JSON's TypeError", () => {
+    const circle: Record<string, unknown> = { seed: 7 };
+    circle.again = circle;
+    const error = refusal(() => checkModelSettings({ providerOptions: circle }));
+    expect(error.field).toBe("modelSettings.providerOptions");
+    expect(error.message).toContain("a JSON object of at most 4096 bytes");
+  });
+
   it("keeps settings within their limits as given", () => {
     const settings = {
       temperature: 0,
