@@ -1,7 +1,7 @@
 import { canonicalJson } from "../core/canonicalJson.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
-import { utf8Prefix } from "../core/utf8.ts";
+import { jsonBytes, utf8Prefix } from "../core/utf8.ts";
 import { EVENT_PREVIEW_BYTES, type EventSummary, type PageEntry } from "../ports/eventStore.ts";
 
 /** Events a page lists when no limit is given. */
@@ -51,8 +51,6 @@ export function eventsLimit(limit: number | undefined): number {
   }
   return limit;
 }
-
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
 
 function truncated(
   { seq, type, at }: RunEvent | EventSummary,

@@ -11,6 +11,7 @@ import {
 import { notRedrivableWhy } from "./redrive.ts";
 import type { RunStatus } from "./status.ts";
 import { forkParentOf } from "./subagents.ts";
+import { jsonBytes } from "./utf8.ts";
 
 export * from "./lifecycleSchemas.ts";
 
@@ -263,10 +264,5 @@ function fitting(runId: string, seq: number, options: LifecycleOptions): Fit {
 
 /** What an event takes as an EventBridge entry: source, detail-type, detail as JSON, and the time (14). */
 export function entryBytes(event: LifecycleEvent): number {
-  return (
-    Buffer.byteLength(LIFECYCLE_SOURCE) +
-    Buffer.byteLength(event.type) +
-    Buffer.byteLength(JSON.stringify(event)) +
-    14
-  );
+  return Buffer.byteLength(LIFECYCLE_SOURCE) + Buffer.byteLength(event.type) + jsonBytes(event) + 14;
 }

@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { errorMessage, InvalidInputError } from "./errors.ts";
+import { InvalidInputError } from "./errors.ts";
+import { givenJsonBytes } from "./utf8.ts";
 import { WITHOUT_JIT } from "./withoutJit.ts";
 
 /**
@@ -38,14 +39,10 @@ export function metadataProblem(value: unknown): string | undefined {
     const where = issue && issue.path.length > 0 ? `at ${issue.path.join(".")}: ` : "";
     return `${where}expected only JSON values (strings, finite numbers, booleans, null, arrays, objects)`;
   }
-  // zod's json() takes an object that holds itself; JSON cannot.
-  let text: string;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    return `expected only JSON values, and it cannot be written as JSON: ${errorMessage(error).replace(/\s+/g, " ")}`;
+  const bytes = givenJsonBytes(value);
+  if (typeof bytes !== "number") {
+    return `expected only JSON values, and it cannot be written as JSON: ${bytes.problem}`;
   }
-  const bytes = Buffer.byteLength(text);
   if (bytes > MAX_METADATA_BYTES) {
     return `is ${bytes} bytes as JSON, over the ${MAX_METADATA_BYTES} a run's metadata may hold`;
   }

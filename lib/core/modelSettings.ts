@@ -2,6 +2,7 @@ import * as z from "zod";
 import { InvalidInputError } from "./errors.ts";
 import { JsonValueSchema } from "./metadata.ts";
 import { MODEL_SETTING_NAMES, type ModelSettingName, settingNames } from "./modelSettingNames.ts";
+import { givenJsonBytes } from "./utf8.ts";
 import { WITHOUT_JIT } from "./withoutJit.ts";
 
 /** The most a run's `providerOptions` may hold, as JSON text: provider switches, not a payload. */
@@ -12,15 +13,6 @@ export const MAX_STOP_SEQUENCES = 4;
 export const MAX_STOP_SEQUENCE_LENGTH = 100;
 /** The most output tokens a run may ask one model call for (above any model's output window today). */
 export const MAX_OUTPUT_TOKENS_LIMIT = 1_000_000;
-
-/** A value's size as JSON text; infinite for one JSON cannot write (zod's json() takes an object that holds itself). */
-const bytesOf = (value: unknown) => {
-  try {
-    return Buffer.byteLength(JSON.stringify(value));
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
-};
 
 /**
  * How the model is called on every turn of a run: set by its agent, changed for a run at start,
@@ -47,9 +39,15 @@ export const ModelSettingsSchema = z.object({
    */
   providerOptions: z
     .record(z.string(), JsonValueSchema)
-    .refine((value) => bytesOf(value) <= MAX_PROVIDER_OPTIONS_BYTES, {
-      message: `must be at most ${MAX_PROVIDER_OPTIONS_BYTES} bytes as JSON`,
-    })
+    .refine(
+      (value) => {
+        const bytes = givenJsonBytes(value);
+        return typeof bytes === "number" && bytes <= MAX_PROVIDER_OPTIONS_BYTES;
+      },
+      {
+        message: `must be at most ${MAX_PROVIDER_OPTIONS_BYTES} bytes as JSON`,
+      },
+    )
     .optional(),
 });
 

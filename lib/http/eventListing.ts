@@ -1,7 +1,5 @@
+import { jsonBytes } from "../core/utf8.ts";
 import { RESPONSE_MAX_BYTES } from "./limits.ts";
-
-/** A value's size as JSON in UTF-8: what an answer of it weighs. */
-export const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
 
 /** The answer's bytes besides its events: what they may take is RESPONSE_MAX_BYTES less this. */
 const envelopeBytes = (runId: string) => jsonBytes({ runId, events: [], next: Number.MAX_SAFE_INTEGER });

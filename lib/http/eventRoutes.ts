@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import { waitForPage } from "../api/eventWait.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
+import { jsonBytes } from "../core/utf8.ts";
 import { invalidInput } from "./errors.ts";
-import { eventListing, jsonBytes, partHref } from "./eventListing.ts";
+import { eventListing, partHref } from "./eventListing.ts";
 import { eventPart, partCount } from "./eventParts.ts";
 import { RESPONSE_MAX_BYTES } from "./limits.ts";
 import { check, readQuery, runIdParam } from "./request.ts";

@@ -3,6 +3,7 @@ import { handle } from "hono/aws-lambda";
 import type { Runlog } from "../api/runlog.ts";
 import { matchesAny } from "../core/patterns.ts";
 import type { Principal, PrincipalPolicy } from "../core/principal.ts";
+import { jsonBytes } from "../core/utf8.ts";
 import { type AppOptions, createApp } from "./app.ts";
 import { LAMBDA_RESPONSE_MAX_BYTES } from "./limits.ts";
 
@@ -81,7 +82,7 @@ export function withinLambdaLimit<R extends { statusCode: number; body: string; 
   result: R,
   event: AskedFor,
 ): R {
-  const bytes = Buffer.byteLength(JSON.stringify(result), "utf8");
+  const bytes = jsonBytes(result);
   if (bytes <= LAMBDA_RESPONSE_MAX_BYTES) return result;
   const message =
     `${route(event)}: the response is ${bytes} bytes, over the ${LAMBDA_RESPONSE_MAX_BYTES} ` +

@@ -8,13 +8,12 @@ import { validateRunId } from "../core/ids.ts";
 import { MetadataSchema, metadataProblem } from "../core/metadata.ts";
 import { KnownModelSettingsSchema } from "../core/modelSettings.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
+import { jsonBytes } from "../core/utf8.ts";
 
 /** Largest request body read at all; larger ones get a 413 before any parsing. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Largest prompt or message, measured as stored (JSON, UTF-8) so an escaped one cannot outgrow an item. */
 export const MAX_TEXT_BYTES = 256 * 1024;
-
-const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text));
 
 /** A non-blank prompt or message of at most MAX_TEXT_BYTES. */
 const text = z

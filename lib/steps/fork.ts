@@ -6,6 +6,7 @@ import { readLog } from "../core/logReader.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
 import { restingStatus } from "../core/status.ts";
 import { stamp } from "../core/storedEvents.ts";
+import { jsonBytes } from "../core/utf8.ts";
 import { MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
@@ -86,7 +87,7 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   if (request.input !== undefined && request.input.trim() === "")
     throw new InvalidInputError("input must not be empty");
   // Checked before the copy: once the fork exists, an input the store refuses would leave it half done.
-  const inputBytes = Buffer.byteLength(JSON.stringify(request.input ?? ""));
+  const inputBytes = jsonBytes(request.input ?? "");
   if (inputBytes > MAX_EVENT_BYTES - 1024) {
     throw new InvalidInputError(
       `input is ${inputBytes} bytes as stored, over the ${MAX_EVENT_BYTES - 1024} a run's event can hold: shorten the input`,

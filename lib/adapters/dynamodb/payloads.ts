@@ -25,8 +25,7 @@ export async function encodeEventItem(ctx: StoreContext, runId: string, event: R
       ? { ...base, body: str(body.text) }
       : { ...base, body: { B: body.data }, enc: str(body.encoding) };
   }
-  const { encoding } = body;
-  const data = encoding === "identity" ? Buffer.from(body.text, "utf8") : body.data;
+  const data = body.encoding === "identity" ? Buffer.from(body.text, "utf8") : body.data;
   const ref: BlobRef = { hash: hashOf(data), chunks: chunkCount(data.length), bytes: data.length };
   await linkBlob(ctx, runId, ref, undefined, data);
   return {
@@ -34,7 +33,7 @@ export async function encodeEventItem(ctx: StoreContext, runId: string, event: R
     blobHash: str(ref.hash),
     blobChunks: num(ref.chunks),
     blobBytes: num(ref.bytes),
-    enc: str(encoding),
+    enc: str(body.encoding),
   };
 }
 
