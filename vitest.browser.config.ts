@@ -13,7 +13,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
-    globalSetup: ["test/support/build.ts"],
+    globalSetup: ["test/support/tempRoot.ts", "test/support/build.ts"],
     maxWorkers: 1,
     // What a page shows arrives after requests and rendering: on a busy machine, past the default 1 s.
     expect: { poll: { timeout: 15_000 } },

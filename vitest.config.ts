@@ -22,6 +22,6 @@ export default defineConfig({
     // Two workers: vitest's default is one fewer than the CPUs, so one on a 2-core machine, which
     // ran the files one at a time while most of them wait on spawned processes and disk syncs.
     maxWorkers: 2,
-    globalSetup: ["test/support/build.ts"],
+    globalSetup: ["test/support/tempRoot.ts", "test/support/build.ts"],
   },
 });

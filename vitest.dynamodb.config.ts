@@ -16,7 +16,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    globalSetup: ["test/support/build.ts", "test/support/dynamodbSuite.ts"],
+    globalSetup: ["test/support/tempRoot.ts", "test/support/build.ts", "test/support/dynamodbSuite.ts"],
     // What the suite must be on; test/e2e/dynamoAdapter.test.ts fails if the switch did not reach the runs.
     provide: { e2eStore: "dynamodb" },
   },

@@ -14,7 +14,7 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 120_000,
     pool: "forks",
-    globalSetup: ["test/support/build.ts"],
+    globalSetup: ["test/support/tempRoot.ts", "test/support/build.ts"],
     maxWorkers: 2,
     maxConcurrency: 2,
   },

@@ -4,7 +4,7 @@
  * turn as the DynamoDB adapter would (the workload's 2 KB tool result included), and price the
  * turn (turnCost.ts). Prints the markdown table, then one JSON line.
  */
-import { writeSync } from "node:fs";
+import { rmSync, writeSync } from "node:fs";
 import { App } from "aws-cdk-lib";
 import { RunlogStack } from "../../../cdk/runlogStack.ts";
 import { costMarkdown, type Template, turnCost } from "./turnCost.ts";
@@ -14,6 +14,8 @@ process.env.CDK_DISABLE_CLI_TELEMETRY = "true";
 const app = new App({ context: { "aws:cdk:bundling-stacks": [] } });
 const stack = new RunlogStack(app, "RunlogCost", { env: { account: "123456789012", region: "us-east-1" } });
 const template = app.synth().getStackArtifact(stack.artifactId).template as Template;
+// No outdir given: the App synthesized into a temporary folder of its own, which only this script reads.
+rmSync(app.outdir, { recursive: true, force: true });
 
 const itemBytes = await turnItemBytes();
 const cost = turnCost(template, itemBytes);
