@@ -170,7 +170,13 @@ export async function main(
   } catch (error) {
     io.err(`runlog: ${errorMessage(error)}`);
     const cause = error instanceof Error ? error.cause : undefined;
-    if (cause instanceof Error && !(error instanceof UsageError)) io.err(`  cause: ${errorMessage(cause)}`);
+    // A cause whose words the message already holds (a check that rethrew its own error) says nothing more.
+    if (
+      cause instanceof Error &&
+      !(error instanceof UsageError) &&
+      !errorMessage(error).includes(errorMessage(cause))
+    )
+      io.err(`  cause: ${errorMessage(cause)}`);
     return exitCodeFor(error);
   } finally {
     await (local as LocalRunlog | undefined)?.close();

@@ -46,7 +46,9 @@ export function parseCommand<T extends ParseArgsConfig>(
   try {
     parsed = parseArgs(config);
   } catch (error) {
-    throw new UsageError(`${command}: ${(error as Error).message.split("\n")[0]}`);
+    throw new UsageError(
+      `${command}: ${parseArgsProblem(error as Error, config.args ?? process.argv.slice(2))}`,
+    );
   }
   const count = parsed.positionals.length;
   const help = (parsed.values as { help?: boolean }).help === true;
@@ -54,4 +56,17 @@ export function parseCommand<T extends ParseArgsConfig>(
     throw new UsageError(`${command}: expected ${positionals.names}, got ${count} argument(s)`);
   }
   return parsed;
+}
+
+/**
+ * What parseArgs found wrong, in one line. A value that starts with a dash (`--max-turns -3`) is
+ * taken for an option, and parseArgs says only "argument is ambiguous": this names the value and
+ * the spelling that gives it (`--max-turns=-3`).
+ */
+function parseArgsProblem(error: Error, args: readonly string[]): string {
+  const ambiguous = /^Option '(-[^' ]+)' argument is ambiguous/.exec(error.message);
+  const flag = ambiguous?.[1];
+  const value = flag === undefined ? undefined : args[args.indexOf(flag) + 1];
+  if (flag === undefined || value === undefined) return error.message.split("\n")[0] ?? error.message;
+  return `${flag} is followed by ${JSON.stringify(value)}, which reads as an option: write ${flag}=${value} to give it as the value of ${flag}`;
 }

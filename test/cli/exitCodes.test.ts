@@ -79,6 +79,20 @@ describe("messages", () => {
       'runlog: serve: --port takes a port from 0 to 65535 (0 picks a free one), got "http"\n',
     ],
     [["show"], "runlog: show: expected <runId>, got 0 argument(s)\n"],
+    // A value that starts with a dash reads as an option to parseArgs, which says only "ambiguous".
+    [
+      ["run", "--max-turns", "-3", "hi"],
+      'runlog: run: --max-turns is followed by "-3", which reads as an option: write --max-turns=-3 to give it as the value of --max-turns\n',
+    ],
+    [
+      ["run", "--max-turns=-3", "hi"],
+      'runlog: run: --max-turns takes a whole number of model turns, got "-3"\n',
+    ],
+    // The library's own check, rethrown with its words: no "cause:" line repeating them.
+    [
+      ["run", "--run-id", "", "hi"],
+      'runlog: run id "" is invalid: use 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit\n',
+    ],
     [
       ["ls", "--frob"],
       "runlog: ls: Unknown option '--frob'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--frob\"\n",
