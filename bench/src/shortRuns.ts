@@ -5,13 +5,13 @@
  * exports to dist/) runs short/child.mjs, a plain JavaScript script, in fresh processes. Every
  * fresh-process time is the wall time of the whole process (spawn to exit), as `node -e 0`'s is.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { median } from "./measure.ts";
 import type { LambdaBundle } from "./short/lambdaBundles.ts";
 import {
+  buildPackage,
   CONCURRENT_RUNS,
   CONCURRENT_TURNS,
   copyData,
@@ -22,9 +22,9 @@ import {
   SHORT,
   spawnNode,
   userProject,
+  workloadEnv,
 } from "./short/project.ts";
 import { type Figure, figuresTable } from "./short/targets.ts";
-import { FINAL_ANSWER, TOOL_NAME, USER_INPUT } from "./workload.ts";
 
 const HERE = import.meta.dirname;
 const BIN = join(ROOT, "bin", "runlog.js");
@@ -46,20 +46,9 @@ export interface ShortResults {
 export function shortRuns(options: ShortOptions): ShortResults {
   const { reps, log } = options;
   log("bench short: npm run build …");
-  const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT, encoding: "utf8" });
-  if (build.status !== 0)
-    throw new Error(`npm run build failed: ${(build.stdout + build.stderr).trim().slice(-600)}`);
-
+  buildPackage();
   const project = userProject();
   const data = mkdtempSync(join(tmpdir(), "runlog-bench-short-data-"));
-  const workloadEnv = {
-    ...env,
-    RUNLOG_BENCH_WORKLOAD: JSON.stringify({
-      toolName: TOOL_NAME,
-      input: USER_INPUT,
-      finalAnswer: FINAL_ANSWER,
-    }),
-  };
   const child = (mode: string, dir: string, turns: number, expect = 0, extra: string[] = []) =>
     spawnNode(["child.mjs", mode, dir, String(turns), ...extra], { cwd: project, env: workloadEnv, expect });
   const baseline: number[] = [];

@@ -4,7 +4,7 @@
 // Plain JavaScript (no tsx, no type stripping) so a fresh process pays only what a user's would.
 import { readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from "node:perf_hooks";
 
 const [mode = "", dir = "", turnsText = "0"] = process.argv.slice(2);
 const turns = Number(turnsText);
@@ -202,7 +202,51 @@ function check(outcome) {
   }
 }
 
-const modes = { inproc: inProcess, fresh, kill, resume, load, concurrent, floor };
+/**
+ * The first run's extra cost, and whether a throwaway run takes it away (bench/src/firstRun.ts):
+ * with `warm N` after the turns, a whole run of N tool turns on another data dir first (its own
+ * openLocal, closed after); then openLocal and five runs of `turns`, as inProcess. Reports each run's
+ * time and the collections V8 made during it (a major one is a mark-compact).
+ */
+async function firstRuns() {
+  const warm = process.argv[5] === "warm";
+  const { runlog, agents } = await library();
+  const gcs = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      gcs.push({ at: entry.startTime, major: entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR });
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  let t = performance.now();
+  if (warm) {
+    const warmTurns = Number(process.argv[6] ?? turns);
+    const thrown = await runlog.openLocal({ dataDir: join(dir, "warm"), agents: agents(script(warmTurns)) });
+    check(await thrown.runlog.start({ agent: "bench", input: workload.input, runId: "warm" }));
+    await thrown.close();
+  }
+  const warmMs = performance.now() - t;
+  const local = await runlog.openLocal({ dataDir: join(dir, "measured"), agents: agents(script(turns)) });
+  const spans = [];
+  for (let i = 0; i < 5; i++) {
+    t = performance.now();
+    check(await local.runlog.start({ agent: "bench", input: workload.input, runId: `run-${i}` }));
+    spans.push([t, performance.now()]);
+  }
+  await local.close();
+  // Entries are delivered after the fact: wait one turn of the loop for the last.
+  await new Promise((resolve) => setImmediate(resolve));
+  observer.disconnect();
+  const during = ([from, to], major) =>
+    gcs.filter((g) => g.at >= from && g.at < to && g.major === major).length;
+  report({
+    warmMs,
+    runMs: spans.map(([from, to]) => to - from),
+    majorGcs: spans.map((span) => during(span, true)),
+    minorGcs: spans.map((span) => during(span, false)),
+  });
+}
+
+const modes = { inproc: inProcess, fresh, kill, resume, load, concurrent, floor, "first-runs": firstRuns };
 const run = modes[mode];
 if (!run || !dir || !Number.isInteger(turns)) {
   process.stderr.write(`usage: child.mjs <${Object.keys(modes).join("|")}> <dir> [turns]\n`);

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { FINAL_ANSWER, TOOL_NAME, toolArgs, toolResult } from "../workload.ts";
+import { FINAL_ANSWER, TOOL_NAME, toolArgs, toolResult, USER_INPUT } from "../workload.ts";
 
 export const ROOT = resolve(import.meta.dirname, "..", "..", "..");
 /** The short run and the long one (turns). */
@@ -22,6 +22,23 @@ export const env = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "1",
   NODE_NO_WARNINGS: "1",
 };
+
+/** `env` and the workload child.mjs runs (workload.ts's), in the variable it reads. */
+export const workloadEnv: NodeJS.ProcessEnv = {
+  ...env,
+  RUNLOG_BENCH_WORKLOAD: JSON.stringify({
+    toolName: TOOL_NAME,
+    input: USER_INPUT,
+    finalAnswer: FINAL_ANSWER,
+  }),
+};
+
+/** `npm run build`: the linked project's `import "runlog"` then loads what lib/ is now. */
+export function buildPackage(): void {
+  const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT, encoding: "utf8" });
+  if (build.status !== 0)
+    throw new Error(`npm run build failed: ${(build.stdout + build.stderr).trim().slice(-600)}`);
+}
 
 /** Spawn node with `args` in `cwd`; the wall time of the whole process, and its last stdout line as JSON. */
 export function spawnNode(
@@ -75,7 +92,8 @@ export function userProject(): string {
     turns.push({ text: FINAL_ANSWER, stop: "stop", ...(delayMs ? { delayMs } : {}) });
     return JSON.stringify({ turns });
   };
-  for (const n of [SHORT, SHORT + 1, LONG + 1]) writeFileSync(join(dir, `script-${n}.json`), script(n));
+  // 1: the throwaway run of bench/src/firstRun.ts.
+  for (const n of [1, SHORT, SHORT + 1, LONG + 1]) writeFileSync(join(dir, `script-${n}.json`), script(n));
   writeFileSync(join(dir, `script-${CONCURRENT_TURNS}-slow.json`), script(CONCURRENT_TURNS, MODEL_DELAY_MS));
   return dir;
 }
