@@ -47,7 +47,7 @@ export async function buildPackage(): Promise<void> {
     packages: "external",
     // No `keepNames`: it wraps every function the code creates, each closure of every turn
     // included, in a call that redefines its `name`; a turn took 8 % more CPU with it, and 200
-    // runs at once 13 % (BENCHMARKS.md, 2026-12-06 22:46). What it guarded, a class renamed
+    // runs at once 13 % (bench/HISTORY.md, 2026-12-06 22:46). What it guarded, a class renamed
     // because two bundled modules declare one of that name (an error's name is its class's),
     // fails the build below. A function so renamed shows as `name2` in a stack trace.
     // Linked, not inline: Node never reads a .map unless asked (--enable-source-maps).

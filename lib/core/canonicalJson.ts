@@ -18,7 +18,7 @@ export const canonicalJson = (event: RunEvent): string => canonicalValue(event);
  * which is the text every stored event has (test/core/canonicalJson.test.ts holds it to that
  * definition). Written out directly instead of through a replacer that rebuilds each object: every
  * event is written once a turn, and the rebuilt objects cost 5-6% of a turn's CPU
- * (BENCHMARKS.md, 2026-12-07 07:10).
+ * (bench/HISTORY.md, 2026-12-07 07:10).
  */
 export function canonicalValue(value: unknown): string {
   // JSON.stringify gives undefined for undefined, a function or a symbol at the top.

@@ -4,7 +4,8 @@ import { MAX_EVENT_BYTES } from "../../ports/eventStore.ts";
 
 /**
  * node:zlib, loaded on first use: a process that meets no compressed body (the SQLite store keeps
- * bodies under 4 KB as text) loads none of it, about 2 ms of a fresh process (BENCHMARKS.md).
+ * bodies under 4 KB as text) loads none of it, about 2 ms of a fresh process (bench/HISTORY.md,
+ * 2026-12-07 01:44).
  */
 export const zlib = (): typeof import("node:zlib") => process.getBuiltinModule("node:zlib");
 

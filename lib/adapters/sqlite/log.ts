@@ -18,7 +18,7 @@ export interface EventRow {
 /**
  * Bodies under this many bytes are stored as text: they fit one page of the file (4 KB) compressed
  * or not, so compressing would not write a page less per commit, and reading them back would
- * unpack each, one zlib call a body (BENCHMARKS.md, 21:00 section: the A/B of this threshold).
+ * unpack each, one zlib call a body (bench/HISTORY.md, 2026-12-06 21:00: the A/B of this threshold).
  */
 export const PLAIN_BELOW_BYTES = 4096;
 
