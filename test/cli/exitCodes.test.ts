@@ -88,6 +88,11 @@ describe("messages", () => {
       ["run", "--max-turns=-3", "hi"],
       'runlog: run: --max-turns takes a whole number of model turns, got "-3"\n',
     ],
+    // Given twice, the second time with a dash: the message names that one.
+    [
+      ["run", "--stop", "END", "--stop", "-x", "hi"],
+      'runlog: run: --stop is followed by "-x", which reads as an option: write --stop=-x to give it as the value of --stop\n',
+    ],
     // The library's own check, rethrown with its words: no "cause:" line repeating them.
     [
       ["run", "--run-id", "", "hi"],
