@@ -64,11 +64,11 @@ export function parseCommand<T extends ParseArgsConfig>(
  * the spelling that gives it (`--max-turns=-3`).
  */
 function parseArgsProblem(error: Error, args: readonly string[]): string {
-  const ambiguous = /^Option '(-[^' ]+)' argument is ambiguous/.exec(error.message);
-  const flag = ambiguous?.[1];
+  const flag = /^Option '(-[^' ]+)' argument is ambiguous/.exec(error.message)?.[1];
   // The flag may be given more than once (--stop): the ambiguous one is followed by a dash.
   const at = args.findIndex((arg, i) => arg === flag && args[i + 1]?.startsWith("-"));
-  const value = at === -1 ? undefined : args[at + 1];
-  if (flag === undefined || value === undefined) return error.message.split("\n")[0] ?? error.message;
+  const value = args[at + 1];
+  if (flag === undefined || at === -1 || value === undefined)
+    return error.message.split("\n")[0] ?? error.message;
   return `${flag} is followed by ${JSON.stringify(value)}, which reads as an option: write ${flag}=${value} to give it as the value of ${flag}`;
 }

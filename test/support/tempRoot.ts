@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** Set to keep a test run's temporary files (to look at what a failed test left). */
-export const KEEP_VARIABLE = "RUNLOG_KEEP_TEST_TMP";
+const KEEP_VARIABLE = "RUNLOG_KEEP_TEST_TMP";
 
 /**
  * vitest globalSetup: one temporary folder for the whole test run, made the `TMPDIR` of every

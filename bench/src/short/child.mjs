@@ -206,15 +206,16 @@ function check(outcome) {
  * The first run's extra cost, and whether a throwaway run takes it away (bench/src/firstRun.ts):
  * with `warm N` after the turns, a whole run of N tool turns on another data dir first (its own
  * openLocal, closed after); then openLocal and five runs of `turns`, as inProcess. Reports each run's
- * time and the collections V8 made during it (a major one is a mark-compact).
+ * time and the mark-compact (major) collections V8 made during it.
  */
 async function firstRuns() {
   const warm = process.argv[5] === "warm";
   const { runlog, agents } = await library();
-  const gcs = [];
+  /** When each mark-compact started. */
+  const majors = [];
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries())
-      gcs.push({ at: entry.startTime, major: entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR });
+      if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors.push(entry.startTime);
   });
   observer.observe({ entryTypes: ["gc"] });
   let t = performance.now();
@@ -236,13 +237,10 @@ async function firstRuns() {
   // Entries are delivered after the fact: wait one turn of the loop for the last.
   await new Promise((resolve) => setImmediate(resolve));
   observer.disconnect();
-  const during = ([from, to], major) =>
-    gcs.filter((g) => g.at >= from && g.at < to && g.major === major).length;
   report({
     warmMs,
     runMs: spans.map(([from, to]) => to - from),
-    majorGcs: spans.map((span) => during(span, true)),
-    minorGcs: spans.map((span) => during(span, false)),
+    majorGcs: spans.map(([from, to]) => majors.filter((at) => at >= from && at < to).length),
   });
 }
 
