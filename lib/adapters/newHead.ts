@@ -32,18 +32,19 @@ const ownerCopy = (owner: Owner): Owner =>
   owner.tenant === undefined ? { id: owner.id } : { id: owner.id, tenant: owner.tenant };
 
 /**
- * The identity a missing head is rebuilt with, from the run's seq 1 (when it is a run_started):
- * the agent, the creation time and the fork point; `now` stands in for a lost seq 1's time.
+ * The identity a missing head is rebuilt with, from the run's seq 1: the agent, the creation time,
+ * the fork point and the owner. Undefined when seq 1 is no `run_started`: events without one are
+ * the copy of a fork that has not been created yet (a fork writes its copy before its seq 1 and
+ * head, lib/steps/fork.ts), so there is no run to give a head, and the fork retried completes it.
  */
 export function identityFrom(
   first: RunEvent | undefined,
-  now: string,
-): Pick<RunHead, "agent" | "createdAt" | "parent" | "owner"> {
-  const started = first?.type === "run_started" ? first : undefined;
+): Pick<RunHead, "agent" | "createdAt" | "parent" | "owner"> | undefined {
+  if (first?.type !== "run_started") return undefined;
   return {
-    agent: started?.agent ?? "unknown",
-    createdAt: started?.at ?? now,
-    ...(started ? forkPointOf(started) : {}),
-    ...(started?.owner ? { owner: ownerCopy(started.owner) } : {}),
+    agent: first.agent,
+    createdAt: first.at,
+    ...forkPointOf(first),
+    ...(first.owner ? { owner: ownerCopy(first.owner) } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import { InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
-import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
+import { type EventStore, MAX_EVENT_BYTES, type PageEntry } from "../ports/eventStore.ts";
 import { type EventPageRequest, type EventsPage, eventsLimit, fitPage, PAGE_MIN_BYTES } from "./eventPage.ts";
 
 const wholeNumber = (name: string, value: number, min: number) => {
@@ -12,18 +12,19 @@ const wholeNumber = (name: string, value: number, min: number) => {
 };
 
 /**
- * NotFoundError when a read of the run's events after `afterSeq` found none and the run does not
- * exist: a run has at least its first event, and a read past the end of one that exists is empty, not missing.
+ * NotFoundError when a read of the run's events after `afterSeq` shows no run: it found none and
+ * the run does not exist (a read past the end of one that exists is empty, not missing), or, read
+ * from the start, it found events without seq 1. Those are the copy of a fork not created yet (a
+ * fork writes its copy before its `run_started`, lib/steps/fork.ts): until then there is no run.
  */
 export async function assertRunFound(
   store: EventStore,
   runId: string,
   afterSeq: number,
-  found: number,
+  firstSeq: number | undefined,
 ): Promise<void> {
-  if (found === 0 && (afterSeq === 0 || !(await store.getHead(runId)))) {
-    throw new NotFoundError(`run ${runId} not found`, { runId });
-  }
+  const found = afterSeq === 0 ? firstSeq === 1 : firstSeq !== undefined || (await store.getHead(runId));
+  if (!found) throw new NotFoundError(`run ${runId} not found`, { runId });
 }
 
 /** A page of a run's log within `maxBytes` of JSON (see EventPageRequest); NotFoundError for an unknown run. */
@@ -38,9 +39,12 @@ export async function readEventPage(
   const maxBytes = wholeNumber("maxBytes", request.maxBytes, PAGE_MIN_BYTES);
   // Stored bytes are never more than JSON bytes, so the store's page holds at least what fits.
   const page = await store.readPage(runId, { afterSeq, limit, maxBytes });
-  await assertRunFound(store, runId, afterSeq, page.entries.length);
+  await assertRunFound(store, runId, afterSeq, seqOf(page.entries[0]));
   return fitPage(page.entries, page.more, request);
 }
+
+const seqOf = (entry: PageEntry | undefined): number | undefined =>
+  entry === undefined ? undefined : "event" in entry ? entry.event.seq : entry.summary.seq;
 
 /** One event of a run, whole whatever its size; NotFoundError names the run or the seq it lacks. */
 export async function readOneEvent(store: EventStore, runId: string, seq: number): Promise<RunEvent> {
@@ -49,7 +53,10 @@ export async function readOneEvent(store: EventStore, runId: string, seq: number
   // An event is at most MAX_EVENT_BYTES stored, so this page holds it whole, and only it.
   const page = await store.readPage(runId, { afterSeq: seq - 1, limit: 1, maxBytes: MAX_EVENT_BYTES });
   const entry = page.entries[0];
-  if (entry && "event" in entry && entry.event.seq === seq) return entry.event;
-  if (!(await store.getHead(runId))) throw new NotFoundError(`run ${runId} not found`, { runId });
+  // Seq 1 is the run's own; a later one may be the copy of a fork not created yet, which no head names.
+  const found = entry && "event" in entry && entry.event.seq === seq ? entry.event : undefined;
+  if (found?.seq !== 1 && !(await store.getHead(runId)))
+    throw new NotFoundError(`run ${runId} not found`, { runId });
+  if (found) return found;
   throw new NotFoundError(`run ${runId} has no event at seq ${seq}`, { runId, seq });
 }

@@ -112,7 +112,7 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     check.optionalInteger(afterSeq, "afterSeq", 0);
     await this.access.check(runId);
     const events = await this.deps.store.read(runId, afterSeq);
-    await assertRunFound(this.deps.store, runId, afterSeq, events.length);
+    await assertRunFound(this.deps.store, runId, afterSeq, events[0]?.seq);
     return events;
   }
 

@@ -10,10 +10,13 @@ import type { StepDeps } from "./deps.ts";
 
 const notFound = (runId: string) => new NotFoundError(`run ${runId} not found`, { runId });
 
-/** The run's log as stored now (a snapshot that never changes); NotFoundError if the run has no events. */
+/**
+ * The run's log as stored now (a snapshot that never changes); NotFoundError if the run has no
+ * events, or none at seq 1 (the copy of a fork not created yet, lib/steps/forkCopy.ts).
+ */
 export async function loadRun(deps: Pick<StepDeps, "logs">, runId: string): Promise<readonly RunEvent[]> {
   const events = await deps.logs.load(runId);
-  if (events.length === 0) throw notFound(runId);
+  if (events[0]?.seq !== 1) throw notFound(runId);
   return events;
 }
 

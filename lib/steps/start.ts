@@ -8,6 +8,7 @@ import { type Owner, ownerScope } from "../core/principal.ts";
 import { stamp } from "../core/storedEvents.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
+import { assertNoForkCopy } from "./forkCopy.ts";
 import { openGeneration } from "./generation/open.ts";
 import { discoverMcpTools } from "./mcpTools.ts";
 import { startSettings } from "./modelSettingsAsked.ts";
@@ -64,6 +65,7 @@ export async function startRun(
   assertPriced(limits, deps.prices, modelSpec);
   const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
   if (request.owner) await withinOwnerCap(deps, request.owner, request.runId);
+  if (request.runId !== undefined) await assertNoForkCopy(deps.store, runId);
   // Listed now and recorded in `run_started`: the run goes by this list all its life. A retried
   // start of a run that exists keeps the list it recorded, so it asks no server (one may be down).
   const exists =

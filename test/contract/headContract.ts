@@ -37,6 +37,17 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       expect(await s.raw.head(runId)).toMatchObject({ lastSeq: 3, status: "interrupted" });
     });
 
+    it("rebuilds no head for events without seq 1 (a fork's copy, written before its run_started): no run", async () => {
+      const s = get();
+      const runId = id("head-no-first");
+      for (let seq = 2; seq <= 4; seq++) await s.store.append(runId, message(seq));
+      expect(await s.store.getHead(runId)).toBeUndefined();
+      expect(await s.raw.head(runId)).toBeUndefined();
+      // The fork's run_started then creates the run, with its own head.
+      expect((await s.store.createRun(started(runId))).created).toBe(true);
+      expect(await s.store.getHead(runId)).toMatchObject({ agent: "demo", lastSeq: 4 });
+    });
+
     it("reports a lagging head at the log's last seq, keeping its status and lease, without writing", async () => {
       const s = get();
       const { runId } = await runWithEvents("head-lagging", 4, "holder");

@@ -58,8 +58,13 @@ export class MemoryStore implements EventStore {
     return structuredClone((this.logs.get(runId) ?? []).filter((event) => event.seq > afterSeq));
   }
 
-  async readPage(_runId: string, _request: PageRequest): Promise<EventPage> {
-    throw new Error("MemoryStore.readPage is not implemented");
+  /** Whole events only (no summaries): the tests on this store keep their events small. */
+  async readPage(runId: string, request: PageRequest): Promise<EventPage> {
+    const after = await this.read(runId, request.afterSeq);
+    return {
+      entries: after.slice(0, request.limit).map((event) => ({ event })),
+      more: after.length > request.limit,
+    };
   }
 
   async readBack(runId: string, stop: (event: RunEvent) => boolean): Promise<RunEvent[]> {

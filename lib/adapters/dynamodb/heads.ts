@@ -50,12 +50,17 @@ export async function lastEventSeq(ctx: StoreContext, runId: string): Promise<nu
   return item && !isExpired(item, ctx.now()) ? readNumber(item, "seq") : undefined;
 }
 
-/** Rebuild a missing or partial head from the log; identity fields come from seq 1. */
-async function repairHead(ctx: StoreContext, runId: string, last: number) {
+/**
+ * Rebuild a missing or partial head from the log; identity fields come from seq 1. False, writing
+ * nothing, when seq 1 is no `run_started` (identityFrom): there is no run yet.
+ */
+async function repairHead(ctx: StoreContext, runId: string, last: number): Promise<boolean> {
   const now = ctx.now().toISOString();
   const firstItem = await getItem(ctx, runId, 1);
   const [first] = firstItem ? await decodeEventItems(ctx, runId, [firstItem]) : [];
-  const { agent, createdAt, parent, owner } = identityFrom(first, now);
+  const identity = identityFrom(first);
+  if (!identity) return false;
+  const { agent, createdAt, parent, owner } = identity;
   // A fork's head also names its parent, which puts it back in the parent index.
   const setParent = parent
     ? ", parentRunId = if_not_exists(parentRunId, :parentRunId), parentSeq = if_not_exists(parentSeq, :parentSeq)"
@@ -93,6 +98,7 @@ async function repairHead(ctx: StoreContext, runId: string, last: number) {
       }),
     ),
   );
+  return true;
 }
 
 /** The head, with the log's last seq; a missing or partial one is rebuilt from the log. */
@@ -105,7 +111,7 @@ export async function getHead(ctx: StoreContext, runId: string): Promise<RunHead
   if (head && head.lastSeq >= last) return head;
   // A head that only lags is normal (appends do not touch it): report the log's last seq, write nothing.
   if (head) return { ...head, lastSeq: last };
-  await repairHead(ctx, runId, last);
+  if (!(await repairHead(ctx, runId, last))) return undefined;
   const repaired = await getItem(ctx, runId, HEAD_SEQ);
   const decoded = repaired ? decodeHead(repaired) : undefined;
   if (!decoded)

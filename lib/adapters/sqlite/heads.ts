@@ -49,20 +49,25 @@ function lastEventSeq(db: SqliteConnection, runId: string): number | undefined {
   return typeof row?.seq === "number" ? row.seq : undefined;
 }
 
-/** Rebuild a missing head from the log; identity fields come from seq 1. */
-async function repairHead(db: SqliteConnection, runId: string, last: number): Promise<void> {
-  const first = await readEvent(db, runId, 1);
+/**
+ * Rebuild a missing head from the log; identity fields come from seq 1. False, writing nothing,
+ * when seq 1 is no `run_started` (identityFrom): there is no run yet.
+ */
+async function repairHead(db: SqliteConnection, runId: string, last: number): Promise<boolean> {
+  const identity = identityFrom(await readEvent(db, runId, 1));
+  if (!identity) return false;
   const now = db.now().toISOString();
   db.attempt(`repair the head of run ${runId}`, () =>
     insertHead(db, {
       runId,
-      ...identityFrom(first, now),
+      ...identity,
       status: "interrupted",
       lastSeq: last,
       updatedAt: now,
       leaseVersion: 0,
     }),
   );
+  return true;
 }
 
 /** The head, with the log's last seq; a missing one is rebuilt from the log. */
@@ -77,7 +82,7 @@ export async function getHead(db: SqliteConnection, runId: string): Promise<RunH
   if (last === undefined) return head === "none" ? undefined : head;
   // A head that only lags is normal (appends do not touch it): report the log's last seq, write nothing.
   if (head !== "none") return head.lastSeq >= last ? head : { ...head, lastSeq: last };
-  await repairHead(db, runId, last);
+  if (!(await repairHead(db, runId, last))) return undefined;
   const repaired = db.attempt(what, () => storedHead(db, runId));
   if (typeof repaired === "string") {
     throw new PermanentError(`run ${runId}: the head could not be repaired from the log`, { runId });
