@@ -58,6 +58,10 @@ export async function decide(
           (earlier.onBehalfOf === undefined ? "" : ` for ${earlier.onBehalfOf}`),
       );
     }
+    // The last decision resumes the run at once: one this process could not execute (its agent
+    // not here, its model not buildable here) is refused with nothing written, the run as it was.
+    if (facts.agent !== undefined) deps.agents(facts.agent);
+    if (facts.model !== undefined) deps.models(facts.model);
     return {
       append: {
         type: "tool_decided",

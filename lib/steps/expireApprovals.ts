@@ -8,6 +8,7 @@ import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
 import { resumeResult } from "./generation/outcome.ts";
 import { readTail, viewFacts } from "./logReads.ts";
+import { DEFAULTS } from "./sweepPolicy.ts";
 import { writeNext } from "./writeNext.ts";
 
 /** How an expiry pass looks at paused runs. */
@@ -16,6 +17,11 @@ export interface ExpiryOptions {
   until?: number;
   /** Runs looked at the same time. @default 16 */
   concurrency?: number;
+  /**
+   * How long a person's last decision may wait for the resume its own request makes before the pass
+   * makes it (that request died after writing the decision). @default 600000, the sweep's staleAfterMs
+   */
+  staleAfterMs?: number;
 }
 
 /** What one expiry pass did. */
@@ -67,7 +73,7 @@ export async function expireApprovals(deps: ControlDeps, options: ExpiryOptions 
         seen.add(runId);
         report.examined++;
         try {
-          const done = await expireRun(deps, runId);
+          const done = await expireRun(deps, runId, options.staleAfterMs ?? DEFAULTS.staleAfterMs);
           if (done.callIds.length > 0 || done.generation !== undefined)
             report.expired.push({ runId, ...done });
         } catch (error) {
@@ -90,7 +96,11 @@ export async function expireApprovals(deps: ControlDeps, options: ExpiryOptions 
  * a second decision). Once nothing waits any more, the run goes on (`resumed` by `timeout`), as
  * after a person's last decision; a pass that died between the two completes it next time.
  */
-export async function expireRun(deps: ControlDeps, runId: string): Promise<RunExpiry> {
+export async function expireRun(
+  deps: ControlDeps,
+  runId: string,
+  staleAfterMs: number = DEFAULTS.staleAfterMs,
+): Promise<RunExpiry> {
   let facts: LogFacts;
   try {
     facts = viewFacts(deps, runId, await readTail(deps, runId));
@@ -121,10 +131,14 @@ export async function expireRun(deps: ControlDeps, runId: string): Promise<RunEx
       facts = viewFacts(deps, runId, await readTail(deps, runId));
     }
   }
-  if (!goesOnAfterExpiry(facts)) return { callIds };
+  const expired = goesOnAfterExpiry(facts);
+  if (!expired && !decidedLongAgo(facts, now, staleAfterMs)) return { callIds };
   try {
     const result = resumeResult(
-      await openGeneration(deps, { kind: "resume", runId, by: RESUMED_BY.timeout }),
+      await openGeneration(
+        deps,
+        expired ? { kind: "resume", runId, by: RESUMED_BY.timeout } : { kind: "sweep", runId },
+      ),
     );
     return result.resumed ? { callIds, generation: result.generation } : { callIds };
   } catch (error) {
@@ -132,6 +146,17 @@ export async function expireRun(deps: ControlDeps, runId: string): Promise<RunEx
     if (benignReason(error) !== undefined) return { callIds };
     throw error;
   }
+}
+
+/**
+ * Whether a person's last decision has waited `staleAfterMs` for the resume their own request
+ * makes right after writing it: that request died in between (a crash, a model it could not build
+ * where it ran), and the run, its head still `paused`, would wait for nobody. The sweep goes on.
+ */
+function decidedLongAgo(facts: LogFacts, now: number, staleAfterMs: number): boolean {
+  const last = facts.last;
+  if (last?.type !== "tool_decided" || last.by === DECIDED_BY_TIMEOUT) return false;
+  return now - Date.parse(last.at) >= staleAfterMs && classifyFacts(facts).resumable;
 }
 
 /**

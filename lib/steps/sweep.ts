@@ -135,7 +135,11 @@ export async function sweep(deps: ControlDeps, options: SweepOptions = {}): Prom
       page = await list(status, page.cursor);
     }
   }
-  report.approvals = await expireApprovals(deps, { until: deadline, concurrency: policy.concurrency });
+  report.approvals = await expireApprovals(deps, {
+    until: deadline,
+    concurrency: policy.concurrency,
+    staleAfterMs: policy.staleAfterMs,
+  });
   return finish(report, now, oldest);
 }
 

@@ -4,7 +4,14 @@ import type { LogFacts, LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";
 import { leaseFor } from "../lease.ts";
 import { recordAfter } from "./lease.ts";
-import { lastWriteAt, modelInForce, type Opener, openedAction, openedKind } from "./opened.ts";
+import {
+  assertAgentHere,
+  lastWriteAt,
+  modelInForce,
+  type Opener,
+  openedAction,
+  openedKind,
+} from "./opened.ts";
 import type { Move, Outcome } from "./opening.ts";
 
 /** What completing an opened generation came to. */
@@ -37,6 +44,7 @@ export async function completeGeneration(
   if (opening.kind !== "handoff") deps.models(await modelInForce(deps, runId, facts));
   const head = await deps.store.getHead(runId);
   if (!head) throw new NotFoundError(`run ${runId} has no head record`, { runId });
+  if (opening.kind !== "handoff") await assertAgentHere(deps, runId, facts, head);
   // The log went on since it was read (another request completed the generation): decide again.
   if (head.lastSeq > opener.seq) return { kind: "replan" };
   const holder = head.lease?.owner;

@@ -10,7 +10,7 @@ import { nextAction } from "../nextAction.ts";
 import { keepRun } from "../retention.ts";
 import { writeNext } from "../writeNext.ts";
 import { claimGenerationLease, handBack } from "./lease.ts";
-import { lastWriteAt, modelInForce } from "./opened.ts";
+import { assertAgentHere, lastWriteAt, modelInForce } from "./opened.ts";
 import { byOf, inputOf, keyOf, limitsAsked, type Move, modelAsked, settingsAsked, whoOf } from "./opening.ts";
 import { plan, resumedEvent } from "./plan.ts";
 import type { Attempt } from "./replan.ts";
@@ -38,6 +38,7 @@ export async function openNext(
 
   const head = await deps.store.getHead(runId);
   if (!head) throw new NotFoundError(`run ${runId} has no head record`, { runId });
+  if (!handoff) await assertAgentHere(deps, runId, facts, head);
   // The log grew after we read it (another writer in between): decide again on the log as it is now.
   if (head.lastSeq > seen && mayReplan) return { kind: "replan" };
   const generation = facts.generation + 1;

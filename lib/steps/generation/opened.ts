@@ -6,8 +6,9 @@ import type { ResumeKind } from "../../core/eventFields.ts";
 import type { RunEvent } from "../../core/events.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
 import { readLog } from "../../core/logReader.ts";
+import type { RunHead } from "../../ports/eventStore.ts";
 import type { NextAction } from "../../ports/runtime.ts";
-import type { StepDeps } from "../deps.ts";
+import type { ControlDeps, StepDeps } from "../deps.ts";
 import { nextAction } from "../nextAction.ts";
 import { inputOf, limitsAsked, type Move, modelAsked, settingsAsked } from "./opening.ts";
 
@@ -85,4 +86,30 @@ export async function modelInForce(deps: StepDeps, runId: string, facts: LogFact
   const whole = deps.logs.factsOf(runId, await deps.logs.load(runId));
   if (whole.model === undefined) throw new NotFoundError(`run ${runId} has no model recorded`, { runId });
   return whole.model;
+}
+
+/**
+ * Refuse, before anything is written, to move a run whose agent in force is not one this process
+ * has (a CLI without the `--agents` the run was started with, a deployment without that agent):
+ * its execution could take no step. A tail shows the agent only when it holds the run's first
+ * event or a transfer, else the head's is checked; the head records a transfer's agent when the
+ * run rests, so it may lag one, and only when it names an unknown agent is the whole log read.
+ */
+export async function assertAgentHere(
+  deps: Pick<ControlDeps, "agents" | "logs">,
+  runId: string,
+  facts: LogFacts,
+  head: RunHead,
+): Promise<void> {
+  if (facts.agent !== undefined) {
+    deps.agents(facts.agent);
+    return;
+  }
+  try {
+    deps.agents(head.agent);
+  } catch (error) {
+    const whole = deps.logs.factsOf(runId, await deps.logs.load(runId));
+    if (whole.agent === undefined || whole.agent === head.agent) throw error;
+    deps.agents(whole.agent);
+  }
 }

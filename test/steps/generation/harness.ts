@@ -1,5 +1,6 @@
 import type { NewEvent, RunEvent, RunStarted } from "../../../lib/core/events.ts";
 import { stamp } from "../../../lib/core/storedEvents.ts";
+import type { EventStore } from "../../../lib/ports/eventStore.ts";
 import type { CrashPoint, ExecutionInput, Orchestrator } from "../../../lib/ports/runtime.ts";
 import type { ControlDeps } from "../../../lib/steps/deps.ts";
 import { LogCache } from "../../../lib/steps/logCache.ts";
@@ -22,11 +23,10 @@ export type ExecutionState = "none" | "running" | "ended";
  * owner, and faults that crash at a named point once. `process()` gives the deps of a new process
  * (a fresh cache): what a retry after a crash runs with.
  */
-export function world() {
-  const store = new MemoryStore();
+export function world(storeOf?: (clock: { now(): Date }) => EventStore) {
   let now = Date.parse("2026-12-01T00:00:00.000Z");
   const clock = { now: () => new Date(now) };
-  store.now = clock.now;
+  const store = storeOf?.(clock) ?? Object.assign(new MemoryStore(), { now: clock.now });
   const executed: ExecutionInput[] = [];
   const executions = new Map<string, ExecutionState>();
   const orchestrator: Orchestrator = {
