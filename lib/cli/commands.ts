@@ -5,6 +5,7 @@ import { scriptOf } from "../core/replay.ts";
 import type { JsonValue } from "../core/structuredOutput.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
+import { writablePath } from "./outputFile.ts";
 import type { CliRuns, ListedRun, ReadRuns, RunFilter } from "./runs.ts";
 import { columns } from "./table.ts";
 import { EXIT } from "./usage.ts";
@@ -114,12 +115,13 @@ export async function scriptCommand(
   runId: string,
   out?: string,
 ): Promise<number> {
+  const file = out === undefined ? undefined : writablePath("script", "--out", out);
   const script = scriptOf(await context.runs.events(runId));
-  if (out === undefined) {
+  if (file === undefined) {
     context.io.json(script);
     return EXIT.completed;
   }
-  await writeFile(out, `${JSON.stringify(script, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify(script, null, 2)}\n`);
   if (context.json) context.io.json({ runId, out, turns: script.turns.length });
   else context.io.out(`wrote the ${script.turns.length} model turn(s) of run ${runId} to ${out}`);
   return EXIT.completed;

@@ -1,6 +1,4 @@
-import { existsSync, statSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
 import {
   REPLAY_TOOLS,
   type ReplayedRun,
@@ -17,6 +15,7 @@ import { dataDir } from "./dataDir.ts";
 import { commandHelp } from "./help.ts";
 import type { Io } from "./io.ts";
 import { junitOf } from "./junit.ts";
+import { writablePath } from "./outputFile.ts";
 import { isDeployedTable } from "./stepsPlace.ts";
 import { COMMON, EXIT, parseCommand, UsageError } from "./usage.ts";
 
@@ -62,7 +61,7 @@ export async function replayCommand(
   if (!(REPLAY_TOOLS as readonly string[]).includes(tools))
     throw new UsageError(`replay: --tools takes recorded or live, got ${JSON.stringify(tools)}`);
   const concurrency = parseConcurrency(values.concurrency);
-  const junit = values.junit === undefined ? undefined : writablePath("--junit", values.junit);
+  const junit = values.junit === undefined ? undefined : writablePath("replay", "--junit", values.junit);
   if (isDeployedTable(config))
     throw new UsageError(
       `replay runs its steps on this machine, and ${NAMES.table} names a deployed table: unset it to replay runs of a local store`,
@@ -111,17 +110,6 @@ function parseConcurrency(value: string | undefined): number | undefined {
       `replay: --concurrency takes a whole number of 1 or more, got ${JSON.stringify(value)}`,
     );
   return Number(value);
-}
-
-/** A file to write once the replays end: its directory must exist now, so a typo fails before any replay. */
-function writablePath(flag: string, path: string): string {
-  const full = resolve(path);
-  const parent = dirname(full);
-  if (!existsSync(parent) || !statSync(parent).isDirectory())
-    throw new UsageError(`replay: ${flag} ${path}: ${parent} is not a directory`);
-  if (existsSync(full) && statSync(full).isDirectory())
-    throw new UsageError(`replay: ${flag} ${path} is a directory`);
-  return full;
 }
 
 function progressOf(run: ReplayedRun, done: number, total: number): string {

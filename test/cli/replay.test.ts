@@ -70,6 +70,19 @@ describe("runlog script", () => {
     const printed = await runlog(dir, ["script", "day"]);
     expect(JSON.parse(printed.stdout)).toEqual(JSON.parse(readFileSync(out, "utf8")));
   });
+
+  it.each([
+    [
+      "a folder that does not exist",
+      "no/such/dir/day.json",
+      /^runlog: script: --out no\/such\/dir\/day\.json: .*no\/such\/dir is not a directory$/m,
+    ],
+    ["a folder", ".", /^runlog: script: --out "\." is a directory, not a file$/m],
+  ])("exits 2 naming --out when it is %s", async (_, out, message) => {
+    const result = await runlog(dir, ["script", "day", "--out", out]);
+    expect(result.code, result.stdout).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
 });
 
 describe("runlog replay", () => {
