@@ -55,7 +55,8 @@ export async function decide(
     if (earlier) {
       throw new ConflictError(
         `call ${call.id} was already ${earlier.approved ? "approved" : "rejected"} by ${earlier.by}` +
-          (earlier.onBehalfOf === undefined ? "" : ` for ${earlier.onBehalfOf}`),
+          (earlier.onBehalfOf === undefined ? "" : ` for ${earlier.onBehalfOf}`) +
+          differingDetail(earlier, request),
       );
     }
     // The last decision resumes the run at once: one this process could not execute (its agent
@@ -117,6 +118,20 @@ function decidedBefore(
 function waitingAfter(events: Parameters<typeof classify>[0]): number {
   const after = classify(events);
   return !after.resumable && after.reason === "awaiting_approval" ? (after.waitingToolCalls?.length ?? 0) : 0;
+}
+
+/**
+ * When the request repeats the recorded verdict and decider but not the rest, what differs: the
+ * same decision again records nothing more only whole, and a bare "already approved" reads as a
+ * contradiction to whoever approves twice.
+ */
+function differingDetail(earlier: ToolDecided, request: DecisionRequest): string {
+  if (earlier.approved !== request.approved || earlier.by !== request.by) return "";
+  const shown = (value: string | undefined) => (value === undefined ? "none" : JSON.stringify(value));
+  const differs = (["reason", "onBehalfOf"] as const)
+    .filter((field) => earlier[field] !== request[field])
+    .map((field) => `${field} ${shown(earlier[field])}, not ${shown(request[field])}`);
+  return `, with ${differs.join(" and ")}: the same decision again records nothing more only with the same ${differs.length > 1 ? "fields" : "field"}`;
 }
 
 /** Whether a recorded decision is this request's: the same verdict, by the same person, for the same reason. */

@@ -63,6 +63,11 @@ describe("decide", () => {
     await decide(w.process(), approve("a"));
     const rejection = decide(w.process(), { ...approve("a"), approved: false });
     await expect(rejection).rejects.toBeInstanceOf(ConflictError);
+    // The same verdict by the same person, but another reason: the message says what differs.
+    const reasoned = decide(w.process(), { ...approve("a"), reason: "fine" });
+    await expect(reasoned).rejects.toThrow(
+      'call a was already approved by ann, with reason none, not "fine": the same decision again records nothing more only with the same field',
+    );
     expect(await w.log(R)).toHaveLength(3);
   });
 });
