@@ -74,6 +74,7 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   if (!Number.isInteger(atSeq) || atSeq < 1 || atSeq > parent.length) {
     throw new InvalidInputError(
       `atSeq must be a whole number from 1 to ${parent.length} (the last seq of run ${request.runId}), got ${atSeq}`,
+      { field: "atSeq" },
     );
   }
   // A fork copies the log: of a malformed one, only what comes before the damage.
