@@ -23,10 +23,11 @@ export type ExecutionState = "none" | "running" | "ended";
  * owner, and faults that crash at a named point once. `process()` gives the deps of a new process
  * (a fresh cache): what a retry after a crash runs with.
  */
-export function world(storeOf?: (clock: { now(): Date }) => EventStore) {
+export function world<S extends EventStore = MemoryStore>(storeOf?: (clock: { now(): Date }) => S) {
   let now = Date.parse("2026-12-01T00:00:00.000Z");
   const clock = { now: () => new Date(now) };
-  const store = storeOf?.(clock) ?? Object.assign(new MemoryStore(), { now: clock.now });
+  // The in-memory store unless a test brings another (one that lists and pages, as SQLite does).
+  const store = (storeOf?.(clock) ?? Object.assign(new MemoryStore(), { now: clock.now })) as S;
   const executed: ExecutionInput[] = [];
   const executions = new Map<string, ExecutionState>();
   const orchestrator: Orchestrator = {
