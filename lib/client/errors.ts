@@ -57,12 +57,17 @@ function errorFor(
   idempotencyKey: string | undefined,
 ): RunlogError {
   const { field, cap, ...options } = facts;
+  // Every 400 keeps the field the server named (`model` for a refused model spec).
+  const invalid = () =>
+    new InvalidInputError(message, { ...options, ...(field === undefined ? {} : { field }) });
   switch (code) {
     case "invalid_input":
+    case "unknown_model":
+    case "model_not_allowed":
     case "payload_too_large":
     case "unsupported_media_type":
     case "response_too_large":
-      return new InvalidInputError(message, { ...options, ...(field === undefined ? {} : { field }) });
+      return invalid();
     case "not_found":
       return new NotFoundError(message, options);
     case "unauthorized":
@@ -97,7 +102,7 @@ function errorFor(
   if (status === 403) return new ForbiddenError(message, options);
   if (status === 404) return new NotFoundError(message, options);
   if (status === 409) return new ConflictError(message, options);
-  if (status === 400 || status === 413 || status === 415) return new InvalidInputError(message, options);
+  if (status === 400 || status === 413 || status === 415) return invalid();
   return new PermanentError(message, options);
 }
 

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { InvalidInputError } from "./errors.ts";
-import { JsonValueSchema } from "./metadata.ts";
+import { jsonObjectSchema, MAX_JSON_DEPTH } from "./metadata.ts";
 import { MODEL_SETTING_NAMES, type ModelSettingName, settingNames } from "./modelSettingNames.ts";
 import { givenJsonBytes } from "./utf8.ts";
 import { WITHOUT_JIT } from "./withoutJit.ts";
@@ -35,10 +35,10 @@ export const ModelSettingsSchema = z.object({
   /**
    * Fields the provider's request takes that runlog has no name for, sent as they are: merged into
    * an OpenAI-compatible request's body (`{ "seed": 7 }`), Bedrock's `additionalModelRequestFields`
-   * (`{ "top_k": 40 }`). A JSON object of at most MAX_PROVIDER_OPTIONS_BYTES.
+   * (`{ "top_k": 40 }`). A JSON object of at most MAX_PROVIDER_OPTIONS_BYTES, nested at most
+   * MAX_JSON_DEPTH deep, without a `__proto__` key.
    */
-  providerOptions: z
-    .record(z.string(), JsonValueSchema)
+  providerOptions: jsonObjectSchema()
     .refine(
       (value) => {
         const bytes = givenJsonBytes(value);
@@ -61,7 +61,7 @@ const EXPECTED: Record<ModelSettingName, string> = {
   maxOutputTokens: `a whole number from 1 to ${MAX_OUTPUT_TOKENS_LIMIT}`,
   topP: "a number above 0, at most 1",
   stopSequences: `1 to ${MAX_STOP_SEQUENCES} non-empty strings of at most ${MAX_STOP_SEQUENCE_LENGTH} characters`,
-  providerOptions: `a JSON object of at most ${MAX_PROVIDER_OPTIONS_BYTES} bytes`,
+  providerOptions: `a JSON object of at most ${MAX_PROVIDER_OPTIONS_BYTES} bytes, nested at most ${MAX_JSON_DEPTH} levels deep`,
 };
 
 /** Check model settings given by a caller (`field` names where), naming the setting that is wrong. */
@@ -75,6 +75,11 @@ export function checkModelSettings(value: unknown, field = "modelSettings"): Mod
   const parsed = KnownModelSettingsSchema.safeParse(value, WITHOUT_JIT);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
+  // Inside providerOptions, the shape check names the key to blame and says what is wrong with it.
+  if (issue?.code === "custom" && issue.path.length > 1) {
+    const at = `${field}.${issue.path.join(".")}`;
+    throw new InvalidInputError(`${at}: ${issue.message}`, { field: at });
+  }
   const key = issue?.path[0] ?? (issue?.code === "unrecognized_keys" ? issue.keys[0] : undefined);
   const name = key === undefined ? field : `${field}.${String(key)}`;
   const expected = MODEL_SETTING_NAMES.includes(key as ModelSettingName)

@@ -40,7 +40,7 @@ export class HttpError extends Error {
     readonly status: ContentfulStatusCode,
     readonly code: string,
     message: string,
-    readonly details: { field?: string; reason?: string } = {},
+    readonly details: { field?: string; reason?: string; runId?: string } = {},
   ) {
     super(message);
     this.name = new.target.name;
@@ -52,10 +52,32 @@ export function invalidInput(field: string, message: string): HttpError {
   return new HttpError(400, "invalid_input", message, { field });
 }
 
-/** Whether the library refused one of the body's own nested fields (`limits.maxTurns`, `modelSettings.topP` …): it names that field. */
-export const namesBodyField = (error: unknown): boolean =>
-  error instanceof InvalidInputError &&
-  (error.field?.startsWith("limits") === true || error.field?.startsWith("modelSettings") === true);
+/**
+ * What a route answers when the library refused the model its body names: an unknown or
+ * disallowed spec keeps its own code (`unknown_model`, `model_not_allowed`, field `model`), as every
+ * route answers it; any other refusal while a model was named is about that model
+ * (`invalid_input`, field `model`), unless the error names a field of its own (`limits.maxTurns`,
+ * `modelSettings.topP` …).
+ */
+export function asModelRefusal(error: unknown, model: string | undefined): unknown {
+  if (error instanceof UnknownModelError || error instanceof ModelNotAllowedError) return error;
+  if (error instanceof InvalidInputError && model !== undefined && error.field === undefined)
+    return invalidInput("model", error.message);
+  return error;
+}
+
+/**
+ * A 409 `idempotency_key_reused`: the caller's Idempotency-Key already named `runId` (a run, or a
+ * replay batch's first run) made by a different request. As the control routes answer it.
+ */
+export function keyReused(runId: string | undefined, what = "request"): HttpError {
+  return new HttpError(
+    409,
+    "idempotency_key_reused",
+    `this Idempotency-Key was used for a different ${what}${runId === undefined ? "" : ` (run ${runId})`}`,
+    runId === undefined ? {} : { runId },
+  );
+}
 
 /** The response an error becomes. */
 export interface ErrorAnswer {

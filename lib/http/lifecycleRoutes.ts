@@ -1,6 +1,5 @@
 import { outcomeView, resumeView } from "../api/views.ts";
-import { InvalidInputError } from "../core/errors.ts";
-import { HttpError, invalidInput, namesBodyField } from "./errors.ts";
+import { asModelRefusal, HttpError } from "./errors.ts";
 import { controlKey } from "./idempotency.ts";
 import { callIdParam, readBody, runIdParam } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
@@ -28,9 +27,7 @@ export function lifecycleRoutes({ runlogFor, actor, checkModel }: RouteDeps): Ro
           .catch((error: unknown) => {
             // The run id is valid by now; what the library still refuses is the model the body names,
             // or a limit or setting (named in the error's own field).
-            throw error instanceof InvalidInputError && body.model !== undefined && !namesBodyField(error)
-              ? invalidInput("model", error.message)
-              : error;
+            throw asModelRefusal(error, body.model);
           });
         if (outcome.resume.resumed) return c.json(resumeView(outcome), 202);
         const why = outcome.resume.classification;

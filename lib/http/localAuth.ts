@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { HttpError } from "./errors.ts";
+import { LOOPBACK_NAMES } from "./loopback.ts";
 
 /** The cookie the viewer page sets from `?token=`, so the page's own requests carry the token. */
 export const TOKEN_COOKIE = "runlog_token";
@@ -12,6 +13,22 @@ const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 function sameToken(given: string, token: string): boolean {
   const digest = (value: string) => createHash("sha256").update(value).digest();
   return timingSafeEqual(digest(given), digest(token));
+}
+
+/**
+ * The origins of this server's own pages: its origin under each loopback name the Host check
+ * (loopback.ts) accepts, same scheme and port, so a page opened at http://localhost:PORT may
+ * act as one opened at http://127.0.0.1:PORT. Any other host keeps its one origin.
+ */
+function ownOrigins(url: URL): Set<string> {
+  if (!LOOPBACK_NAMES.has(url.hostname.toLowerCase())) return new Set([url.origin]);
+  return new Set(
+    [...LOOPBACK_NAMES].map((name) => {
+      const named = new URL(url.origin);
+      named.hostname = name;
+      return named.origin;
+    }),
+  );
 }
 
 function presented(c: Context): string | undefined {
@@ -33,7 +50,7 @@ export function localAuth(token: string): MiddlewareHandler {
     if (STATE_CHANGING.has(c.req.method)) {
       const origin = c.req.header("origin");
       const site = c.req.header("sec-fetch-site");
-      if (site === "cross-site" || (origin !== undefined && origin !== url.origin)) {
+      if (site === "cross-site" || (origin !== undefined && !ownOrigins(url).has(origin))) {
         throw new HttpError(
           403,
           "forbidden_origin",
@@ -53,12 +70,16 @@ export function localAuth(token: string): MiddlewareHandler {
       url.searchParams.delete("token");
       return c.redirect(`${url.pathname}${url.search}`, 303);
     }
-    throw new HttpError(
-      401,
-      "unauthorized",
-      given === undefined && fromUrl === null
-        ? "this server needs its token: open the URL runlog serve printed, or send Authorization: Bearer TOKEN"
-        : "the token does not match this server's (it changes at every start unless --token-file is given)",
-    );
+    throw new HttpError(401, "unauthorized", refusal(given, fromUrl, token, c.req.method));
   };
+}
+
+/** Why a request without a matching token is refused, in words that say what to send instead. */
+function refusal(given: string | undefined, fromUrl: string | null, token: string, method: string): string {
+  if (given === undefined && fromUrl === null)
+    return "this server needs its token: open the URL runlog serve printed, or send Authorization: Bearer TOKEN";
+  // The right token, in the one place only a GET may carry it (the viewer's link sets a cookie from it).
+  if (given === undefined && fromUrl !== null && sameToken(fromUrl, token))
+    return `?token= is taken only on GET (it sets the viewer's cookie); a ${method} must send Authorization: Bearer TOKEN or the runlog_token cookie`;
+  return "the token does not match this server's (it changes at every start unless --token-file is given)";
 }

@@ -1,6 +1,7 @@
 type Fetch = (request: Request) => Response | Promise<Response>;
 
-const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+/** The host names this machine answers to as itself: the Host check and the Origin check (localAuth.ts) take the same. */
+export const LOOPBACK_NAMES: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /**
  * Serve only requests addressed to this machine by name. Listening on

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { JsonValueSchema } from "../core/metadata.ts";
+import { JsonValueSchema, MAX_JSON_DEPTH } from "../core/metadata.ts";
 import { ErrorBodySchema, ROUTE_SPECS, type RouteSpec } from "./routeSpecs.ts";
 import { IdempotencyKey } from "./schemas.ts";
 
@@ -16,7 +16,8 @@ export function openApiDocument(): Json {
   const registry = z.registry<{ id: string }>();
   registry.add(ErrorBodySchema, { id: "Error" });
   // Recursive: named, so it is a component of its own rather than zod's anonymous __shared one.
-  registry.add(JsonValueSchema, { id: "JsonValue" });
+  // The name goes on the recursive schema behind the shape check (core/metadata.ts).
+  registry.add(JsonValueSchema.out, { id: "JsonValue" });
   const named = new Map<z.ZodType, string>([[ErrorBodySchema, "Error"]]);
   for (const methods of Object.values(ROUTE_SPECS)) {
     for (const spec of Object.values(methods)) {
@@ -37,6 +38,9 @@ export function openApiDocument(): Json {
     delete (schema as Json).$schema;
     delete (schema as Json).$id;
   }
+  // What the shape check refuses, which JSON Schema has no keyword for.
+  (components.JsonValue as Json).description =
+    `any JSON value; arrays and objects nested at most ${MAX_JSON_DEPTH} levels deep, the value itself counting as one; no object key "__proto__"`;
   const schemaOf = (schema: z.ZodType): Json => {
     const id = named.get(schema);
     if (id !== undefined) return { $ref: `#/components/schemas/${id}` };
@@ -117,8 +121,8 @@ function operation(path: string, spec: RouteSpec, schemaOf: (s: z.ZodType) => Js
       name: "Last-Event-ID",
       in: "header",
       required: false,
-      description: "The seq of the last event received: the stream goes on after it.",
-      schema: { type: "string", pattern: "^\\d{1,16}$" },
+      description: spec.stream.means,
+      schema: schemaOf(spec.stream.lastEventId),
     });
   }
   const responses: Json = {};
@@ -156,6 +160,9 @@ function errorStatuses(path: string, spec: RouteSpec): number[] {
   const statuses = new Set<number>();
   if (spec.params || spec.query || spec.body) statuses.add(400);
   if (!spec.public) statuses.add(401);
+  // `runlog serve` refuses a request to another host name (forbidden_host) on every route, and a
+  // state-changing one from another origin (forbidden_origin).
+  statuses.add(403);
   if (path.includes(":id")) statuses.add(404);
   statuses.add(405);
   if (spec.body) {

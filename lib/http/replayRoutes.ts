@@ -1,6 +1,6 @@
 import { ConflictError, LeaseHeldError } from "../core/errors.ts";
-import { HttpError } from "./errors.ts";
-import { controlKey } from "./idempotency.ts";
+import { keyReused } from "./errors.ts";
+import { callerKey, controlKey } from "./idempotency.ts";
 import { check, readBody } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { BatchId, ReplaysBody } from "./schemas.ts";
@@ -15,15 +15,20 @@ export function replayRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
     "/runs/replays": {
       POST: async (c) => {
         const body = await readBody(c, ReplaysBody);
+        const runlog = runlogFor(c);
         const { idempotencyKey } = controlKey(c);
         checkModel(body.model);
-        let started: Awaited<ReturnType<ReturnType<typeof runlogFor>["startReplays"]>>;
+        let started: Awaited<ReturnType<typeof runlog.startReplays>>;
         try {
-          started = await runlogFor(c).startReplays({
+          started = await runlog.startReplays({
             runIds: body.runIds,
             model: body.model,
             ...optional("tools", body.tools),
-            ...optional("idempotencyKey", idempotencyKey),
+            // Keys are per caller: another owner's equal key names another batch.
+            ...optional(
+              "idempotencyKey",
+              idempotencyKey === undefined ? undefined : callerKey(runlog, idempotencyKey),
+            ),
           });
         } catch (error) {
           // Replay 0 records the whole request: a key's batch started with another body refuses it.
@@ -32,11 +37,7 @@ export function replayRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
             error instanceof ConflictError &&
             !(error instanceof LeaseHeldError)
           )
-            throw new HttpError(
-              409,
-              "conflict",
-              "this Idempotency-Key was used for a different replay request",
-            );
+            throw keyReused(error.runId, "replay request");
           throw error;
         }
         c.header("Location", `/replays/${started.batchId}`);

@@ -8,6 +8,8 @@ import {
   EventQuery,
   EventsQuery,
   ForkBody,
+  LastEventId,
+  LifecycleId,
   LifecycleQuery,
   ListQuery,
   LiveQuery,
@@ -71,12 +73,15 @@ export interface RouteSpec {
   body?: z.ZodType;
   /** Success statuses and what each means. */
   ok: Record<number, string>;
-  /** Error statuses this route answers beyond those its inputs imply (400, 401, 404, 413, 415). */
+  /** Error statuses this route answers beyond those its inputs imply (400, 401, 403 under `runlog serve`, 404, 413, 415). */
   errors?: number[];
   /** Takes an Idempotency-Key header. */
   idempotent?: boolean;
-  /** Answers `text/event-stream` instead of JSON. */
-  stream?: boolean;
+  /**
+   * Answers `text/event-stream` instead of JSON; `lastEventId` is the schema its handler checks the
+   * Last-Event-ID header with (an EventSource's reconnect), `means` what the header names.
+   */
+  stream?: { lastEventId: z.ZodType; means: string };
   /** Served without authentication (the document itself). */
   public?: boolean;
 }
@@ -107,6 +112,8 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       summary: "Resume failed runs",
       body: RedriveBody,
       ok: { 202: "resumed", 200: "a dry run: what would be resumed" },
+      // An admin's: 403 forbidden to any other caller.
+      errors: [403],
     },
   },
   "/runs/replays": {
@@ -167,7 +174,10 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       query: LiveQuery,
       ok: { 200: "the event stream" },
       errors: [404],
-      stream: true,
+      stream: {
+        lastEventId: LastEventId,
+        means: "The seq of the last event received: the stream goes on after it.",
+      },
     },
   },
   "/lifecycle": {
@@ -178,7 +188,11 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       query: LifecycleQuery,
       ok: { 200: "the event stream" },
       errors: [404],
-      stream: true,
+      stream: {
+        lastEventId: LifecycleId,
+        means:
+          "The id of the last lifecycle event received (RUN_ID/SEQ, as each event's `id`): the stream goes on after it.",
+      },
     },
   },
   "/runs/:id/resume": {

@@ -2,7 +2,7 @@ import type { Runlog } from "../api/runlog.ts";
 import { headView, outcomeView, resumePointView } from "../api/views.ts";
 import { ConflictError, InvalidInputError, LeaseHeldError, NotFoundError } from "../core/errors.ts";
 import type { RunPage } from "../ports/eventStore.ts";
-import { HttpError, invalidInput, namesBodyField } from "./errors.ts";
+import { asModelRefusal, invalidInput, keyReused } from "./errors.ts";
 import { requestedRunId } from "./idempotency.ts";
 import { readBody, readQuery, runIdParam } from "./request.ts";
 import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
@@ -14,7 +14,7 @@ export function runRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
     "/runs": {
       POST: async (c) => {
         const body = await readBody(c, StartBody);
-        const { runId, fromKey } = requestedRunId(c, body.runId);
+        const { runId, fromKey } = requestedRunId(c, runlogFor(c), body.runId);
         checkModel(body.model);
         let started: Awaited<ReturnType<typeof Runlog.prototype.start>>;
         try {
@@ -32,16 +32,14 @@ export function runRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
           if (error instanceof NotFoundError) throw invalidInput("agent", error.message);
           // The body is valid by now; what the library still refuses is the model it names.
           // A limit or setting above the agent's names its own field (limits.maxTurns …).
-          if (namesBodyField(error)) throw error;
-          if (error instanceof InvalidInputError && body.model !== undefined)
-            throw invalidInput("model", error.message);
-          if (fromKey && error instanceof ConflictError && !(error instanceof LeaseHeldError)) {
-            throw new HttpError(
-              409,
-              "conflict",
-              `this Idempotency-Key was used for a different request (run ${runId})`,
-            );
-          }
+          if (error instanceof InvalidInputError) throw asModelRefusal(error, body.model);
+          if (
+            fromKey &&
+            runId !== undefined &&
+            error instanceof ConflictError &&
+            !(error instanceof LeaseHeldError)
+          )
+            throw keyReused(runId);
           throw error;
         }
         // A repeat names the run that exists and starts nothing: 200, not 202.

@@ -5,8 +5,8 @@ import { BATCH_ID, MAX_REPLAY_BATCH, REPLAY_TOOLS } from "../api/replayBatch.ts"
 import { KnownLimitsSchema } from "../core/budget.ts";
 import { errorMessage } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
-import { MetadataSchema, metadataProblem } from "../core/metadata.ts";
-import { KnownModelSettingsSchema } from "../core/modelSettings.ts";
+import { MAX_JSON_DEPTH, MAX_METADATA_BYTES, MetadataSchema, metadataProblem } from "../core/metadata.ts";
+import { KnownModelSettingsSchema, MAX_PROVIDER_OPTIONS_BYTES } from "../core/modelSettings.ts";
 import { RUN_STATUSES, type RunStatus } from "../core/status.ts";
 import { jsonBytes } from "../core/utf8.ts";
 
@@ -19,22 +19,48 @@ export const MAX_TEXT_BYTES = 256 * 1024;
 const text = z
   .string()
   .refine((value) => value.trim() !== "", "must not be empty")
-  .refine((value) => jsonBytes(value) <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES / 1024} KB`);
+  .refine((value) => jsonBytes(value) <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES / 1024} KB`)
+  // What the refinements check, for the OpenAPI document (JSON Schema counts characters, not bytes).
+  .meta({
+    minLength: 1,
+    maxLength: MAX_TEXT_BYTES,
+    description: `not blank; at most ${MAX_TEXT_BYTES / 1024} KB as stored (JSON, UTF-8)`,
+  });
+
+/**
+ * The run ids validateRunId allows, as the OpenAPI document states them; validateRunId is the
+ * check (test/http/openapi.test.ts holds the two to the same answers).
+ */
+export const RUN_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$";
+/** The longest run id validateRunId allows. */
+export const RUN_ID_MAX_LENGTH = 128;
 
 /** A run id as validateRunId allows (no path characters, at most 128). */
 export const runId = (what: string) =>
-  z.string().superRefine((value, ctx) => {
-    try {
-      validateRunId(value, what);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: errorMessage(error) });
-    }
-  });
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        validateRunId(value, what);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: errorMessage(error) });
+      }
+    })
+    .meta({ minLength: 1, maxLength: RUN_ID_MAX_LENGTH, pattern: RUN_ID_PATTERN });
 
 /** A run's metadata: a JSON object within MAX_METADATA_BYTES (core/metadata.ts's one check). */
 const metadata = MetadataSchema.superRefine((value, ctx) => {
   const problem = metadataProblem(value);
   if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+}).meta({
+  description: `at most ${MAX_METADATA_BYTES} bytes as JSON; arrays and objects nested at most ${MAX_JSON_DEPTH} levels deep, the object itself counting as one`,
+});
+
+/** Model settings as core checks them, their byte limit stated for the OpenAPI document. */
+const modelSettings = KnownModelSettingsSchema.extend({
+  providerOptions: KnownModelSettingsSchema.shape.providerOptions.meta({
+    description: `at most ${MAX_PROVIDER_OPTIONS_BYTES} bytes as JSON; arrays and objects nested at most ${MAX_JSON_DEPTH} levels deep, the object itself counting as one`,
+  }),
 });
 
 const short = (max: number) => z.string().min(1).max(max);
@@ -49,7 +75,7 @@ export const StartBody = z.strictObject({
   /** Lower than the agent's limits, never above. */
   limits: KnownLimitsSchema.optional(),
   /** Replace the agent's settings named; maxOutputTokens never above the agent's. */
-  modelSettings: KnownModelSettingsSchema.optional(),
+  modelSettings: modelSettings.optional(),
 });
 
 /** POST /runs/{id}/resume. */
@@ -58,7 +84,7 @@ export const ResumeBody = z.strictObject({
   /** Limits to go on with (a `budget_exhausted` run's reached limit raised), recorded on the `resumed` event. */
   limits: KnownLimitsSchema.optional(),
   /** Model settings to go on with, replacing the run's named, recorded on the `resumed` event. */
-  modelSettings: KnownModelSettingsSchema.optional(),
+  modelSettings: modelSettings.optional(),
 });
 
 /** POST /runs/{id}/fork. */
@@ -68,7 +94,7 @@ export const ForkBody = z.strictObject({
   forkId: runId("fork id").optional(),
   model: short(1024).optional(),
   /** Model settings the fork goes on with, replacing the parent's named. */
-  modelSettings: KnownModelSettingsSchema.optional(),
+  modelSettings: modelSettings.optional(),
 });
 
 /** POST /runs/{id}/messages. */
@@ -124,6 +150,9 @@ export const LastEventId = count(0, Number.MAX_SAFE_INTEGER);
 /** GET /runs/{id}/live?after. */
 export const LiveQuery = z.strictObject({ after: count(0, Number.MAX_SAFE_INTEGER).optional() });
 
+/** A lifecycle event's seq, as its id writes it: a whole number from 1, at most 16 digits. */
+const LIFECYCLE_SEQ = "[1-9][0-9]{0,15}";
+
 /** A lifecycle event's id (`runId/seq`), as GET /lifecycle's Last-Event-ID or `after` names the last one a client had. */
 export const LifecycleId = z
   .string()
@@ -137,10 +166,11 @@ export const LifecycleId = z
       ctx.addIssue({ code: "custom", message: `must be RUN_ID/SEQ: ${errorMessage(error)}` });
       return;
     }
-    if (!/^[1-9][0-9]{0,15}$/.test(seq)) {
+    if (!new RegExp(`^${LIFECYCLE_SEQ}$`).test(seq)) {
       ctx.addIssue({ code: "custom", message: "must be RUN_ID/SEQ, SEQ a whole number from 1" });
     }
-  });
+  })
+  .meta({ pattern: `${RUN_ID_PATTERN.slice(0, -1)}/${LIFECYCLE_SEQ}$` });
 
 /** GET /lifecycle?after: the id of the last lifecycle event the client had (as Last-Event-ID, for a first connection). */
 export const LifecycleQuery = z.strictObject({ after: LifecycleId.optional() });

@@ -10,6 +10,7 @@ import {
   NotFoundError,
   UnauthorizedError,
 } from "../../lib/core/errors.ts";
+import { ERROR_CODES } from "../../lib/http/routeSpecs.ts";
 import { DONE, EMAIL } from "../http/support.ts";
 import { script } from "../support/cli.ts";
 import { type ServedApp, serveApp } from "./support.ts";
@@ -82,6 +83,57 @@ describe("error answers become runlog's error classes", () => {
       runId: "paused",
       response: { code: "idempotency_key_reused" },
     });
+  });
+
+  it.each([
+    ["start", () => client.start({ agent: "demo", input: "Hi", model: "nowhere:x" })],
+    ["resume", () => client.resume({ runId: "done", model: "nowhere:x" })],
+    ["fork", () => client.fork({ runId: "done", model: "nowhere:x" })],
+    ["startReplays", () => client.startReplays({ runIds: ["done"], model: "nowhere:x" })],
+  ])("400 unknown_model on %s: an InvalidInputError naming the model", async (_, call) => {
+    const error = await failure(call());
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ field: "model", response: { status: 400, code: "unknown_model" } });
+  });
+
+  it.each([
+    [
+      "start",
+      (input: string) =>
+        client.start({ agent: "demo", input, model: "scripted:demo" }, { idempotencyKey: "start-1" }),
+    ],
+    [
+      "startReplays",
+      (model: string) =>
+        client.startReplays(
+          { runIds: ["done"], model: `scripted:${model}` },
+          { idempotencyKey: "replays-1" },
+        ),
+    ],
+  ])("409 idempotency_key_reused on %s: an IdempotencyKeyReusedError with the key", async (_, call) => {
+    const first = (await call("demo")) as { runId?: string; batchId?: string };
+    const error = await failure(call(script(served.dir, "other-body", [DONE]).slice("scripted:".length)));
+    expect(error).toBeInstanceOf(IdempotencyKeyReusedError);
+    expect(error.response).toMatchObject({ status: 409, code: "idempotency_key_reused" });
+    expect(error.runId).toBe(first.runId ?? `${first.batchId}.0`);
+    const runs = [first.runId ?? `${first.batchId}.0`];
+    for (const runId of runs)
+      while ((await client.get(runId)).status === "running") await new Promise((r) => setTimeout(r, 20));
+  });
+
+  it.each(
+    ERROR_CODES.filter((code) => ["invalid_input", "unknown_model", "model_not_allowed"].includes(code)).map(
+      (code) => [code] as const,
+    ),
+  )("every 400 the server names a field on keeps it: %s", async (code) => {
+    served.front(async () =>
+      Response.json({ error: { code, message: "bad", field: "model" } }, { status: 400 }),
+    );
+    try {
+      expect(await failure(client.get("done"))).toMatchObject({ name: "InvalidInputError", field: "model" });
+    } finally {
+      served.front(undefined);
+    }
   });
 
   it("401: a wrong token is an UnauthorizedError", async () => {

@@ -92,6 +92,45 @@ describe("a server with a local token", () => {
     expect(own.status).toBe(202);
   });
 
+  it("lets the server's own pages write under every loopback name the Host check accepts, same scheme and port", async () => {
+    const post = (url: string, origin: string, runId: string) =>
+      app.request(url, {
+        method: "POST",
+        headers: { ...bearer(), origin, "content-type": "application/json" },
+        body: JSON.stringify({ ...start, runId }),
+      });
+    const served = ["http://127.0.0.1:8787", "http://localhost:8787", "http://[::1]:8787"];
+    for (const [i, at] of served.entries()) {
+      for (const [j, origin] of served.entries()) {
+        const answer = await post(`${at}/runs`, origin, `loopback-${i}-${j}`);
+        expect([at, origin, answer.status]).toEqual([at, origin, 202]);
+      }
+      // Another port or scheme is another origin, loopback or not.
+      for (const origin of ["http://localhost:9999", "https://localhost:8787", "http://127.0.0.2:8787"]) {
+        const answer = await post(`${at}/runs`, origin, "never");
+        expect([at, origin, answer.status]).toEqual([at, origin, 403]);
+      }
+    }
+    // A server reached by another name keeps its one origin.
+    expect((await post("http://runlog.example:8787/runs", "http://localhost:8787", "never")).status).toBe(
+      403,
+    );
+  });
+
+  it("says a right ?token= on a POST is taken only on GET, and what to send instead", async () => {
+    const answer = await app.request(`${ORIGIN}/runs?token=${TOKEN}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(start),
+    });
+    expect(answer.status).toBe(401);
+    const { error } = (await answer.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("unauthorized");
+    expect(error.message).toMatch(/only on GET/);
+    expect(error.message).toMatch(/Authorization: Bearer/);
+    expect(error.message).not.toMatch(/does not match/);
+  });
+
   it("refuses scripted:/etc/passwd when script files are not allowed, quoting nothing of it", async () => {
     const answer = await call(app, "POST", "/runs", { ...start, model: "scripted:/etc/passwd" }, bearer());
     expect(answer.status).toBe(400);

@@ -2,8 +2,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { validateRunId } from "../../lib/core/ids.ts";
+import { MAX_JSON_DEPTH, MAX_METADATA_BYTES } from "../../lib/core/metadata.ts";
+import { MAX_PROVIDER_OPTIONS_BYTES } from "../../lib/core/modelSettings.ts";
 import { openApiDocument, openApiPath } from "../../lib/http/openapi.ts";
 import { ERROR_CODES, ROUTE_SPECS } from "../../lib/http/routeSpecs.ts";
+import { MAX_TEXT_BYTES } from "../../lib/http/schemas.ts";
 import { OPENAPI_FILE, openApiText, ROUTES_PAGE, routesPageText } from "../support/openapi.ts";
 import { call, openApp } from "./support.ts";
 
@@ -154,5 +158,83 @@ describe("what the document says the handlers check", () => {
     const answer = await call(t.app, method, `${url}?notInTheDocument=1`);
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatchObject({ code: "invalid_input", field: "notInTheDocument" });
+  });
+});
+
+describe("the limits the document states are those the server enforces", () => {
+  const doc = openApiDocument() as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        { parameters?: { name: string; in: string; schema: Json }[]; responses: Record<string, unknown> }
+      >
+    >;
+    components: { schemas: Record<string, { properties: Record<string, Json> }> };
+  };
+  type Json = Record<string, unknown> & {
+    pattern?: string;
+    minLength?: number;
+    maxLength?: number;
+    description?: string;
+  };
+  const header = (path: string, name: string) =>
+    doc.paths[path]?.get?.parameters?.find((p) => p.in === "header" && p.name === name)?.schema;
+
+  it.each([
+    ["/runs/{id}/live", "7", "run-1/7"],
+    ["/lifecycle", "run-1/7", "7"],
+  ])("%s: Last-Event-ID is described as its handler reads it", (path, taken, refused) => {
+    const pattern = new RegExp(header(path, "Last-Event-ID")?.pattern ?? "(?!)");
+    expect([pattern.test(taken), pattern.test(refused)]).toEqual([true, false]);
+  });
+
+  it("every route lists 403 (`runlog serve`'s forbidden_host and forbidden_origin; redrive's forbidden)", () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        expect([method, path, Object.keys(operation.responses)]).toEqual([
+          method,
+          path,
+          expect.arrayContaining(["403"]),
+        ]);
+      }
+    }
+  });
+
+  it("a run id's pattern answers as validateRunId does", () => {
+    const schema = doc.components.schemas.StartRunBody?.properties.runId as Json;
+    const pattern = new RegExp(schema.pattern ?? "(?!)");
+    for (const id of [
+      "a",
+      "run-1.x_Y",
+      "A".repeat(128),
+      "A".repeat(129),
+      "",
+      "-a",
+      ".a",
+      "a/b",
+      "a b",
+      "é",
+    ]) {
+      let valid = true;
+      try {
+        validateRunId(id);
+      } catch {
+        valid = false;
+      }
+      expect([id, pattern.test(id)]).toEqual([id, valid]);
+    }
+    expect(schema).toMatchObject({ minLength: 1, maxLength: 128 });
+    expect(doc.components.schemas.ForkRunBody?.properties.forkId).toMatchObject({ pattern: schema.pattern });
+  });
+
+  it("states the text, metadata and providerOptions limits from the server's own constants", () => {
+    const body = doc.components.schemas.StartRunBody?.properties ?? {};
+    expect(body.input).toMatchObject({ minLength: 1, maxLength: MAX_TEXT_BYTES });
+    expect(body.input?.description).toContain(`${MAX_TEXT_BYTES / 1024} KB`);
+    expect(body.metadata?.description).toContain(`${MAX_METADATA_BYTES} bytes`);
+    const settings = body.modelSettings as { properties: Record<string, Json> };
+    expect(settings.properties.providerOptions?.description).toContain(`${MAX_PROVIDER_OPTIONS_BYTES} bytes`);
+    expect(settings.properties.providerOptions?.description).toContain(`${MAX_JSON_DEPTH} levels`);
   });
 });

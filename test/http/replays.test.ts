@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyedBatchId } from "../../lib/api/keyedIds.ts";
 import type { Principal } from "../../lib/core/principal.ts";
+import { callerKey } from "../../lib/http/idempotency.ts";
 import { call, expectError, lines, openApp } from "./support.ts";
 
 /**
@@ -124,7 +125,7 @@ describe("POST /runs/replays", () => {
     expect(result?.type === "tool_result" && result.content).toMatch(/recording of run day has no call/);
   });
 
-  it("an Idempotency-Key names the batch: a repeat starts nothing, another body is a 409", async () => {
+  it("an Idempotency-Key names the batch: a repeat starts nothing, another body is a 409 idempotency_key_reused", async () => {
     const key = { "idempotency-key": "nightly-2026-12-06" };
     const body = { runIds: ["day"], model: "scripted:demo" };
     const first = await replays(body, "alice", key);
@@ -134,14 +135,18 @@ describe("POST /runs/replays", () => {
     expect(again.body.batchId).toBe(first.body.batchId);
     await report(first.body.batchId as string);
     const other = await replays({ ...body, tools: "live" }, "alice", key);
-    expectError(other, 409, "conflict");
+    // As every route answers a key reused with another request; the run it names is the batch's first.
+    expect(expectError(other, 409, "idempotency_key_reused")).toMatchObject({
+      runId: `${first.body.batchId}.0`,
+    });
     const runs = await opened.local.runlog.list();
     expect(runs.runs.filter((r) => r.runId.startsWith(`${first.body.batchId}.`)).length).toBe(1);
   });
 
   it("a retry under the key completes a batch cut short after its first start", async () => {
     const key = "cut-short";
-    const batchId = keyedBatchId(key);
+    // Keys are per caller: the batch alice's key names.
+    const batchId = keyedBatchId(callerKey(opened.local.runlog.as(PRINCIPALS.alice!), key));
     // What a crash between the two starts leaves: replay 0 only, as the route starts it.
     const metadata = {
       replayOf: "day",

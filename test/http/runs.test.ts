@@ -37,18 +37,20 @@ describe("POST /runs", () => {
     expect((await call(t.app, "GET", "/runs/demo-1/events")).body.events).toEqual(events);
   });
 
-  it("the same Idempotency-Key names the same run: 202, then 200, one run; another body with it is 409", async () => {
+  it("the same Idempotency-Key names the same run: 202, then 200, one run; another body with it is 409 idempotency_key_reused", async () => {
     const key = "order-7/checkout attempt";
     const first = await start({ agent: "demo", input: "Plan my morning" }, { "Idempotency-Key": key });
-    expect(first).toMatchObject({ status: 202, body: { runId: idempotentRunId(key) } });
+    expect(first).toMatchObject({ status: 202, body: { runId: idempotentRunId(t.local.runlog, key) } });
     const again = await start({ agent: "demo", input: "Plan my morning" }, { "Idempotency-Key": key });
-    expect(again).toMatchObject({ status: 200, body: { runId: idempotentRunId(key) } });
+    expect(again).toMatchObject({ status: 200, body: { runId: idempotentRunId(t.local.runlog, key) } });
     const other = await start({ agent: "demo", input: "something else" }, { "Idempotency-Key": key });
-    expect(expectError(other, 409, "conflict").message).toMatch(
-      /Idempotency-Key was used for a different request/,
-    );
-    await settled(t.app, idempotentRunId(key));
-    const ids = (await allRuns()).map((run) => run.runId).filter((id) => id === idempotentRunId(key));
+    const reused = expectError(other, 409, "idempotency_key_reused");
+    expect(reused).toMatchObject({ runId: idempotentRunId(t.local.runlog, key) });
+    expect(reused.message).toMatch(/Idempotency-Key was used for a different request/);
+    await settled(t.app, idempotentRunId(t.local.runlog, key));
+    const ids = (await allRuns())
+      .map((run) => run.runId)
+      .filter((id) => id === idempotentRunId(t.local.runlog, key));
     expect(ids).toHaveLength(1);
   });
 
