@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { keyedRunId } from "../api/keyedIds.ts";
 import type { Runlog } from "../api/runlog.ts";
+import { NotFoundError } from "../core/errors.ts";
 import { ownerOf, ownerScope } from "../core/principal.ts";
 import { invalidInput } from "./errors.ts";
 import { check } from "./request.ts";
@@ -32,18 +33,38 @@ export function idempotentRunId(runlog: Runlog, key: string): string {
 }
 
 /** The run id a POST /runs asks for: its `runId`, the one its Idempotency-Key maps to, or none (a new id). */
-export function requestedRunId(
+export async function requestedRunId(
   c: Context,
   runlog: Runlog,
   bodyRunId: string | undefined,
-): { runId?: string; fromKey: boolean } {
+): Promise<{ runId?: string; fromKey: boolean }> {
   const header = c.req.header("idempotency-key");
   if (header === undefined)
     return bodyRunId === undefined ? { fromKey: false } : { runId: bodyRunId, fromKey: false };
   if (bodyRunId !== undefined) {
     throw invalidInput("runId", "give either runId or an Idempotency-Key header, not both");
   }
-  return { runId: idempotentRunId(runlog, check(IdempotencyKey, header, "Idempotency-Key")), fromKey: true };
+  const key = check(IdempotencyKey, header, "Idempotency-Key");
+  return { runId: await keyedRunOf(runlog, key), fromKey: true };
+}
+
+/**
+ * The run a start's key names. Before keys were per caller, a scoped caller's key named
+ * `keyedRunId(key)`: a start made then and retried now finds that run, if it is the caller's
+ * (another owner's is not found), rather than starting a second one under the new id.
+ */
+async function keyedRunOf(runlog: Runlog, key: string): Promise<string> {
+  const runId = idempotentRunId(runlog, key);
+  if (runlog.principal === undefined) return runId;
+  const before = keyedRunId(key);
+  const found = await runlog.event(before, 1).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof NotFoundError) return false;
+      throw error;
+    },
+  );
+  return found ? before : runId;
 }
 
 /** The Idempotency-Key header of a control request (messages, fork, decisions, cancel), checked, if given. */

@@ -14,7 +14,7 @@ export function runRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
     "/runs": {
       POST: async (c) => {
         const body = await readBody(c, StartBody);
-        const { runId, fromKey } = requestedRunId(c, runlogFor(c), body.runId);
+        const { runId, fromKey } = await requestedRunId(c, runlogFor(c), body.runId);
         checkModel(body.model);
         let started: Awaited<ReturnType<typeof Runlog.prototype.start>>;
         try {

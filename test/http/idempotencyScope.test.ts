@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyedRunId } from "../../lib/api/keyedIds.ts";
 import type { Principal } from "../../lib/core/principal.ts";
 import { call, expectError, openApp } from "./support.ts";
 
@@ -65,6 +66,26 @@ describe("Idempotency-Key per caller", () => {
     const bens = await call(t.app, "POST", "/runs", body, as("ben", "tenant-key"));
     expect(bens).toMatchObject({ status: 200, body: { runId: anas.body.runId } });
     await settled(anas.body.runId as string, "ana");
+  });
+
+  it("POST /runs: a start keyed before keys were per caller is found again by its owner's retry, not by another's", async () => {
+    // Before, a key named keyedRunId(key) for every caller: such a run is its owner's.
+    const before = keyedRunId("placed-before");
+    const first = await call(
+      t.app,
+      "POST",
+      "/runs",
+      { ...body, runId: before },
+      { "x-test-principal": "alice" },
+    );
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    await settled(before, "alice");
+    const retried = await call(t.app, "POST", "/runs", body, as("alice", "placed-before"));
+    expect(retried).toMatchObject({ status: 200, body: { runId: before } });
+    const bobs = await call(t.app, "POST", "/runs", body, as("bob", "placed-before"));
+    expect(bobs.status, JSON.stringify(bobs.body)).toBe(202);
+    expect(bobs.body.runId).not.toBe(before);
+    await settled(bobs.body.runId as string, "bob");
   });
 
   it("POST /runs/replays: the same key from two owners names two batches", async () => {
