@@ -67,6 +67,9 @@ ${Object.values(COMMAND_HELP).join("\n")}
 ${ABOUT}`;
 
 /** `runlog <command> --help`: that command's usage only, and where the rest is. */
+/** Whether `runlog help COMMAND` has usage lines for that command. */
+export const hasHelp = (command: string): boolean => Object.hasOwn(COMMAND_HELP, command);
+
 export function commandHelp(command: string): string {
   const lines = Object.hasOwn(COMMAND_HELP, command) ? COMMAND_HELP[command] : undefined;
   if (lines === undefined) return HELP;

@@ -1,11 +1,11 @@
 import type { LocalRunlog } from "../api/local.ts";
-import { errorMessage, NotFoundError } from "../core/errors.ts";
+import { errorMessage, InvalidInputError, NotFoundError, RunlogError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
 import { NAMES } from "../runtime/config.ts";
 import { readConfig } from "../runtime/readConfig.ts";
 import type { Command, ReadCommand } from "./command.ts";
 import { dataDir } from "./dataDir.ts";
-import { commandHelp, HELP } from "./help.ts";
+import { commandHelp, HELP, hasHelp } from "./help.ts";
 import { type Io, processIo } from "./io.ts";
 import { BASE, COMMON, EXIT, exitCodeFor, parseCommand, REMOTE, UsageError } from "./usage.ts";
 import { runlogVersion } from "./version.ts";
@@ -28,10 +28,15 @@ export async function main(
 ): Promise<number> {
   const [name, ...args] = argv;
   let local: LocalRunlog | undefined;
+  // Known once the command's flags are parsed: a failure then prints its error as JSON too.
+  let json = false;
   try {
     if (name === undefined || name === "help" || name === "--help" || name === "-h") {
       // `runlog help ls` is `runlog ls --help`.
-      io.out(name === "help" && args[0] !== undefined ? commandHelp(args[0]) : HELP);
+      const topic = name === "help" ? args[0] : undefined;
+      if (topic !== undefined && !hasHelp(topic))
+        throw new UsageError(`help: unknown command ${JSON.stringify(topic)}; run "runlog help"`);
+      io.out(topic !== undefined ? commandHelp(topic) : HELP);
       return name === undefined ? EXIT.usage : EXIT.completed;
     }
     if (name === "version" || name === "--version" || name === "-v") {
@@ -86,7 +91,7 @@ export async function main(
     } as const;
     const { values, positionals } = parseCommand(name, parsing, command.positionals);
     if (values.help) return help(io, name);
-    const json = values.json === true;
+    json = values.json === true;
     const progress = json ? io.err : io.out;
     const url = (values.url as string | undefined) ?? config.url;
     if (url !== undefined) {
@@ -168,6 +173,7 @@ export async function main(
       positionals,
     );
   } catch (error) {
+    if (json) io.json({ error: errorAnswer(error) });
     io.err(`runlog: ${errorMessage(error)}`);
     const cause = error instanceof Error ? error.cause : undefined;
     // A cause whose words the message already holds (a check that rethrew its own error) says nothing more.
@@ -192,6 +198,25 @@ async function withoutRuns(
   if (command.withoutRuns) return command.withoutRuns(context);
   const id = validateRunId(runId ?? "");
   throw new NotFoundError(`run ${id} not found`, { runId: id });
+}
+
+/**
+ * A failure as `--json` prints it on stdout (the line on stderr stays): its stable code
+ * (`idempotency_key_reused`, `not_found` …, `internal` for anything not runlog's own), its message,
+ * and the facts it names, so a script tells failures apart without reading the words.
+ */
+function errorAnswer(error: unknown): Record<string, unknown> {
+  if (!(error instanceof RunlogError)) return { code: "internal", message: errorMessage(error) };
+  const { runId, seq, generation } = error;
+  const field = error instanceof InvalidInputError ? error.field : undefined;
+  return {
+    code: error.code,
+    message: error.message,
+    ...(runId === undefined ? {} : { runId }),
+    ...(seq === undefined ? {} : { seq }),
+    ...(generation === undefined ? {} : { generation }),
+    ...(field === undefined ? {} : { field }),
+  };
 }
 
 /** A command's own help (its usage only). */

@@ -22,6 +22,18 @@ function quoted(value: unknown): string {
   return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 39).join("")}…` : value);
 }
 
+/** The request that writes each keyed event, as words. */
+const REQUESTS: Partial<Record<RunEvent["type"], string>> = {
+  run_started: "a start or a fork",
+  resumed: "a message",
+  tool_decided: "a decision",
+  cancelled: "a cancel",
+};
+const requestOf = (event: RunEvent) =>
+  event.type === "tool_decided"
+    ? `a decision on call ${event.callId}`
+    : (REQUESTS[event.type] ?? `a ${event.type} event`);
+
 /**
  * What sets a recorded event apart from the request being retried, field by field, as words:
  * `fields` are the request's values of the fields that make it the request it is. Empty when the
@@ -32,7 +44,8 @@ export function keyedDifferences(
   type: RunEvent["type"],
   fields: Record<string, unknown>,
 ): string[] {
-  if (event.type !== type) return [`the key was used for a ${event.type} at seq ${event.seq}, not a ${type}`];
+  if (event.type !== type)
+    return [`the key was used for ${requestOf(event)} (seq ${event.seq}), not for ${REQUESTS[type] ?? type}`];
   const recorded = event as Record<string, unknown>;
   return Object.entries(fields)
     .filter(([name, value]) => recorded[name] !== value)

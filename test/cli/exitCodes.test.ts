@@ -98,6 +98,7 @@ describe("messages", () => {
       ["run", "--run-id", "", "hi"],
       'runlog: run id "" is invalid: use 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit\n',
     ],
+    [["help", "nosuch"], 'runlog: help: unknown command "nosuch"; run "runlog help"\n'],
     [
       ["ls", "--frob"],
       "runlog: ls: Unknown option '--frob'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--frob\"\n",
@@ -106,6 +107,33 @@ describe("messages", () => {
     const result = await cli(args, { dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(stderr);
+  });
+});
+
+describe("a failure with --json", () => {
+  it("prints the error's code, message and facts as JSON on stdout, the line on stderr", async () => {
+    const missing = await cli(["show", "nobody", "--json"], { dir });
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toEqual({
+      error: { code: "not_found", message: "run nobody not found", runId: "nobody" },
+    });
+    expect(missing.stderr).toBe("runlog: run nobody not found\n");
+    // A key used for another request: its code, and the request it was used for in words.
+    const sent = await cli(["send", "source", "more", "--idempotency-key", "k1", "--json"], { dir });
+    expect(sent.code, sent.stderr).toBe(0);
+    const reused = await cli(["cancel", "source", "--idempotency-key", "k1", "--json"], { dir });
+    expect(reused.code).toBe(1);
+    expect(JSON.parse(reused.stdout).error).toMatchObject({
+      code: "idempotency_key_reused",
+      runId: "source",
+    });
+    expect(reused.stderr).toMatch(/\(the key was used for a message \(seq \d+\), not for a cancel\)\n$/);
+  });
+
+  it("names the field of bad input", async () => {
+    const bad = await cli(["fork", "source", "--at", "99", "--json"], { dir });
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout).error).toMatchObject({ code: "invalid_input", field: "atSeq" });
   });
 });
 
