@@ -3,7 +3,7 @@ import { forEachConcurrently } from "../core/concurrency.ts";
 import { ConflictError, IdTakenError } from "../core/errors.ts";
 import type { RunEvent, RunStarted } from "../core/events.ts";
 import { assertSameStart } from "../core/sameStart.ts";
-import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
+import type { EventStore } from "../ports/eventStore.ts";
 
 /** Parallel conditional puts while copying; each seq is still written at most once. */
 const COPY_CONCURRENCY = 16;
@@ -50,13 +50,14 @@ export async function copyEvents(
 /**
  * Refuse to start a run under an id that holds the copy of a fork not created yet: events without
  * seq 1, left by a fork stopped between its copy and its `run_started`. A new run's seq 1 would
- * head the parent's copied events (and resume from them). Retrying the fork completes it.
+ * head the parent's copied events (and resume from them). Retrying the fork completes it. A run
+ * that exists has a head (getHead rebuilds a lost one from its seq 1), and a new id has no events.
  */
 export async function assertNoForkCopy(store: EventStore, runId: string): Promise<void> {
-  const [entry] = (await store.readPage(runId, { afterSeq: 0, limit: 1, maxBytes: MAX_EVENT_BYTES })).entries;
-  const seq = entry === undefined ? 1 : "event" in entry ? entry.event.seq : entry.summary.seq;
-  if (seq === 1) return;
-  const why = `it holds the copy of a fork that was stopped before it was created (seq ${seq} on, no run_started)`;
+  if (await store.getHead(runId)) return;
+  const [first] = await store.read(runId);
+  if (first === undefined) return;
+  const why = `it holds the copy of a fork that was stopped before it was created (seq ${first.seq} on, no run_started)`;
   throw new IdTakenError(
     runId,
     [why],
