@@ -117,9 +117,11 @@ describe("LocalOrchestrator: a cancel", () => {
 
   it("written by another process is seen by the poll, even after a look failed", async () => {
     let failures = 0;
+    // Armed once the run is under way: the read that fails is the cancel poll's, not the start's.
+    let armed = false;
     const flaky = new Proxy(store, {
       get(target, property, receiver) {
-        if (property === "read" && failures === 0) {
+        if (property === "read" && armed && failures === 0) {
           return async () => {
             failures++;
             throw new RetryableError("read failed (test)");
@@ -131,6 +133,7 @@ describe("LocalOrchestrator: a cancel", () => {
     const { held, runlog } = compose({ store: flaky, cancelPollMs: 20 });
     const run = start(runlog, "cancel-poll");
     const request = await held.underWay;
+    armed = true;
     // As another process would: the cancel in the log, and no stop this process hears of.
     await store.append("cancel-poll", stamp({ type: "cancelled", by: "elsewhere" }, 2, new Date()));
     await expect(run).resolves.toMatchObject({ status: "cancelled" });
