@@ -74,7 +74,7 @@ export async function runWithTimeout(
   const run = (async (): Promise<ToolOutcome> => {
     try {
       return {
-        content: render(await tool.run(args, { ...context, signal: controller.signal })),
+        content: render(tool.name, await tool.run(args, { ...context, signal: controller.signal })),
         isError: false,
       };
     } catch (error) {
@@ -95,10 +95,35 @@ export async function runWithTimeout(
   }
 }
 
-function render(value: unknown): string {
+/**
+ * What a tool returned, as the result the model reads: text as it is, nothing (undefined) as "",
+ * anything else as JSON. A value with no JSON text (a function, a symbol, a BigInt, a cycle) is the
+ * tool's error, named, never a result without content.
+ */
+function render(name: string, value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined) return "";
-  return JSON.stringify(value);
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new ToolErrorResult(
+      `${name} returned ${kindOf(value)} that cannot be sent to the model as JSON: ${errorMessage(error)}; return text or a JSON value`,
+    );
+  }
+  if (json === undefined) {
+    throw new ToolErrorResult(
+      `${name} returned ${kindOf(value)}, which has no JSON text; return text or a JSON value`,
+    );
+  }
+  return json;
+}
+
+function kindOf(value: unknown): string {
+  if (typeof value === "function") return "a function";
+  if (typeof value === "symbol") return `a symbol (${value.toString()})`;
+  if (typeof value === "bigint") return "a BigInt";
+  return "a value";
 }
 
 const fail = (content: string): ToolOutcome => ({ content, isError: true });

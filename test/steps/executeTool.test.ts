@@ -44,3 +44,44 @@ describe("runWithTimeout", () => {
     expect(getEventListeners(execution.signal, "abort")).toHaveLength(0);
   });
 });
+
+describe("what a tool returns, as the result the model reads", () => {
+  const returning = (value: unknown) =>
+    runWithTimeout(
+      defineTool({
+        name: "give",
+        description: "Gives.",
+        parameters: z.object({}),
+        run: () => value,
+      }) as never,
+      {},
+      { runId: "r", callId: "c" },
+    );
+
+  it.each([
+    ["a function", () => 1, "give returned a function, which has no JSON text"],
+    ["a symbol", Symbol("s"), "give returned a symbol (Symbol(s)), which has no JSON text"],
+    [
+      "an object whose toJSON gives nothing",
+      { toJSON: () => undefined },
+      "give returned a value, which has no JSON text",
+    ],
+    ["a BigInt", 10n, "give returned a BigInt that cannot be sent to the model as JSON"],
+  ])(
+    "%s is an error result naming what was returned, never a result without content",
+    async (_l, value, told) => {
+      const outcome = await returning(value);
+      expect(outcome.isError).toBe(true);
+      expect(outcome.content).toContain(told);
+    },
+  );
+
+  it.each([
+    ["text", "hi", "hi"],
+    ["nothing", undefined, ""],
+    ["null", null, "null"],
+    ["an object", { a: [1, "b"] }, '{"a":[1,"b"]}'],
+  ])("%s is a result", async (_l, value, content) => {
+    expect(await returning(value)).toEqual({ content, isError: false });
+  });
+});
