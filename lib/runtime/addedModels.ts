@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { ownCallIds } from "../core/callIdCheck.ts";
 import { errorMessage, ModelRejectedError, RunlogError } from "../core/errors.ts";
 import { ToolCallSchema, UsageSchema } from "../core/eventFields.ts";
 import { MODEL_SETTING_NAMES, type ModelSettingName } from "../core/modelSettingNames.ts";
@@ -16,8 +17,8 @@ const ReplySchema = z.object({
  * The model a caller's provider makes for `spec`, held to the Model contract at its edge: what the
  * factory throws is a ModelRejectedError naming the spec (unless it is runlog's own error already),
  * a factory that returns no model is one too, and a reply that is not a ModelReply is refused
- * (ModelRejectedError naming the field) instead of being written to the log. The model answers
- * to the spec asked for, whatever `spec` it carries itself.
+ * (ModelRejectedError naming the field: two tool calls with one id too) instead of being written to
+ * the log. The model answers to the spec asked for, whatever `spec` it carries itself.
  */
 export function addedModel(spec: string, prefix: string, factory: ModelFactory): Model {
   const name = spec.slice(prefix.length + 1);
@@ -61,7 +62,10 @@ function checkSupported(spec: string, prefix: string, declared: unknown): readon
 
 function checkReply(spec: string, reply: unknown): ModelReply {
   const parsed = ReplySchema.safeParse(reply);
-  if (parsed.success) return parsed.data as ModelReply;
+  if (parsed.success) {
+    ownCallIds(spec, parsed.data.toolCalls);
+    return parsed.data as ModelReply;
+  }
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? `reply.${issue.path.join(".")}` : "the reply";
   throw new ModelRejectedError(

@@ -24,6 +24,9 @@ export const NAMES = {
   crashAt: "RUNLOG_CRASH_AT",
   demoModel: "RUNLOG_DEMO_MODEL",
   openaiApiKey: "OPENAI_API_KEY",
+  openaiBaseUrl: "OPENAI_BASE_URL",
+  openaiOrgId: "OPENAI_ORG_ID",
+  openaiProjectId: "OPENAI_PROJECT_ID",
   awsRegion: "AWS_REGION",
   awsDefaultRegion: "AWS_DEFAULT_REGION",
   awsAccessKeyId: "AWS_ACCESS_KEY_ID",
@@ -52,6 +55,9 @@ export const NAMES = {
   url: "RUNLOG_URL",
   token: "RUNLOG_TOKEN",
 } as const;
+
+/** Where `openai:` models are called unless OPENAI_BASE_URL names another endpoint. */
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /** Where the data dir is when no variable or option names one: locally, and in a Lambda function (its only writable place). */
 export const DEFAULT_DATA_DIR = { local: ".runlog", handlers: "/tmp/runlog" } as const;

@@ -2,7 +2,7 @@
  * The one configuration table: what every variable in NAMES may hold, with its default and the
  * words docs/reference/configuration.md and a ConfigError say of it, kept beside how it is read.
  */
-import { type ConfigField, DEFAULT_DATA_DIR, NAMES } from "./config.ts";
+import { type ConfigField, DEFAULT_DATA_DIR, NAMES, OPENAI_DEFAULT_BASE_URL } from "./config.ts";
 import {
   arn,
   crashAt,
@@ -93,6 +93,21 @@ export const CONFIG = {
     default: "unset: openai: models cannot be called",
     allowed: "an API key, without spaces or line breaks",
     secret: true,
+  }),
+  openaiBaseUrl: optional(httpUrl, {
+    readBy: "both",
+    default: OPENAI_DEFAULT_BASE_URL,
+    allowed: "an http:// or https:// URL",
+  }),
+  openaiOrgId: optional(noSpaces, {
+    readBy: "both",
+    default: "unset: the key's default organization",
+    allowed: "an OpenAI organization id, without spaces",
+  }),
+  openaiProjectId: optional(noSpaces, {
+    readBy: "both",
+    default: "unset: the key's default project",
+    allowed: "an OpenAI project id, without spaces",
   }),
   awsRegion: optional(text, {
     readBy: LOCAL,

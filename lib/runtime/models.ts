@@ -6,6 +6,7 @@ import { createScriptedModel } from "../adapters/scripted/index.ts";
 import { InvalidInputError, UnknownModelError } from "../core/errors.ts";
 import type { Model, ModelProviders, ModelResolver } from "../ports/model.ts";
 import { addedModel } from "./addedModels.ts";
+import { OPENAI_DEFAULT_BASE_URL } from "./config.ts";
 import { lazyBedrockModel, lazyOpenAIModel } from "./lazyModels.ts";
 
 /** The prefixes runlog serves itself, without their colon. */
@@ -18,6 +19,28 @@ export interface ModelResolverOptions {
   bedrock?: Omit<BedrockModelOptions, "modelId">;
   /** The caller's own providers by prefix (ModelProviders): `echo:one` calls `providers.echo("one")`. */
   providers?: ModelProviders;
+}
+
+/** What of the configuration says where `openai:` models are called. */
+export interface OpenAIEndpointConfig {
+  openaiBaseUrl?: string | undefined;
+  openaiOrgId?: string | undefined;
+  openaiProjectId?: string | undefined;
+}
+
+/**
+ * The endpoint, organization and project of `openai:` models as the configuration says, each one
+ * given (null for none): the SDK would otherwise read OPENAI_BASE_URL and the rest from this
+ * process's environment, not from the one runlog was given (openLocal's `env`).
+ */
+export function openaiEndpoint(
+  config: OpenAIEndpointConfig,
+): Required<Pick<OpenAIModelOptions, "baseURL" | "organization" | "project">> {
+  return {
+    baseURL: config.openaiBaseUrl ?? OPENAI_DEFAULT_BASE_URL,
+    organization: config.openaiOrgId ?? null,
+    project: config.openaiProjectId ?? null,
+  };
 }
 
 /**

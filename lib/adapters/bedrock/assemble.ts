@@ -1,4 +1,5 @@
 import type { ConverseStreamOutput } from "@aws-sdk/client-bedrock-runtime";
+import { ownCallIds } from "../../core/callIdCheck.ts";
 import { ModelUnavailableError } from "../../core/errors.ts";
 import type { ToolCall, Usage } from "../../core/eventFields.ts";
 import type { ModelReply } from "../../ports/model.ts";
@@ -21,6 +22,9 @@ export class ConverseAssembler {
   private readonly calls = new Map<number, PartialCall>();
   private stopReason: string | undefined;
   private usage: Usage | undefined;
+
+  /** @param spec names the model in an error. */
+  constructor(private readonly spec: string) {}
 
   /** Take one event; returns the text it adds to the reply, "" when none (the SDK throws an exception event itself). */
   add(event: ConverseStreamOutput): string {
@@ -89,7 +93,7 @@ export class ConverseAssembler {
   }
 
   private completeCalls(): ToolCall[] {
-    return [...this.calls.entries()]
+    const calls = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, call]) => {
         if (call.name.length === 0 || call.id.length === 0) {
@@ -98,6 +102,7 @@ export class ConverseAssembler {
         // A call with no input deltas takes no arguments.
         return { id: call.id, name: call.name, arguments: call.input.length > 0 ? call.input : "{}" };
       });
+    return [...ownCallIds(this.spec, calls)];
   }
 
   private withUsage(reply: ModelReply): ModelReply {

@@ -64,7 +64,7 @@ export function createBedrockModel(options: BedrockModelOptions): Model {
     { signal, deadline, onText }: ModelRequest,
     abort: AbortSignal | undefined,
   ): Promise<ModelReply> {
-    const assembler = new ConverseAssembler();
+    const assembler = new ConverseAssembler(spec);
     const events = (stream ?? noEvents())[Symbol.asyncIterator]();
     let failure: unknown;
     try {

@@ -1,4 +1,5 @@
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { ownCallIds } from "../../core/callIdCheck.ts";
 import { ModelUnavailableError } from "../../core/errors.ts";
 import type { ToolCall, Usage } from "../../core/eventFields.ts";
 import type { ModelReply } from "../../ports/model.ts";
@@ -25,8 +26,14 @@ export class ReplyAssembler {
   private finishReason: string | null = null;
   private usage: Usage | undefined;
 
-  /** @param fallbackId names a call whose server sent no id (some local servers do not). */
-  constructor(private readonly fallbackId: (index: number) => string) {}
+  /**
+   * @param spec names the model in an error.
+   * @param fallbackId names a call whose server sent no id (some local servers do not).
+   */
+  constructor(
+    private readonly spec: string,
+    private readonly fallbackId: (index: number) => string,
+  ) {}
 
   /** Take one chunk; returns the text it adds to the reply (content, or a refusal's words), "" when none. */
   add(chunk: ChatCompletionChunk): string {
@@ -96,7 +103,7 @@ export class ReplyAssembler {
   }
 
   private completeCalls(): ToolCall[] {
-    return [...this.calls.entries()]
+    const calls = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, call], position) => {
         if (call.name.length === 0) {
@@ -104,6 +111,7 @@ export class ReplyAssembler {
         }
         return { id: call.id || this.fallbackId(position), name: call.name, arguments: call.arguments };
       });
+    return [...ownCallIds(this.spec, calls)];
   }
 
   private withUsage(reply: ModelReply): ModelReply {

@@ -23,24 +23,26 @@ export function toModelError(
   spec: string,
   /** Secrets the message must not show whatever their shape (the client's API key). */
   known: readonly (string | undefined)[] = [],
+  /** The endpoint the request went to: a failure says where, so a key sent to the wrong one shows. */
+  url?: string,
 ): ModelUnavailableError | ModelRejectedError {
   const options = { cause: error };
   // Providers echo what they were sent (`Incorrect API key provided: sk-…`): nothing of it is kept.
   const unavailable = (message: string) => new ModelUnavailableError(redact(message, known), options);
   const rejected = (message: string) => new ModelRejectedError(redact(message, known), options);
   if (error instanceof APIConnectionTimeoutError) {
-    return unavailable(`${spec} is unavailable: the request timed out`);
+    return unavailable(`${spec} is unavailable${at(url)}: the request timed out`);
   }
   if (error instanceof APIConnectionError) {
     const cause = error.cause ? `: ${errorMessage(error.cause)}` : "";
-    return unavailable(`${spec} is unavailable: ${error.message}${cause}`);
+    return unavailable(`${spec} is unavailable${at(url)}: ${error.message}${cause}`);
   }
   if (error instanceof APIError) {
     const detail = `${error.message}${requestId(error)}`;
     if (isRetryableStatus(error)) {
-      return unavailable(`${spec} is unavailable: ${detail}${retryAfter(error)}`);
+      return unavailable(`${spec} is unavailable${at(url)}: ${detail}${retryAfter(error)}`);
     }
-    return rejected(`${spec} rejected the request: ${detail}`);
+    return rejected(`${spec} rejected the request${at(url)}: ${detail}`);
   }
   // Not the SDK's: a bug or an unexpected failure, so nothing says retrying would help.
   return rejected(`${spec} failed unexpectedly: ${errorMessage(error)}`);
@@ -67,4 +69,19 @@ function retryAfter(error: APIError): string {
 
 function requestId(error: APIError): string {
   return error.requestID ? ` [request ${error.requestID}]` : "";
+}
+
+/** ` at URL` for a message naming where a request went, "" when that is not known. */
+export function at(url: string | undefined): string {
+  return url === undefined ? "" : ` at ${endpoint(url)}`;
+}
+
+/** An endpoint as a message may show it: without a user, password or query that could hold a secret. */
+function endpoint(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const shown = new URL(url);
+  shown.username = "";
+  shown.password = "";
+  shown.search = "";
+  return shown.href.replace(/\/$/, "");
 }

@@ -21,8 +21,16 @@ export interface OpenAIModelOptions {
    * rotated). @default the `OPENAI_API_KEY` environment variable (read by the SDK)
    */
   apiKey?: string | (() => Promise<string>);
-  /** Any OpenAI-compatible endpoint. @default `OPENAI_BASE_URL`, else https://api.openai.com/v1 */
+  /**
+   * Any OpenAI-compatible endpoint. @default `OPENAI_BASE_URL` (read by the SDK), else
+   * https://api.openai.com/v1; runlog's composition roots always give it, from the environment
+   * they were given (lib/runtime/config.ts)
+   */
   baseURL?: string;
+  /** The OpenAI organization sent with each request; null sends none. @default `OPENAI_ORG_ID` (read by the SDK) */
+  organization?: string | null;
+  /** The OpenAI project sent with each request; null sends none. @default `OPENAI_PROJECT_ID` (read by the SDK) */
+  project?: string | null;
   /** Retries the SDK makes itself (429, 408, 409, 5xx, connection errors) before runlog sees a failure. @default 2 (MODEL_CLIENT, lib/workflow/timeouts.ts) */
   maxRetries?: number;
   /** Time allowed per attempt for the response to start, and between two chunks of it. @default 240000 (MODEL_CLIENT) */
@@ -70,10 +78,17 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       if (deadline?.aborted) throw noTextBeforeDeadline(spec, error);
       if (isContextLengthError(error)) return contextFull();
       // The key as the client last resolved it (a key given by a function too) is kept out of the message.
-      throw toModelError(error, spec, [client.apiKey ?? undefined]);
+      throw toModelError(error, spec, [client.apiKey ?? undefined], client.baseURL);
     }
-    const assembler = new ReplyAssembler((position) => `call_${request.turn}_${position}`);
-    return readReply(stream, assembler, { spec, idleMs, signal, deadline, onText: request.onText });
+    const assembler = new ReplyAssembler(spec, (position) => `call_${request.turn}_${position}`);
+    return readReply(stream, assembler, {
+      spec,
+      url: client.baseURL,
+      idleMs,
+      signal,
+      deadline,
+      onText: request.onText,
+    });
   }
 
   return { spec, supportedSettings: OPENAI_SETTINGS, call };
@@ -84,6 +99,8 @@ function buildClient(spec: string, options: OpenAIModelOptions): OpenAI {
     return new OpenAI({
       ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
       ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
+      ...(options.organization !== undefined && { organization: options.organization }),
+      ...(options.project !== undefined && { project: options.project }),
       // The limits CallModel's function uses on AWS, so a local call fits its step's time the same way.
       maxRetries: options.maxRetries ?? MODEL_CLIENT.attempts - 1,
       timeout: options.timeoutMs ?? MODEL_CLIENT.perAttemptMs,

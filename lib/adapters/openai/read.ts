@@ -5,13 +5,15 @@ import { errorMessage, ModelUnavailableError } from "../../core/errors.ts";
 import type { ModelReply } from "../../ports/model.ts";
 import { noTextBeforeDeadline } from "../deadline.ts";
 import type { ReplyAssembler } from "./assemble.ts";
-import { isContextLengthError, toModelError } from "./errors.ts";
+import { at, isContextLengthError, toModelError } from "./errors.ts";
 
 /** The reply to a prompt that does not fit the context window: not an error, an ending. */
 export const contextFull = (): ModelReply => ({ text: "", toolCalls: [], stop: "context_full" });
 
 export interface ReadOptions {
   spec: string;
+  /** The endpoint the request went to, named in a failure. */
+  url?: string | undefined;
   /** Longest wait for the next chunk; the SDK's own timeout stops once the response has started. */
   idleMs: number;
   signal?: AbortSignal | undefined;
@@ -31,7 +33,7 @@ export interface ReadOptions {
 export async function readReply(
   stream: Stream<ChatCompletionChunk>,
   assembler: ReplyAssembler,
-  { spec, idleMs, signal, deadline, onText }: ReadOptions,
+  { spec, url, idleMs, signal, deadline, onText }: ReadOptions,
 ): Promise<ModelReply> {
   let failure: unknown;
   let stalled = false;
@@ -66,12 +68,12 @@ export async function readReply(
   if (isContextLengthError(failure)) return contextFull();
   if (assembler.partialText.length > 0) return assembler.interrupted();
   if (deadline?.aborted) throw noTextBeforeDeadline(spec, failure);
-  if (failure instanceof APIError) throw toModelError(failure, spec);
+  if (failure instanceof APIError) throw toModelError(failure, spec, [], url);
   const why = stalled
     ? `no data for ${idleMs} ms`
     : failure === undefined
       ? "it ended before the model finished"
       : errorMessage(failure);
-  const message = `${spec} is unavailable: the response stream broke before any text: ${why}`;
+  const message = `${spec} is unavailable${at(url)}: the response stream broke before any text: ${why}`;
   throw new ModelUnavailableError(message, { cause: failure });
 }

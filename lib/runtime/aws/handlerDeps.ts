@@ -20,7 +20,7 @@ import { retentionMs } from "../../steps/retention.ts";
 import type { SweepOptions } from "../../steps/sweepPolicy.ts";
 import { NAMES } from "../config.ts";
 import { allowedModels } from "../modelAllow.ts";
-import { modelResolver } from "../models.ts";
+import { modelResolver, type OpenAIEndpointConfig, openaiEndpoint } from "../models.ts";
 import { type HandlerConfig, readConfig } from "../readConfig.ts";
 import { made } from "./clientObservers.ts";
 import { stateMachineControlDeps, tableStepDeps } from "./controlDeps.ts";
@@ -94,9 +94,10 @@ export function readFunctionConfig(env: NodeJS.ProcessEnv): HandlerConfig {
 function awsModels(
   apiKey: (() => Promise<string>) | undefined,
   providers: ModelProviders | undefined,
+  config: OpenAIEndpointConfig,
 ): ModelResolver {
   return modelResolver({
-    openai: modelClientOptions(apiKey),
+    openai: { ...modelClientOptions(apiKey), ...openaiEndpoint(config) },
     ...(providers === undefined ? {} : { providers }),
   });
 }
@@ -145,7 +146,7 @@ export async function buildDeps(
     tableName: config.tableName,
     agents: agentRegistry({ dataDir: config.dataDir }, agents),
     // Only the functions that start and resume runs are given an allow list (cdk/): see allowedModels.
-    models: allowedModels(awsModels(modelKey?.current, providers), config.modelsAllow),
+    models: allowedModels(awsModels(modelKey?.current, providers, config), config.modelsAllow),
     ...(config.stepsPerExecution === undefined ? {} : { stepsPerExecution: config.stepsPerExecution }),
     ...(config.stepTimeoutSeconds === undefined ? {} : { stepTimeoutSeconds: config.stepTimeoutSeconds }),
     ...(retention === undefined ? {} : { retentionMs: retention }),

@@ -194,6 +194,20 @@ describe("Bedrock model: how a response ends", () => {
     });
   });
 
+  it("tool_use: two calls of one toolUseId are refused, as any model's reply is", async () => {
+    server.enqueue(
+      toolUseStream([
+        { id: "tooluse_a", name: "get_weather", pieces: ["{}"] },
+        { id: "tooluse_a", name: "list_notes", pieces: [] },
+      ]),
+    );
+    const failure = await failureOf(model().call(request()));
+    expect(failure).toBeInstanceOf(ModelRejectedError);
+    expect((failure as Error).message).toContain(
+      'reply.toolCalls[1].id "tooluse_a" is the id of toolCalls[0] too',
+    );
+  });
+
   it("a refused prompt that does not fit (ValidationException: input is too long) is context_full", async () => {
     server.enqueue(contextTooLong());
     expect(await model().call(request())).toEqual({ text: "", toolCalls: [], stop: "context_full" });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createOpenAIModel, type OpenAIModelOptions } from "../../../lib/adapters/openai/index.ts";
+import { ModelRejectedError } from "../../../lib/core/errors.ts";
 import type { ModelRequest } from "../../../lib/ports/model.ts";
 import {
   contextLengthError,
@@ -147,6 +148,15 @@ describe("OpenAI model: tool calls", () => {
     const result = await answer(toolCallsReply(weather, { finishReason: "stop" }));
     expect(result.stop).toBe("tool_calls");
     expect(result.toolCalls).toEqual(weather);
+  });
+
+  it("refuses two calls the server gave one id, as any model's reply is refused", async () => {
+    const twins = weather.map((call) => ({ ...call, id: "call_same" }));
+    const failure = await answer(toolCallsReply(twins)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ModelRejectedError);
+    expect((failure as Error).message).toBe(
+      'openai:gpt-test returned a reply runlog cannot record: reply.toolCalls[1].id "call_same" is the id of toolCalls[0] too; each tool call needs its own id',
+    );
   });
 
   it("drops calls cut off by the output limit", async () => {

@@ -110,6 +110,8 @@ describe("OpenAI model: failures", () => {
     const error = await failure(model({ maxRetries: 0 }).call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(error.message).toContain("Connection error.");
+    // The endpoint it tried: a key meant for a gateway that went elsewhere shows.
+    expect(error.message).toContain(`is unavailable at ${openai.baseURL.replace(/\/$/, "")}:`);
   });
 
   it("turns a request that gets no response within timeoutMs into ModelUnavailableError", async () => {
