@@ -12,8 +12,9 @@ import { toolSpec } from "../core/toolSpecs.ts";
 import { MAX_TRANSFER_TARGET, transferTarget, transferToolName } from "../core/transfers.ts";
 import type { McpServer } from "../ports/mcp.ts";
 import type { Agent, AgentContext, Tool } from "../ports/tool.ts";
+import { shown } from "./defineTool.ts";
 import { checkMcpServers } from "./mcpServers.ts";
-import type { AgentFactory } from "./registry.ts";
+import { type AgentFactory, handingOffTo } from "./registry.ts";
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -82,16 +83,30 @@ export type OutputOf<A> = A extends AgentFactory<infer Output> ? Output : never;
 export function defineAgent<Output extends z.ZodType | undefined = undefined>(
   definition: AgentDefinition<Output>,
 ): AgentFactory<Output extends z.ZodType ? z.output<Output> : string> {
+  if (typeof definition !== "object" || definition === null) {
+    throw new InvalidInputError(
+      `defineAgent: give it a definition ({ name, instructions, model, … }), got ${shown(definition)}`,
+      { field: "definition" },
+    );
+  }
   const where = `agent ${JSON.stringify(definition.name)}`;
   if (typeof definition.name !== "string" || !NAME.test(definition.name)) {
-    throw new InvalidInputError(`${where}: name must be 1-64 letters, digits, "_" or "-"`);
+    throw new InvalidInputError(`${where}: name must be 1-64 letters, digits, "_" or "-"`, { field: "name" });
   }
   if (typeof definition.instructions !== "string") {
-    throw new InvalidInputError(`${where}: instructions must be a string`);
+    throw new InvalidInputError(
+      `${where}: instructions must be a string, got ${shown(definition.instructions)}`,
+      {
+        field: "instructions",
+      },
+    );
   }
   if (typeof definition.model !== "string" || definition.model.trim() === "") {
-    throw new InvalidInputError(`${where}: model must name a model, e.g. "openai:gpt-4.1-mini"`);
+    throw new InvalidInputError(`${where}: model must name a model, e.g. "openai:gpt-4.1-mini"`, {
+      field: "model",
+    });
   }
+  checkModelForm(where, definition.model);
   const given = definition.limits;
   const limits = agentLimits(given === undefined ? undefined : within(where, () => checkLimits(given)));
   const settings = definition.modelSettings;
@@ -100,7 +115,11 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
   const output = outputSpec(where, definition);
   const mcp = definition.mcp === undefined ? [] : checkMcpServers(where, definition.mcp);
   const description = checkDescription(where, definition.description);
-  const handoffs = handoffNames(where, definition.name, definition.handoffs);
+  const { names: handoffs, agents: handoffAgents } = handoffNames(
+    where,
+    definition.name,
+    definition.handoffs,
+  );
   const { tools } = definition;
   if (typeof tools !== "function") checkTools(where, tools ?? [], handoffs);
   const factory = (context: AgentContext) => {
@@ -120,7 +139,9 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
     };
     return agent;
   };
-  return Object.assign(factory, { agentName: definition.name, handoffs });
+  // Its `name` is the agent's (a function's would be "factory"): `{ [agent.name]: agent }` registers it.
+  Object.defineProperty(factory, "name", { value: definition.name });
+  return handingOffTo(Object.assign(factory, { agentName: definition.name, handoffs }), handoffAgents);
 }
 
 function checkDescription(where: string, description: unknown): string | undefined {
@@ -136,8 +157,13 @@ function checkDescription(where: string, description: unknown): string | undefin
  * agent itself, short enough for its `transfer_to_<name>` tool. Whether each names a known agent
  * is checked when the registry is made (agentRegistry).
  */
-function handoffNames(where: string, self: string, handoffs: unknown): string[] {
-  if (handoffs === undefined) return [];
+function handoffNames(
+  where: string,
+  self: string,
+  handoffs: unknown,
+): { names: string[]; agents: Map<string, AgentFactory> } {
+  const agents = new Map<string, AgentFactory>();
+  if (handoffs === undefined) return { names: [], agents };
   if (!Array.isArray(handoffs)) {
     throw new InvalidInputError(`${where}: handoffs must be an array of agents or agent names`, {
       field: "handoffs",
@@ -174,8 +200,9 @@ function handoffNames(where: string, self: string, handoffs: unknown): string[] 
       });
     }
     names.push(name);
+    if (typeof entry === "function") agents.set(name, entry as AgentFactory);
   }
-  return names;
+  return { names, agents };
 }
 
 /** The agent's output spec, checked: a schema that has a JSON Schema, a whole number of retries. */
@@ -225,17 +252,23 @@ function within<T>(where: string, check: () => T): T {
 
 function checkTools(where: string, tools: readonly Tool[], handoffs: readonly string[]): void {
   if (!Array.isArray(tools))
-    throw new InvalidInputError(`${where}: tools must be an array of defineTool(...)`);
+    throw new InvalidInputError(`${where}: tools must be an array of defineTool(...)`, { field: "tools" });
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {
+    const field = `tools[${index}]`;
     if (typeof tool?.name !== "string" || typeof tool.run !== "function") {
-      throw new InvalidInputError(`${where}: tools[${index}] is not a tool; make it with defineTool(...)`);
+      throw new InvalidInputError(`${where}: ${field} is not a tool; make it with defineTool(...)`, {
+        field,
+      });
     }
-    if (seen.has(tool.name)) throw new InvalidInputError(`${where}: two tools are named ${tool.name}`);
+    if (seen.has(tool.name)) {
+      throw new InvalidInputError(`${where}: two tools are named ${tool.name}`, { field: `${field}.name` });
+    }
     const target = transferTarget(tool.name);
     if (target !== undefined && handoffs.includes(target)) {
       throw new InvalidInputError(
         `${where}: tool ${tool.name} has the name of the transfer to agent ${target} (handoffs); rename the tool`,
+        { field: `${field}.name` },
       );
     }
     seen.add(tool.name);
@@ -243,7 +276,29 @@ function checkTools(where: string, tools: readonly Tool[], handoffs: readonly st
     try {
       toolSpec(tool);
     } catch (error) {
-      throw new InvalidInputError(`${where}: ${errorMessage(error)}`, { cause: error });
+      const inner = error instanceof InvalidInputError ? error.field : undefined;
+      throw new InvalidInputError(`${where}: ${errorMessage(error)}`, {
+        cause: error,
+        field: inner === undefined ? field : `${field}.${inner}`,
+      });
     }
   }
+}
+
+/** A model spec's form: a provider prefix (a letter, then letters, digits, `_` or `-`), a colon, a name. */
+const MODEL_SPEC = /^[A-Za-z][A-Za-z0-9_-]*:\S/;
+
+/**
+ * The model spec has the form every provider's spec has, `<prefix>:<name>`: which prefixes are
+ * served is known only where the models are (openLocal's `models`, the agents module), and is
+ * checked at start; a spec no provider could serve (`gpt-4o`, `openai:`) fails here, where it is
+ * written. Nothing is built and no key is needed.
+ */
+function checkModelForm(where: string, model: string): void {
+  if (MODEL_SPEC.test(model)) return;
+  const hint = model.includes(":") ? "" : ` (did you mean "openai:${model.trim()}"?)`;
+  throw new InvalidInputError(
+    `${where}: model ${JSON.stringify(model)} is not a model spec: write <provider>:<model>, e.g. "openai:gpt-4.1-mini", "bedrock:<model id>", "scripted:FILE" or a prefix of your own${hint}`,
+    { field: "model" },
+  );
 }

@@ -37,28 +37,66 @@ export interface ToolDefinition<Schema extends z.ZodType> {
 export function defineTool<Schema extends z.ZodType>(
   definition: ToolDefinition<Schema>,
 ): Tool<z.output<Schema>> {
-  if (!NAME.test(definition.name)) {
+  if (typeof definition !== "object" || definition === null) {
+    throw new InvalidInputError(
+      `defineTool: give it a definition ({ name, description, parameters, run }), got ${shown(definition)}`,
+      {
+        field: "definition",
+      },
+    );
+  }
+  if (typeof definition.name !== "string" || !NAME.test(definition.name)) {
     throw new InvalidInputError(
       `tool name ${JSON.stringify(definition.name)} must be 1-64 letters, digits, "_" or "-"`,
+      { field: "name" },
+    );
+  }
+  const where = `tool ${definition.name}`;
+  if (typeof definition.description !== "string") {
+    throw new InvalidInputError(
+      `${where}: description must be a string, got ${shown(definition.description)}`,
+      {
+        field: "description",
+      },
+    );
+  }
+  if (!isZodSchema(definition.parameters)) {
+    throw new InvalidInputError(
+      `${where}: parameters must be a zod schema, e.g. z.object({ … }), got ${shown(definition.parameters)}`,
+      { field: "parameters" },
+    );
+  }
+  if (typeof definition.run !== "function") {
+    throw new InvalidInputError(
+      `${where}: run must be a function (args, context) => result, got ${shown(definition.run)}`,
+      {
+        field: "run",
+      },
+    );
+  }
+  if (definition.idempotent !== undefined && typeof definition.idempotent !== "boolean") {
+    throw new InvalidInputError(
+      `${where}: idempotent must be true or false, got ${shown(definition.idempotent)}`,
+      {
+        field: "idempotent",
+      },
+    );
+  }
+  const rule: unknown = definition.needsApproval;
+  if (rule !== undefined && typeof rule !== "boolean" && typeof rule !== "function") {
+    throw new InvalidInputError(
+      `${where}: needsApproval must be true, false or a function of the arguments, got ${shown(rule)}`,
+      { field: "needsApproval" },
     );
   }
   const timeoutMs = definition.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
-    throw new InvalidInputError(
-      `tool ${definition.name}: timeoutMs must be a positive integer, got ${timeoutMs}`,
-    );
-  }
+  checkMs(where, "timeoutMs", timeoutMs);
   const { approvalTimeoutMs } = definition;
   if (approvalTimeoutMs !== undefined) {
-    if (!Number.isInteger(approvalTimeoutMs) || approvalTimeoutMs <= 0) {
-      throw new InvalidInputError(
-        `tool ${definition.name}: approvalTimeoutMs must be a positive integer, got ${approvalTimeoutMs}`,
-        { field: "approvalTimeoutMs" },
-      );
-    }
+    checkMs(where, "approvalTimeoutMs", approvalTimeoutMs);
     if (definition.needsApproval === undefined || definition.needsApproval === false) {
       throw new InvalidInputError(
-        `tool ${definition.name}: approvalTimeoutMs needs needsApproval: no call of this tool waits for approval`,
+        `${where}: approvalTimeoutMs needs needsApproval: no call of this tool waits for approval`,
         { field: "approvalTimeoutMs" },
       );
     }
@@ -78,4 +116,37 @@ export function defineTool<Schema extends z.ZodType>(
   };
   toolSpec(tool as Tool<unknown>);
   return tool;
+}
+
+/** The longest wait a timer takes: a longer one fires at once (Node's setTimeout). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function checkMs(where: string, field: string, value: unknown): void {
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
+    throw new InvalidInputError(
+      `${where}: ${field} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${shown(value)}`,
+      { field },
+    );
+  }
+}
+
+/** A zod schema (zod 4 marks each with `_zod`; it must also parse). */
+function isZodSchema(value: unknown): value is z.ZodType {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "_zod" in value &&
+    typeof (value as { safeParse?: unknown }).safeParse === "function"
+  );
+}
+
+/** A value as an error tells it, its type shown: `the string "100"`, `5`, `a function`, `undefined`. */
+export function shown(value: unknown): string {
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) {
+    return String(value);
+  }
+  if (typeof value === "function") return "a function";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
 }

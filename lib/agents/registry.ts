@@ -13,40 +13,90 @@ export type AgentFactory<Output = unknown> = ((context: AgentContext) => Agent) 
   readonly handoffs?: readonly string[];
 };
 
-/** A registry over named factories; an unknown name is a NotFoundError listing the known ones. */
+/** The definition a factory made by wrapping another stands for (derivedAgent). */
+const originals = new WeakMap<object, object>();
+
+/**
+ * Say that `wrapper` makes the agent `original` makes, changed (another default model …): the
+ * registry counts them as one definition, so the same agent reached registered and as a sub-agent
+ * is not taken for two agents with one name.
+ */
+export function derivedAgent<F extends AgentFactory>(wrapper: F, original: AgentFactory): F {
+  originals.set(wrapper, definitionOf(original));
+  Object.defineProperty(wrapper, "name", { value: original.name });
+  return wrapper;
+}
+
+function definitionOf(factory: (context: AgentContext) => Agent): object {
+  return originals.get(factory) ?? factory;
+}
+
+/** The agents defineAgent was given as `handoffs` (not by name), by the name each gives. */
+const handoffAgents = new WeakMap<object, ReadonlyMap<string, AgentFactory>>();
+
+/** Record the agents `factory`'s `handoffs` gave as definitions, so the registry checks it has those very ones. */
+export function handingOffTo<F extends AgentFactory>(
+  factory: F,
+  targets: ReadonlyMap<string, AgentFactory>,
+): F {
+  if (targets.size > 0) handoffAgents.set(factory, targets);
+  return factory;
+}
+
+/**
+ * A registry over named factories, and every agent they reach as sub-agents (agentAsTool), however
+ * deep; an unknown name is a NotFoundError listing the known ones. Every agent is made once, now:
+ * two different definitions under one name (registered, or as sub-agents) are an InvalidInputError
+ * naming where each is, since a run names its agent only by name and would run whichever came first.
+ */
 export function agentRegistry(
   context: AgentContext,
   factories: Readonly<Record<string, AgentFactory>>,
 ): AgentRegistry {
+  checkFactories(factories);
   checkHandoffs(factories);
-  const cache = new Map<string, Agent>();
-  // An agent only reachable as a sub-agent (agentAsTool) of a registered one is found through it.
-  const subagentOf = (name: string): ((context: AgentContext) => Agent) | undefined => {
-    for (const known of Object.values(factories)) {
-      const found = known(context).tools.find((tool) => tool.subagent?.agent === name);
-      if (found) return found.subagent!.make;
+  /** Where each name's definition was found first: registered, or as whose sub-agent. */
+  const where = new Map<string, { factory: (context: AgentContext) => Agent; place: string }>();
+  const agents = new Map<string, Agent>();
+  for (const [key, factory] of Object.entries(factories)) {
+    where.set(key, { factory, place: `the agent registered as ${JSON.stringify(key)}` });
+  }
+  const make = (name: string, factory: (context: AgentContext) => Agent): void => {
+    const agent = factory(context);
+    agents.set(name, agent);
+    for (const tool of agent.tools) {
+      if (tool.subagent === undefined) continue;
+      const { agent: child, make: childFactory } = tool.subagent;
+      const place = `the sub-agent of ${JSON.stringify(name)} through its tool ${JSON.stringify(tool.name)}`;
+      const known = where.get(child);
+      if (known === undefined) {
+        where.set(child, { factory: childFactory, place });
+        make(child, childFactory);
+      } else if (definitionOf(known.factory) !== definitionOf(childFactory)) {
+        throw new InvalidInputError(
+          `agents: two different agents are named ${JSON.stringify(child)}: ${known.place}, and ${place}; give each its own name, or use one definition for both`,
+          { field: `agents.${child}` },
+        );
+      }
     }
-    return undefined;
   };
+  for (const [key, factory] of Object.entries(factories)) make(key, factory);
   return (name) => {
-    const known = cache.get(name);
-    if (known) return known;
-    const factory = Object.hasOwn(factories, name) ? factories[name] : subagentOf(name);
-    if (!factory) {
+    const agent = agents.get(name);
+    if (agent === undefined) {
       throw new NotFoundError(
         `unknown agent ${JSON.stringify(name)}; known agents: ${Object.keys(factories).join(", ")}`,
       );
     }
-    const agent = factory(context);
-    cache.set(name, agent);
     return agent;
   };
 }
 
 /**
- * Every agent's `handoffs` names an agent of the registry, and every agent is registered under its
- * own name (what a transfer's `to` and a run's log say): a typo fails when the registry is made,
- * not in the middle of a conversation. A cycle (a hands to b, b to a) is allowed.
+ * Every agent's `handoffs` names an agent of the registry (the very one, when it was given as a
+ * definition), and every agent is registered under its own name (what a transfer's `to` and a
+ * run's log say): a typo fails when the registry is made, not in the middle of a conversation. A
+ * cycle (a hands to b, b to a) is allowed.
  */
 function checkHandoffs(factories: Readonly<Record<string, AgentFactory>>): void {
   const known = Object.keys(factories);
@@ -64,6 +114,32 @@ function checkHandoffs(factories: Readonly<Record<string, AgentFactory>>): void 
           { field: "handoffs" },
         );
       }
+    }
+    for (const [target, given] of handoffAgents.get(definitionOf(factory)) ?? []) {
+      const registered = factories[target];
+      if (registered !== undefined && definitionOf(registered) !== definitionOf(given)) {
+        throw new InvalidInputError(
+          `agent ${JSON.stringify(key)}: handoffs gives an agent named ${JSON.stringify(target)} that is not the agent registered as ${JSON.stringify(target)}; two different agents are named ${JSON.stringify(target)}`,
+          { field: "handoffs" },
+        );
+      }
+    }
+  }
+}
+
+/** An object of agents by name, each a factory (defineAgent): else an InvalidInputError naming the entry. */
+function checkFactories(factories: unknown): void {
+  if (typeof factories !== "object" || factories === null || Array.isArray(factories)) {
+    throw new InvalidInputError("agents must be an object of agents by name ({ support: defineAgent(…) })", {
+      field: "agents",
+    });
+  }
+  for (const [key, factory] of Object.entries(factories)) {
+    if (typeof factory !== "function") {
+      throw new InvalidInputError(
+        `agents.${key} is not an agent: make it with defineAgent(...), got ${factory === null ? "null" : `a ${typeof factory}`}`,
+        { field: `agents.${key}` },
+      );
     }
   }
 }

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { errorMessage, InvalidInputError } from "./errors.ts";
 import type { JsonValue } from "./metadata.ts";
+import { objectRootProblem } from "./toolSpecs.ts";
 import { WITHOUT_JIT } from "./withoutJit.ts";
 
 /** How many times a rejected final answer is sent back to the model before the run ends `invalid_output`. */
@@ -59,6 +60,13 @@ export function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
     });
   }
   const { $schema: _, ...rest } = json;
+  const root = objectRootProblem(rest);
+  if (root !== undefined) {
+    throw new InvalidInputError(
+      `output must be an object schema (z.object({ … })): structured outputs take a JSON object as the answer, and ${root}; put the value in a property (z.object({ items: z.array(…) }))`,
+      { field: "output" },
+    );
+  }
   return rest;
 }
 

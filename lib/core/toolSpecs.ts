@@ -33,13 +33,34 @@ export function toolSpec(tool: DescribedTool): ToolSpec {
   } catch (error) {
     throw new InvalidInputError(
       `tool ${tool.name}: its parameters cannot be sent to a model as JSON Schema: ${errorMessage(error)}`,
-      { cause: error },
+      { cause: error, field: "parameters" },
     );
   }
   const { $schema: _, ...parameters } = schema;
+  const root = objectRootProblem(parameters);
+  if (root !== undefined) {
+    throw new InvalidInputError(
+      `tool ${tool.name}: parameters must be an object schema (z.object({ … })): a model's tool arguments are a JSON object, and ${root}`,
+      { field: "parameters" },
+    );
+  }
   const spec = { name: tool.name, description: tool.description, parameters };
   specs.set(tool, spec);
   return spec;
+}
+
+/**
+ * Why a JSON Schema's root is not an object, in words, or undefined when it is one. Tool arguments
+ * (OpenAI's function parameters, Bedrock's inputSchema) and OpenAI's structured outputs take only
+ * an object at the root.
+ */
+export function objectRootProblem(schema: Record<string, unknown>): string | undefined {
+  if (schema.type === "object") return undefined;
+  if (schema.type !== undefined) return `this schema is of type ${JSON.stringify(schema.type)}`;
+  const combined = ["anyOf", "oneOf", "allOf"].find((key) => schema[key] !== undefined);
+  return combined === undefined
+    ? "this schema does not say its type is object"
+    : `this schema's root is ${combined} (a union or intersection), not an object`;
 }
 
 /** The agent's tools as the model sees them (see toolSpec). */

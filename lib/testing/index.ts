@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseScript, type Script, type ScriptTurn } from "../adapters/scripted/script.ts";
-import type { AgentFactory } from "../agents/registry.ts";
+import { type AgentFactory, derivedAgent } from "../agents/registry.ts";
 import { type LocalOptions, type LocalRunlog, openLocal } from "../api/local.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { AgentContext } from "../ports/tool.ts";
@@ -94,10 +94,14 @@ function withModel(
     Object.entries(agents).map(([name, factory]) => [
       name,
       // Keeps what the factory says of itself (its name, its handoffs), so the registry checks it.
-      Object.assign((context: AgentContext) => ({ ...factory(context), defaultModel: model }), {
-        ...(factory.agentName === undefined ? {} : { agentName: factory.agentName }),
-        ...(factory.handoffs === undefined ? {} : { handoffs: factory.handoffs }),
-      }),
+      // The same definition to the registry: a sub-agent reaching the original is not a second agent.
+      derivedAgent(
+        Object.assign((context: AgentContext) => ({ ...factory(context), defaultModel: model }), {
+          ...(factory.agentName === undefined ? {} : { agentName: factory.agentName }),
+          ...(factory.handoffs === undefined ? {} : { handoffs: factory.handoffs }),
+        }),
+        factory,
+      ),
     ]),
   );
 }

@@ -186,9 +186,17 @@ describe("a triage agent that transfers to billing", () => {
       handoffs: ["billing"],
       limits: { maxTurns: 2 },
     });
+    // Billing hands back to whichever triage is registered: by name, not the definition above.
+    const billingByName = defineAgent({
+      name: "billing",
+      instructions: "You are billing.",
+      model: "rec:billing",
+      tools: [refund],
+      handoffs: ["triage"],
+    });
     const { runlog } = await open(
       [calls(["c1", "transfer_to_billing"]), calls(["c2", "refund", { order: "1" }]), answer("done")],
-      { triage: limited, billing },
+      { triage: limited, billing: billingByName },
     );
     const result = await runlog.start({ agent: "triage", input: "Refund 1" });
     expect(result.status).toBe("budget_exhausted");

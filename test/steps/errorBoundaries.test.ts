@@ -175,7 +175,7 @@ describe("a tool whose schema has no JSON Schema", () => {
       timeoutMs: 1_000,
       needsApproval: () => false,
     } as unknown as Tool;
-    expect(() => defineAgent({ name: "a", instructions: "", model: "m", tools: [raw] })).toThrow(
+    expect(() => defineAgent({ name: "a", instructions: "", model: "test:m", tools: [raw] })).toThrow(
       InvalidInputError,
     );
   });
@@ -203,7 +203,7 @@ describe("a tool whose schema has no JSON Schema", () => {
 describe("a tool's result and a store blip", () => {
   it("is stored by trying the append again within the step", async () => {
     const counted = countedTool("counted");
-    const agent = defineAgent({ name: "test", instructions: "", model: "m", tools: [counted.tool] });
+    const agent = defineAgent({ name: "test", instructions: "", model: "test:m", tools: [counted.tool] });
     const faulty = blipping(store);
     faulty.faults.failing.add("tool_result");
     faulty.faults.remaining = 2;
@@ -220,7 +220,7 @@ describe("a tool's result and a store blip", () => {
 
   it("that outlasts the step's budget fails the step, and the step's retry in this process stores the real result", async () => {
     const counted = countedTool("counted");
-    const agent = defineAgent({ name: "test", instructions: "", model: "m", tools: [counted.tool] });
+    const agent = defineAgent({ name: "test", instructions: "", model: "test:m", tools: [counted.tool] });
     const faulty = blipping(store);
     faulty.faults.failing.add("tool_result");
     const runId = await runWith([batchOf("counted")]);
@@ -242,7 +242,7 @@ describe("a tool's result and a store blip", () => {
 
   it("lost with its process is answered as interrupted by a retry elsewhere, never run twice", async () => {
     const counted = countedTool("counted");
-    const agent = defineAgent({ name: "test", instructions: "", model: "m", tools: [counted.tool] });
+    const agent = defineAgent({ name: "test", instructions: "", model: "test:m", tools: [counted.tool] });
     const faulty = blipping(store);
     faulty.faults.failing.add("tool_result");
     const runId = await runWith([batchOf("counted")]);
@@ -260,7 +260,7 @@ describe("a tool's result and a store blip", () => {
   });
 
   it("after a model call, the step's retry stores the reply it got instead of calling the model again", async () => {
-    const agent = defineAgent({ name: "test", instructions: "", model: "m" });
+    const agent = defineAgent({ name: "test", instructions: "", model: "test:m" });
     const model = countingModel(finalAnswer);
     const faulty = blipping(store);
     faulty.faults.failing.add("model_response");
@@ -286,7 +286,7 @@ describe("a tool that passes its timeout", () => {
       timeoutMs: 20,
       run: () => new Promise(() => {}),
     });
-    const agent = defineAgent({ name: "test", instructions: "", model: "m", tools: [hanging] });
+    const agent = defineAgent({ name: "test", instructions: "", model: "test:m", tools: [hanging] });
     const runId = await runWith([batchOf("hanging")]);
     await runTool(depsFor(agent, countingModel(finalAnswer)), { runId, generation: 1, callId: "c1" });
     const result = await resultOf(runId);
@@ -296,7 +296,7 @@ describe("a tool that passes its timeout", () => {
 });
 
 describe("a CallModel that finds its own cut-off or truncated response", () => {
-  const agent = defineAgent({ name: "test", instructions: "", model: "m" });
+  const agent = defineAgent({ name: "test", instructions: "", model: "test:m" });
 
   it.each(["max_output", "interrupted"])(
     "after a %s response of its generation, answers done as the attempt that wrote it did",
@@ -327,7 +327,7 @@ describe("a CallModel that finds its own cut-off or truncated response", () => {
 
 describe("a model call in an execution that was stopped", () => {
   it("is the stop, not a model failure", async () => {
-    const agent = defineAgent({ name: "test", instructions: "", model: "m" });
+    const agent = defineAgent({ name: "test", instructions: "", model: "test:m" });
     const execution = new AbortController();
     // What a provider client throws on an abort: a plain error of its own.
     const model = countingModel(finalAnswer, async () => {
@@ -345,7 +345,7 @@ describe("a model call in an execution that was stopped", () => {
 describe("durations", () => {
   it("are measured with the injected clock", async () => {
     const counted = countedTool("counted");
-    const agent = defineAgent({ name: "test", instructions: "", model: "m", tools: [counted.tool] });
+    const agent = defineAgent({ name: "test", instructions: "", model: "test:m", tools: [counted.tool] });
     // Each reading of the clock is a second later: a call between two readings took exactly 1,000 ms.
     const clock = steppingClock(1_000);
     const model = countingModel({

@@ -82,7 +82,7 @@ describe("CallModel near its deadline", () => {
         unstored: unstoredWork(),
         agents: agentRegistry(
           { dataDir },
-          { test: defineAgent({ name: "test", instructions: "", model: "m" }) },
+          { test: defineAgent({ name: "test", instructions: "", model: "test:m" }) },
         ),
         models: () => model,
         clock: clockNearDeadline(20),

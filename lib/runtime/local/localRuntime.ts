@@ -20,10 +20,11 @@ export { checkToolGroups, type ToolGroups };
 
 import { type LifecycleListener, tellingLifecycle } from "../lifecycleDelivery.ts";
 import { mcpClients } from "../mcp.ts";
-import { modelResolver } from "../models.ts";
+import { modelResolver, openaiEndpoint } from "../models.ts";
 import { type RunlogConfig, readConfig } from "../readConfig.ts";
 import { connectStore, storeOptions } from "../store.ts";
 import { ApprovalTimer } from "./approvalTimer.ts";
+import { checkLocalOptions } from "./localOptions.ts";
 import { LOCAL_LEASE_MS } from "./localReadDeps.ts";
 import { LocalOrchestrator } from "./orchestrator.ts";
 
@@ -88,12 +89,14 @@ export async function openLocalRuntime(
   /** The configuration the caller already read (the CLI does, once); read from `options.env` without it. */
   given?: RunlogConfig,
 ): Promise<LocalRuntime> {
+  checkLocalOptions(options);
   const config =
     given ?? readConfig(options.env, { warn: (message) => process.stderr.write(`runlog: ${message}\n`) });
   const dataDir = resolve(options.dataDir ?? config.dataDir);
   const faults = crashFaults(config.crashAt);
   const leaseMs = options.leaseMs ?? LOCAL_LEASE_MS;
-  // Checked before anything opens: bad groups leave nothing to close.
+  // Checked before anything opens: bad agents or groups leave nothing to close.
+  const agents = agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS);
   const toolGroups = options.toolGroups === undefined ? undefined : checkToolGroups(options.toolGroups);
   const retention =
     options.retentionDays === undefined
@@ -123,9 +126,12 @@ export async function openLocalRuntime(
     // This process executes its runs itself: its cached log is the tail (a lost seq race re-reads).
     logs: new LogCache(store, { trustTail: true }),
     unstored: unstoredWork(),
-    agents: agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS),
+    agents,
     models: modelResolver({
-      ...(config.openaiApiKey === undefined ? {} : { openai: { apiKey: config.openaiApiKey } }),
+      openai: {
+        ...(config.openaiApiKey === undefined ? {} : { apiKey: config.openaiApiKey }),
+        ...openaiEndpoint(config),
+      },
       ...(options.models === undefined ? {} : { providers: options.models }),
     }),
     clock: { now: () => new Date() },
