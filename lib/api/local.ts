@@ -1,4 +1,5 @@
 import type { Observer } from "../ports/runtime.ts";
+import { checkLocalOptions } from "../runtime/local/localOptions.ts";
 import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import { type LocalRuntimeOptions, openLocalRuntime } from "../runtime/local/localRuntime.ts";
 import type { RunlogConfig } from "../runtime/readConfig.ts";
@@ -28,6 +29,8 @@ export async function openLocal(
   /** The configuration the caller already read (the CLI does, once); read from `options.env` without it. */
   config?: RunlogConfig,
 ): Promise<LocalRunlog> {
+  // Before its observer is read: a caller's `null` is named as such, not a TypeError.
+  checkLocalOptions(options);
   const live = new LiveFeed();
   const { deps, dataDir, where, close } = await openLocalRuntime(
     { ...options, observer: alsoTelling(live, options.observer) },

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { openLocal } from "../../../lib/api/local.ts";
 import { InvalidInputError } from "../../../lib/core/errors.ts";
 import { openLocalRuntime } from "../../../lib/runtime/local/localRuntime.ts";
 import { cleanup, tempDataDir } from "../../support/cli.ts";
@@ -9,6 +10,7 @@ const dir = tempDataDir("local-options");
 afterAll(() => cleanup(dir));
 const data = join(dir, "data");
 const open = openLocalRuntime as (options: unknown) => Promise<unknown>;
+const openPublic = openLocal as (options: unknown) => Promise<unknown>;
 
 describe("openLocal's options, checked before anything opens", () => {
   it.each<[string, unknown, string]>([
@@ -26,5 +28,11 @@ describe("openLocal's options, checked before anything opens", () => {
     expect(error).toMatchObject({ field });
     expect((error as Error).message).toContain(field);
     expect(existsSync(data)).toBe(false);
+  });
+
+  it("openLocal(null), the public entry, is refused as such before it reads any option", async () => {
+    const error = await openPublic(null).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ field: "options" });
   });
 });
