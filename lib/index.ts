@@ -49,7 +49,6 @@ export type {
   ReplayBatchStarted,
 } from "./api/replayBatch.ts";
 export type { RunComparison } from "./api/replayCompare.ts";
-export type { ResumePlan } from "./api/resumePlan.ts";
 export { type InCharge, type ResumePointAnswer, Runlog } from "./api/runlog.ts";
 export type {
   Actor,
@@ -139,6 +138,7 @@ export type { ChatMessage } from "./core/messages.ts";
 export { type JsonValue, MAX_METADATA_BYTES, type Metadata } from "./core/metadata.ts";
 export { MODEL_SETTING_NAMES, type ModelSettingName } from "./core/modelSettingNames.ts";
 export type { ModelSettings } from "./core/modelSettings.ts";
+export type { ResumePlan } from "./core/resumePlan.ts";
 export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
 export {
   DEFAULT_OUTPUT_RETRIES,

@@ -4,6 +4,7 @@ import { CorruptEventError, InvalidInputError, NotFoundError } from "../core/err
 import type { RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import type { Principal } from "../core/principal.ts";
+import { planResume, type ResumePlan } from "../core/resumePlan.ts";
 import { restingStatusOf } from "../core/status.ts";
 import type { JsonValue } from "../core/structuredOutput.ts";
 import type { RunHead, RunPage } from "../ports/eventStore.ts";
@@ -15,7 +16,6 @@ import { outcomeOfFacts } from "../steps/outcome.ts";
 import { Access } from "./access.ts";
 import type { EventPageRequest, EventsPage } from "./eventPage.ts";
 import { assertRunFound, readEventPage, readOneEvent } from "./eventReads.ts";
-import { planResume, type ResumePlan } from "./resumePlan.ts";
 import type { ListRequest, RunOutcome } from "./types.ts";
 import * as check from "./validate.ts";
 

@@ -13,7 +13,7 @@ import type { ControlDeps } from "./deps.ts";
 import { copyEvents } from "./forkCopy.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
-import { plan, resumedEvent } from "./generation/plan.ts";
+import { carriedOut, plan, resumedEvent } from "./generation/plan.ts";
 import { loadRun } from "./logReads.ts";
 import { settingsAsked } from "./modelSettingsAsked.ts";
 import { expireRun } from "./retention.ts";
@@ -158,8 +158,11 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   // its input included, so nobody (the sweeper included) can go on with it without that input.
   // The same fork made before (anything else was refused by the copy) completes what it began.
   const generation = facts.generation + 1;
+  // The fork resumes with the tools of the agent that asked for the copied batch.
+  const agent = facts.batch?.agent ?? facts.agent;
+  const described = agent === undefined ? point : carriedOut(point, deps.agents(agent).tools);
   const opening = stamp(
-    resumedEvent(point, {
+    resumedEvent(described, {
       generation,
       by: RESUMED_BY.fork,
       input: request.input,

@@ -1,4 +1,4 @@
-import type { Classification } from "../../core/classify.ts";
+import type { Classification, ResumePoint } from "../../core/classify.ts";
 import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../../core/errors.ts";
 import type { RunEvent } from "../../core/events.ts";
 import { keyedEvent } from "../../core/idempotency.ts";
@@ -12,7 +12,7 @@ import { writeNext } from "../writeNext.ts";
 import { claimGenerationLease, handBack } from "./lease.ts";
 import { assertAgentHere, lastWriteAt, modelInForce } from "./opened.ts";
 import { byOf, inputOf, keyOf, limitsAsked, type Move, modelAsked, settingsAsked, whoOf } from "./opening.ts";
-import { plan, resumedEvent } from "./plan.ts";
+import { carriedOut, plan, resumedEvent } from "./plan.ts";
 import type { Attempt } from "./replan.ts";
 
 /** Open generation `facts.generation + 1`: check, claim, append `resumed`, execute. */
@@ -55,7 +55,7 @@ export async function openNext(
       deps,
       runId,
       facts.generation,
-      resumedDecision(runId, input, {
+      resumedDecision(runId, input, carriedOutBy(deps, head.agent), {
         generation,
         by: byOf(opening),
         ...whoOf(opening),
@@ -96,10 +96,19 @@ export async function openNext(
   return { kind: "opened", runId, generation, resumeKind: point.kind };
 }
 
+/** The point as carried out by the tools of the agent that asked for its calls (carriedOut). */
+function carriedOutBy(deps: ControlDeps, headAgent: string) {
+  return (point: ResumePoint, facts: LogFacts): ResumePoint =>
+    point.interruptedToolCalls.length === 0
+      ? point
+      : carriedOut(point, deps.agents(facts.batch?.agent ?? facts.agent ?? headAgent).tools);
+}
+
 /** The `resumed` event a request writes, decided again on the log as it is at the moment of writing. */
 function resumedDecision(
   runId: string,
   input: string | undefined,
+  carriedOut: (point: ResumePoint, facts: LogFacts) => ResumePoint,
   fields: Parameters<typeof resumedEvent>[1],
 ) {
   return (events: readonly RunEvent[], facts: LogFacts): Decision<Classification> => {
@@ -114,6 +123,6 @@ function resumedDecision(
     }
     const now = plan(facts, input, fields.limits);
     if (!now.resumable) return { done: now };
-    return { append: resumedEvent(now, fields), result: () => now };
+    return { append: resumedEvent(carriedOut(now, facts), fields), result: () => now };
   };
 }

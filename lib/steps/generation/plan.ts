@@ -1,8 +1,10 @@
 import type { Limits } from "../../core/budget.ts";
-import { type Classification, classifyFacts } from "../../core/classify.ts";
+import { type Classification, classifyFacts, type ResumePoint } from "../../core/classify.ts";
 import type { NewEvent } from "../../core/events.ts";
 import type { LogFacts } from "../../core/log.ts";
 import type { ModelSettings } from "../../core/modelSettings.ts";
+import { planResume } from "../../core/resumePlan.ts";
+import type { Tool } from "../../ports/tool.ts";
 
 /** Where a run can take a new message: everything but a run that must not be written to. */
 const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
@@ -28,6 +30,20 @@ export function plan(facts: LogFacts, input: string | undefined, limits?: Limits
     unansweredToolCalls: [],
     interruptedToolCalls: [],
   };
+}
+
+/**
+ * The point as resume carries it out, for the `resumed` event to say so: interrupted calls of an
+ * idempotent tool among `tools` (the agent's that asked for them) run again (lib/steps/runTool.ts),
+ * the others are answered as interrupted.
+ */
+export function carriedOut(
+  point: ResumePoint,
+  tools: readonly Pick<Tool, "name" | "idempotent">[],
+): ResumePoint {
+  if (point.interruptedToolCalls.length === 0) return point;
+  const idempotent = (name: string) => tools.find((tool) => tool.name === name)?.idempotent === true;
+  return { ...point, description: planResume(point, idempotent).description };
 }
 
 /** What a `resumed` event that opens `generation` carries besides where it resumes. */

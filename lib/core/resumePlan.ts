@@ -1,5 +1,5 @@
-import type { ResumePoint } from "../core/classify.ts";
-import type { ToolCall } from "../core/eventFields.ts";
+import type { ResumePoint } from "./classify.ts";
+import type { ToolCall } from "./eventFields.ts";
 
 /**
  * A resume point as resume will carry it out: of the calls that started and have no result, those

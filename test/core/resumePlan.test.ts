@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { planResume } from "../../lib/api/resumePlan.ts";
 import type { ResumePoint } from "../../lib/core/classify.ts";
+import { planResume } from "../../lib/core/resumePlan.ts";
 
 const call = (id: string, name: string) => ({ id, name, arguments: "{}" });
 const wait = call("c1", "wait");
