@@ -174,7 +174,7 @@ export async function main(
     );
   } catch (error) {
     if (json) io.json({ error: errorAnswer(error) });
-    io.err(`runlog: ${errorMessage(error)}`);
+    io.err(`runlog: ${flagOf(error)}${errorMessage(error)}`);
     const cause = error instanceof Error ? error.cause : undefined;
     // A cause whose words the message already holds (a check that rethrew its own error) says nothing more.
     if (
@@ -198,6 +198,32 @@ async function withoutRuns(
   if (command.withoutRuns) return command.withoutRuns(context);
   const id = validateRunId(runId ?? "");
   throw new NotFoundError(`run ${id} not found`, { runId: id });
+}
+
+/** The flag that gives each input the library names by its own field (`limits.maxTurns` …). */
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  atSeq: "--at",
+  forkId: "--id",
+  model: "--model",
+  metadata: "--metadata",
+  "actor.by": "--by",
+  "limits.maxTurns": "--max-turns",
+  "limits.maxTokens": "--max-tokens",
+  "limits.maxCostUsd": "--max-cost-usd",
+  "modelSettings.temperature": "--temperature",
+  "modelSettings.maxOutputTokens": "--max-output-tokens",
+  "modelSettings.topP": "--top-p",
+  "modelSettings.stopSequences": "--stop",
+};
+
+/**
+ * Bad input the library names by its field, said with the flag the user typed in front
+ * (`--max-turns: limits.maxTurns must be …`); nothing for other errors, or a message that names the flag.
+ */
+function flagOf(error: unknown): string {
+  const field = error instanceof InvalidInputError ? error.field : undefined;
+  const flag = field === undefined || !Object.hasOwn(FLAG_OF_FIELD, field) ? undefined : FLAG_OF_FIELD[field];
+  return flag === undefined || errorMessage(error).includes(flag) ? "" : `${flag}: `;
 }
 
 /**
