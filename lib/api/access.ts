@@ -1,4 +1,4 @@
-import { ForbiddenError, NotFoundError } from "../core/errors.ts";
+import { ForbiddenError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import { mayAccess, type Owner, ownerOf, ownerScope, type Principal } from "../core/principal.ts";
 import type { EventStore, RunHead } from "../ports/eventStore.ts";
 import type { Actor } from "./types.ts";
@@ -62,7 +62,15 @@ export class Access {
     if (this.principal === undefined) {
       return { by, ...(onBehalfOf === undefined ? {} : { onBehalfOf }), ...withReason };
     }
-    const claimed = onBehalfOf ?? (by === this.principal.id ? undefined : by);
+    // Recorded as the principal, a claimed `by` can only go where `onBehalfOf` goes: both would lose one.
+    const other = by === this.principal.id ? undefined : by;
+    if (other !== undefined && onBehalfOf !== undefined) {
+      throw new InvalidInputError(
+        `by: ${JSON.stringify(other)} cannot be recorded beside onBehalfOf ${JSON.stringify(onBehalfOf)}: this Runlog acts as ${this.principal.id}, which is recorded as by, so give whom it acts for once, as onBehalfOf`,
+        { field: "by" },
+      );
+    }
+    const claimed = onBehalfOf ?? other;
     return {
       by: this.principal.id,
       ...(claimed === undefined ? {} : { onBehalfOf: claimed }),

@@ -204,7 +204,10 @@ export interface RedriveRequest {
 
 /** Who made a decision or a cancel, and why. */
 export interface Actor {
-  /** Who: a person's name or a system's (a scoped Runlog records its principal, and this as `onBehalfOf`). */
+  /**
+   * Who: a person's name or a system's. A scoped Runlog records its principal as `by`, and this, when
+   * it is another name, as `onBehalfOf`: given with `onBehalfOf` too, that is an InvalidInputError.
+   */
   by: string;
   /** Whom `by` acts for, recorded beside it. @default none */
   onBehalfOf?: string;

@@ -103,6 +103,14 @@ describe("another owner's run", () => {
     expect((taken as Error).message).not.toContain("secret plan");
   });
 
+  it("a claimed name and onBehalfOf together are refused, not one of them dropped, and nothing is written", async () => {
+    const before = await alice.events("alices");
+    const both = alice.approve("alices", "call_0_0", { by: "the-ceo", onBehalfOf: "a-customer" });
+    await expect(both).rejects.toMatchObject({ code: "invalid_input", field: "by" });
+    await expect(both).rejects.toThrow(/give whom it acts for once, as onBehalfOf/);
+    expect(await alice.events("alices")).toEqual(before);
+  });
+
   it("its own owner approves it, recorded as the authenticated caller with the claimed name beside it", async () => {
     await alice.approve("alices", "call_0_0", { by: "the-ceo", reason: "ok" });
     const decided = (await alice.events("alices")).find((event) => event.type === "tool_decided");
