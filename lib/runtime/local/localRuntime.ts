@@ -32,7 +32,7 @@ export interface LocalRuntimeOptions {
   /** Where runs, notes and the local store live. @default the data dir variable's, else "./.runlog" (docs/reference/configuration.md) */
   dataDir?: string;
   /** The environment to read the configuration from (docs/reference/configuration.md). @default this process's */
-  env?: NodeJS.ProcessEnv;
+  env?: Readonly<Record<string, string | undefined>>;
   observer?: StepObserver;
   /** Agents by name. @default the built-in demo agent */
   agents?: Readonly<Record<string, AgentFactory>>;
