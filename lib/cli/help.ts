@@ -13,8 +13,8 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   script: `  runlog script <runId> [--out FILE] [--json]
                                    the run's model turns as a scripted-model file (stdout, or FILE):
                                    --model scripted:FILE plays the run again`,
-  replay: `  runlog replay <runId>... [--ids-from FILE] --model SPEC [--tools recorded|live] [--fail-on-change]
-                [--junit FILE] [--concurrency N] [--json]
+  replay: `  runlog replay <runId>... [--ids-from FILE] --model SPEC [--agents MODULE] [--tools recorded|live]
+                [--fail-on-change] [--junit FILE] [--concurrency N] [--json]
                                    each run's inputs again on SPEC under a new run id, tools answered
                                    from the recording (or run: live); prints what changed`,
   ls: "  runlog ls [--status STATUS] [--forks-of RUNID | --children-of RUNID] [--json]",
@@ -29,7 +29,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
                                    resume runs whose executor died`,
   redrive: `  runlog redrive [--since DURATION] [--agent NAME] [--dry-run] [--run-here] [--json]
                                    resume runs that failed for a retryable reason (after an outage)`,
-  demo: `  runlog demo [--run-here]         run the offline demo (what npm start does)`,
+  demo: `  runlog demo [--run-here]         run the offline demo (npm start in runlog's repository)`,
   serve: `  runlog serve [--port 8787] [--token-file PATH] [--allow-scripted] [--tool-group NAME=TOOL,TOOL]… [--run-here]
                                    serve the HTTP API on 127.0.0.1 to you only: open the printed
                                    URL (it carries the token); runs execute in this process, each
@@ -53,7 +53,7 @@ With a deployed table ($RUNLOG_TABLE on AWS), run, resume, send, fork, approve, 
 and redrive start its state machine ($RUNLOG_STATE_MACHINE_ARN) instead of running steps here;
 --run-here runs them in this process.
 A prompt, message or input given as - is read from stdin.
-Models: scripted:demo, scripted:FILE (a JSON script), openai:MODEL.
+Models: scripted:demo, scripted:FILE (a JSON script), openai:MODEL, bedrock:MODEL_ID.
 Exit codes: 0 completed, 1 not completed or failed, 2 bad usage or input (nothing written:
 an unknown run, an unusable data dir, an id that names another run), 3 paused for approval,
 137 injected crash.`;
@@ -67,8 +67,9 @@ ${Object.values(COMMAND_HELP).join("\n")}
 ${ABOUT}`;
 
 /** `runlog <command> --help`: that command's usage only, and where the rest is. */
-/** Whether `runlog help COMMAND` has usage lines for that command. */
-export const hasHelp = (command: string): boolean => Object.hasOwn(COMMAND_HELP, command);
+/** Whether `runlog help COMMAND` has usage lines for that command (`help help` is the whole help). */
+export const hasHelp = (command: string): boolean =>
+  command === "help" || Object.hasOwn(COMMAND_HELP, command);
 
 export function commandHelp(command: string): string {
   const lines = Object.hasOwn(COMMAND_HELP, command) ? COMMAND_HELP[command] : undefined;

@@ -36,7 +36,7 @@ export async function main(
       const topic = name === "help" ? args[0] : undefined;
       if (topic !== undefined && !hasHelp(topic))
         throw new UsageError(`help: unknown command ${JSON.stringify(topic)}; run "runlog help"`);
-      io.out(topic !== undefined ? commandHelp(topic) : HELP);
+      io.out(topic !== undefined && topic !== "help" ? commandHelp(topic) : HELP);
       return name === undefined ? EXIT.usage : EXIT.completed;
     }
     if (name === "version" || name === "--version" || name === "-v") {

@@ -7,6 +7,7 @@ import { REPLAY_OPTIONS } from "../../lib/cli/replay.ts";
 import { SERVE_OPTIONS } from "../../lib/cli/serve.ts";
 import { RUN_HERE, stepsOptions } from "../../lib/cli/stepsPlace.ts";
 import { BASE, COMMON, REMOTE } from "../../lib/cli/usage.ts";
+import { BUILT_IN_PREFIXES } from "../../lib/runtime/models.ts";
 import { capturedIo } from "./support.ts";
 
 /** The flags each command parses, as main() and the commands with their own parsers give them. */
@@ -36,6 +37,11 @@ async function cli(...argv: string[]) {
 }
 
 describe("the CLI's help", () => {
+  it("`help help` is the whole help, and the whole help names every built-in model prefix", async () => {
+    expect(await cli("help", "help")).toMatchObject({ code: 0, stdout: HELP });
+    for (const prefix of BUILT_IN_PREFIXES) expect(HELP).toContain(` ${prefix}:`);
+  });
+
   it("has usage lines for every command, and only for commands there are", () => {
     expect(Object.keys(COMMAND_HELP).sort()).toEqual(Object.keys(PARSED).sort());
     for (const lines of Object.values(COMMAND_HELP)) expect(HELP).toContain(lines);
