@@ -8,7 +8,7 @@ import {
   NotFoundError,
   PermanentError,
   RetryableError,
-  type RunlogError,
+  RunlogError,
   type RunlogErrorOptions,
   TooManyRunsError,
   UnauthorizedError,
@@ -31,6 +31,14 @@ export interface ErrorResponse {
 
 /** A runlog error the client threw for an HTTP answer: the class by the answer's code, and what the answer said. */
 export type ClientError = RunlogError & { readonly response: ErrorResponse };
+
+/**
+ * Whether `error` is one the client threw for an HTTP answer, so TypeScript knows its `response`:
+ * `if (error instanceof ConflictError && isClientError(error)) error.response.reason`.
+ */
+export function isClientError(error: unknown): error is ClientError {
+  return error instanceof RunlogError && "response" in error;
+}
 
 /** The error answer's `error` object, if the body is the API's one error shape. */
 function apiError(body: unknown): ErrorBody["error"] | undefined {

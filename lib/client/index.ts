@@ -36,7 +36,7 @@ export type { RunStatus } from "../core/status.ts";
 export type { AwsCredentials, ClientAuth } from "./auth.ts";
 export { createClient, RunlogClient } from "./client.ts";
 export type { ClientOptions } from "./clientOptions.ts";
-export type { ClientError, ErrorResponse } from "./errors.ts";
+export { type ClientError, type ErrorResponse, isClientError } from "./errors.ts";
 export type { FollowOptions } from "./follow.ts";
 export type { LifecycleStreamOptions } from "./lifecycle.ts";
 export type { RetryOptions } from "./retry.ts";

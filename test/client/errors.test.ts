@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { awsEndpointOf } from "../../lib/client/auth.ts";
 import { createClient, type RunlogClient } from "../../lib/client/client.ts";
-import type { ClientError } from "../../lib/client/errors.ts";
+import { type ClientError, isClientError } from "../../lib/client/errors.ts";
 import {
   ConflictError,
   ForbiddenError,
@@ -63,6 +63,15 @@ describe("error answers become runlog's error classes", () => {
     const error = await failure(client.resume({ runId: "paused" }));
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.response).toMatchObject({ status: 409, code: "not_resumable", reason: "awaiting_approval" });
+  });
+
+  it("isClientError narrows a caught error to one with the answer's response; a library error is not one", async () => {
+    const caught: unknown = await client.resume({ runId: "paused" }).catch((e: unknown) => e);
+    expect(
+      caught instanceof ConflictError && isClientError(caught) ? caught.response.reason : undefined,
+    ).toBe("awaiting_approval");
+    expect(isClientError(new ConflictError("made here"))).toBe(false);
+    expect(isClientError(new Error("x"))).toBe(false);
   });
 
   it("a completed run's resume is an answer, not an error: resumed false, reason completed", async () => {
