@@ -10,8 +10,10 @@ import { join } from "node:path";
 import { parseScript, type Script, type ScriptTurn } from "../adapters/scripted/script.ts";
 import { type AgentFactory, derivedAgent } from "../agents/registry.ts";
 import { type LocalOptions, type LocalRunlog, openLocal } from "../api/local.ts";
+import { InvalidInputError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { AgentContext } from "../ports/tool.ts";
+import { checkLocalOptions } from "../runtime/local/localOptions.ts";
 
 export { DEMO_SCRIPT } from "../adapters/scripted/demo.ts";
 export { SCRIPTED_SPEC_PREFIX, scriptedCallId } from "../adapters/scripted/model.ts";
@@ -46,6 +48,14 @@ export interface TestRunlog extends LocalRunlog {
 
 /** Open runlog on a fresh local store for a test; `close()` it when done. */
 export async function createTestRunlog(options: TestRunlogOptions): Promise<TestRunlog> {
+  // Checked before a temporary directory is made: from JavaScript, nothing else stops a missing `agents`.
+  checkLocalOptions(options);
+  if (options.agents === undefined) {
+    throw new InvalidInputError(
+      "createTestRunlog: agents is required, the agents your functions serve ({ support: defineAgent(…) })",
+      { field: "agents" },
+    );
+  }
   const { agents, script, dataDir: given, ...rest } = options;
   const dataDir = given ?? mkdtempSync(join(tmpdir(), "runlog-test-"));
   const cleanup = () => {
