@@ -25,7 +25,11 @@ export interface ScriptTurn {
   text?: string | undefined;
   /** The tool calls the answer asks for. */
   toolCalls?: ScriptToolCall[] | undefined;
-  /** The provider's stop reason, such as `length` or `content_filter`. */
+  /**
+   * How the answer ends, as runlog records it (not a provider's own words): `stop`, `tool_calls`,
+   * `max_output`, `interrupted`, `refusal`, `context_full` (docs/reference/models.md); any other
+   * ends the run as `unknown_stop`. @default `tool_calls` with calls, else `stop`
+   */
   stop?: string | undefined;
   /** Fail this turn the way a provider does, instead of answering. */
   error?: ScriptedError | undefined;
