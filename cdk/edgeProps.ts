@@ -1,6 +1,7 @@
 import { Token } from "aws-cdk-lib";
 import { NAMES } from "../lib/runtime/config.ts";
 import { RunlogPropsError } from "./propsError.ts";
+import { EVENT_SOURCE } from "./triggers.ts";
 
 /** A JWT authorizer on every route of the HTTP API, in place of IAM. */
 export interface RunlogJwtAuth {
@@ -42,7 +43,7 @@ export interface RunlogEdgeProps {
   throttle?: RunlogThrottle;
   /** Reserved concurrency of the Api function: at most this many requests served at once, so callers cannot take the step functions' share of the account; `false` for none (the account's unreserved pool). 0 is refused: it would stop the API. @default 10 */
   apiReservedConcurrency?: number | false;
-  /** The event `source` values whose `detail.owner` is believed: a StartRun's run gets that owner, a steering event (SendMessage, Decide, CancelRun) acts as it (the StartRun and SteerRun rules then also match them). A source is what the sender wrote: list one only where the bus's policy lets no one else send it (the `events:source` condition). @default none: every event-started run is owned, and every steering event acts, as its sender account, `account:<id>` */
+  /** The event `source` values whose `detail.owner` is believed: a StartRun's run gets that owner, a steering event (SendMessage, Decide, CancelRun) acts as it (the StartRun and SteerRun rules then also match them). A source is what the sender wrote: list one only where the bus's policy lets no one else send it (the `events:source` condition); `"runlog"`, every sender's source, is refused. @default none: every event-started run is owned, and every steering event acts, as its sender account, `account:<id>` */
   trustedEventSources?: string[];
 }
 
@@ -113,7 +114,16 @@ export function validateEdgeProps(props: RunlogEdgeProps): void {
     );
   }
   if (props.models !== undefined) checkList("models.allow", props.models?.allow);
-  if (props.trustedEventSources !== undefined) checkList("trustedEventSources", props.trustedEventSources);
+  if (props.trustedEventSources !== undefined) {
+    checkList("trustedEventSources", props.trustedEventSources);
+    // Every sender the bus lets in may write this source: believing its detail.owner lets any of them act as anyone.
+    if (props.trustedEventSources.includes(EVENT_SOURCE)) {
+      throw new RunlogPropsError(
+        "trustedEventSources",
+        `must not list ${JSON.stringify(EVENT_SOURCE)}: it is the source every sender on the bus uses, so trusting it would let anyone allowed to put events name detail.owner and act on another owner's runs; list a source only your own publisher can send (the bus policy's events:source condition)`,
+      );
+    }
+  }
   const { rateLimit, burstLimit } = props.throttle ?? {};
   if (
     rateLimit !== undefined &&

@@ -12,6 +12,7 @@ import type { RunlogEncryptionKey } from "./encryption.ts";
 import { type RunlogFunctionsSizing, validateFunctionsSizing } from "./functionProps.ts";
 import { type RunlogNetworkProps, validateNetworkProps } from "./network.ts";
 import { RunlogPropsError } from "./propsError.ts";
+import { checkPropsShape, describeValue } from "./propsShape.ts";
 import type { StateMachineLogs } from "./runStateMachine.ts";
 import { type RunlogToolGroups, validateToolGroups } from "./toolGroups.ts";
 
@@ -131,13 +132,15 @@ export function propsWarnings(props: RunlogProps, functions: number): PropsWarni
 
 /** Check the props that a template would accept but a deployment or a run would not. */
 export function validateProps(props: RunlogProps): void {
+  checkPropsShape(props);
   validateEdgeProps(props);
   validateNetworkProps(props);
   const { retentionDays, sweepEvery, executionTimeout, concurrency, modelKeySecret, alarms } = props;
-  if (retentionDays !== undefined && !positiveInteger(retentionDays)) {
+  // Written into every function's variables and the log groups' retention: it must be known at synth.
+  if (retentionDays !== undefined && (Token.isUnresolved(retentionDays) || !positiveInteger(retentionDays))) {
     throw new RunlogPropsError(
       "retentionDays",
-      `must be a positive whole number of days, got ${retentionDays}`,
+      `must be a positive whole number of days written out (no token), got ${describeValue(retentionDays)}`,
     );
   }
   if (sweepEvery !== undefined && !Token.isUnresolved(sweepEvery.toSeconds())) {

@@ -17,6 +17,26 @@ export interface RunlogStackProps extends StackProps, Omit<RunlogProps, "agentsM
   eventBusName?: string;
 }
 
+/** The keys of StackProps: the stack's own, not passed on to the construct (which refuses unknown props). */
+const STACK_PROP_NAMES = [
+  "description",
+  "env",
+  "stackName",
+  "tags",
+  "notificationArns",
+  "synthesizer",
+  "terminationProtection",
+  "analyticsReporting",
+  "crossRegionReferences",
+  "permissionsBoundary",
+  "suppressTemplateIndentation",
+  "propertyInjectors",
+] as const satisfies readonly (keyof StackProps)[];
+// A StackProps key aws-cdk-lib adds and the list above lacks fails the build here, not a user's synth.
+type UnlistedStackProp = Exclude<keyof StackProps, (typeof STACK_PROP_NAMES)[number]>;
+const everyStackPropListed: [UnlistedStackProp] extends [never] ? true : UnlistedStackProp = true;
+void everyStackPropListed;
+
 /**
  * runlog on AWS as a stack of its own: one `Runlog` construct. It takes the
  * construct's props (an event bus by name, the agents module defaulting to
@@ -34,9 +54,12 @@ export class RunlogStack extends Stack {
   readonly httpApi: HttpApi;
 
   constructor(scope: Construct, id: string, props: RunlogStackProps = {}) {
-    const { agentsModule, eventBusName, ...rest } = props;
+    const { agentsModule, eventBusName, ...others } = props;
     super(scope, id, props);
-    // Construct props pass through; StackProps keys are the stack's own and Runlog ignores them.
+    // Construct props pass through; StackProps keys are the stack's own.
+    const rest = Object.fromEntries(
+      Object.entries(others).filter(([key]) => !(STACK_PROP_NAMES as readonly string[]).includes(key)),
+    ) as Omit<RunlogProps, "agentsModule" | "eventBus">;
     // "Default" leaves the construct out of logical ids: the resources keep those they had as the stack's own.
     this.runlog = new Runlog(this, "Default", {
       ...rest,
