@@ -11,6 +11,7 @@ import { Construct } from "constructs";
 import { NAMES } from "../lib/runtime/config.ts";
 import { EXECUTION_TIMEOUT_SECONDS } from "../lib/workflow/timeouts.ts";
 import { groupTaskName } from "../lib/workflow/toolGroups.ts";
+import { checkAgentsModuleExports } from "./agentsModuleExports.ts";
 import { grantBedrock } from "./bedrock.ts";
 import { busName, deploymentName } from "./deployment.ts";
 import { apiEnvironment } from "./edgeProps.ts";
@@ -92,6 +93,7 @@ export class Runlog extends Construct {
     this.deployment = deploymentName(this);
     const agentsModule = agentsModulePath(props.agentsModule);
     const projectRoot = bundlingRoot(agentsModule, props.projectRoot);
+    checkAgentsModuleExports(agentsModule, projectRoot);
     if (props.table) checkOwnTable(this, props.table, { retention: props.retentionDays !== undefined });
     // A Table is an ITable; exactOptionalPropertyTypes meets aws-cdk-lib's own optional fields.
     this.table =
