@@ -130,9 +130,52 @@ export function propsWarnings(props: RunlogProps, functions: number): PropsWarni
   ];
 }
 
+/** Every prop the construct reads; a key not here is a mistake (a typo, a prop of another version). */
+export const PROP_NAMES = [
+  "agentsModule",
+  "projectRoot",
+  "modelKeySecret",
+  "bedrock",
+  "retentionDays",
+  "eventBus",
+  "eventPublishers",
+  "sweepEvery",
+  "redrive",
+  "executionTimeout",
+  "table",
+  "tableRemovalPolicy",
+  "tableDeletionProtection",
+  "statusShards",
+  "legacyStatusIndex",
+  "alarms",
+  "dashboard",
+  "concurrency",
+  "logRetention",
+  "stateMachineLogs",
+  "functions",
+  "encryptionKey",
+  "toolGroups",
+  "auth",
+  "adminPrincipals",
+  "maxRunningPerOwner",
+  "models",
+  "throttle",
+  "apiReservedConcurrency",
+  "trustedEventSources",
+  "vpc",
+  "vpcSubnets",
+  "securityGroups",
+  "vpcEndpoints",
+] as const satisfies readonly (keyof RunlogProps)[];
+
+// A prop added to RunlogProps and not to the list above fails the build here.
+type Unlisted = Exclude<keyof RunlogProps, (typeof PROP_NAMES)[number]>;
+const everyPropListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyPropListed;
+
 /** Check the props that a template would accept but a deployment or a run would not. */
 export function validateProps(props: RunlogProps): void {
-  checkPropsShape(props);
+  checkPropsShape(props, PROP_NAMES);
   validateEdgeProps(props);
   validateNetworkProps(props);
   const { retentionDays, sweepEvery, executionTimeout, concurrency, modelKeySecret, alarms } = props;

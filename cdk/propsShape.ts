@@ -1,49 +1,5 @@
 import { Duration, Token } from "aws-cdk-lib";
-import type { RunlogProps } from "./props.ts";
 import { RunlogPropsError } from "./propsError.ts";
-
-/** Every prop the construct reads; a key not here is a mistake (a typo, a prop of another version). */
-export const RUNLOG_PROP_NAMES = [
-  "agentsModule",
-  "projectRoot",
-  "modelKeySecret",
-  "bedrock",
-  "retentionDays",
-  "eventBus",
-  "eventPublishers",
-  "sweepEvery",
-  "redrive",
-  "executionTimeout",
-  "table",
-  "tableRemovalPolicy",
-  "tableDeletionProtection",
-  "statusShards",
-  "legacyStatusIndex",
-  "alarms",
-  "dashboard",
-  "concurrency",
-  "logRetention",
-  "stateMachineLogs",
-  "functions",
-  "encryptionKey",
-  "toolGroups",
-  "auth",
-  "adminPrincipals",
-  "maxRunningPerOwner",
-  "models",
-  "throttle",
-  "apiReservedConcurrency",
-  "trustedEventSources",
-  "vpc",
-  "vpcSubnets",
-  "securityGroups",
-  "vpcEndpoints",
-] as const satisfies readonly (keyof RunlogProps)[];
-
-// A prop added to RunlogProps and not to the list above fails the build here.
-type Unlisted = Exclude<keyof RunlogProps, (typeof RUNLOG_PROP_NAMES)[number]>;
-const everyPropListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everyPropListed;
 
 /** A value as an error message shows it: its type and, where short, the value itself. */
 export function describeValue(value: unknown): string {
@@ -113,14 +69,13 @@ function expectNumber(prop: string, value: unknown): void {
  * no unknown key, and each prop of the kind it must be, so a wrong one is named rather than a
  * TypeError thrown from deep in the construct.
  */
-export function checkPropsShape(props: unknown): asserts props is RunlogProps {
+export function checkPropsShape(props: unknown, known: readonly string[]): asserts props is object {
   if (!isObject(props) || Array.isArray(props)) {
     throw new RunlogPropsError(
       "props",
       `must be an object ({ agentsModule, ... }), got ${describeValue(props)}`,
     );
   }
-  const known: readonly string[] = RUNLOG_PROP_NAMES;
   for (const key of Object.keys(props)) {
     if (known.includes(key)) continue;
     const near = nearestName(key, known);

@@ -2,7 +2,8 @@ import { join } from "node:path";
 import { App, Duration, Lazy, Stack } from "aws-cdk-lib";
 import { describe, expect, it } from "vitest";
 import { RunlogPropsError } from "../../cdk/index.ts";
-import { nearestName, RUNLOG_PROP_NAMES } from "../../cdk/propsShape.ts";
+import { PROP_NAMES } from "../../cdk/props.ts";
+import { nearestName } from "../../cdk/propsShape.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { RunlogStack } from "../../cdk/runlogStack.ts";
 
@@ -80,7 +81,7 @@ describe("unknown props", () => {
     ["x", undefined],
     ["timeout", undefined],
   ])("%s is nearest %s", (name, near) => {
-    expect(nearestName(name, RUNLOG_PROP_NAMES)).toBe(near);
+    expect(nearestName(name, PROP_NAMES)).toBe(near);
   });
 
   it("RunlogStack passes its StackProps to the stack, not to the construct as unknown props", () => {
