@@ -33,14 +33,8 @@ import { acceptedFindings } from "./nag.ts";
 import { RunlogNetwork } from "./network.ts";
 import { addRunlogOutputs, type RunlogOutputsOptions } from "./outputs.ts";
 import { checkOwnTable } from "./ownTable.ts";
-import {
-  agentsModulePath,
-  bundlingRoot,
-  propsWarnings,
-  type RunlogProps,
-  RunlogPropsError,
-  validateProps,
-} from "./props.ts";
+import { agentsModulePath, bundlingRoot, type RunlogProps, RunlogPropsError } from "./props.ts";
+import { propsWarnings, validateProps } from "./propsValidation.ts";
 import { runLoop } from "./runLoop.ts";
 import type { HandlerName } from "./runlogFunction.ts";
 import { makeStarters } from "./starters.ts";

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { agentLimits, checkLimits, type Limits } from "../core/budget.ts";
 import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import { checkModelSettings, type ModelSettings } from "../core/modelSettings.ts";
+import { checkModelSpecForm } from "../core/modelSpec.ts";
 import {
   DEFAULT_OUTPUT_RETRIES,
   MAX_OUTPUT_RETRIES,
@@ -106,7 +107,7 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
       field: "model",
     });
   }
-  checkModelForm(where, definition.model);
+  checkModelSpecForm(where, definition.model);
   const given = definition.limits;
   const limits = agentLimits(given === undefined ? undefined : within(where, () => checkLimits(given)));
   const settings = definition.modelSettings;
@@ -283,22 +284,4 @@ function checkTools(where: string, tools: readonly Tool[], handoffs: readonly st
       });
     }
   }
-}
-
-/** A model spec's form: a provider prefix (a letter, then letters, digits, `_` or `-`), a colon, a name. */
-const MODEL_SPEC = /^[A-Za-z][A-Za-z0-9_-]*:\S/;
-
-/**
- * The model spec has the form every provider's spec has, `<prefix>:<name>`: which prefixes are
- * served is known only where the models are (openLocal's `models`, the agents module), and is
- * checked at start; a spec no provider could serve (`gpt-4o`, `openai:`) fails here, where it is
- * written. Nothing is built and no key is needed.
- */
-function checkModelForm(where: string, model: string): void {
-  if (MODEL_SPEC.test(model)) return;
-  const hint = model.includes(":") ? "" : ` (did you mean "openai:${model.trim()}"?)`;
-  throw new InvalidInputError(
-    `${where}: model ${JSON.stringify(model)} is not a model spec: write <provider>:<model>, e.g. "openai:gpt-4.1-mini", "bedrock:<model id>", "scripted:FILE" or a prefix of your own${hint}`,
-    { field: "model" },
-  );
 }

@@ -97,10 +97,10 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
   /** The point as resume will carry it out: the tools of the run's agent say which calls run again. */
   private async plan(agent: string, point: ResumePoint): Promise<ResumePlan> {
     // Only asked when a call was interrupted: a run of an agent this process lacks still answers.
-    if (point.interruptedToolCalls.length === 0) return planResume(point, () => false);
+    if (point.interruptedToolCalls.length === 0) return planResume(point, []);
     const { agents } = this.deps;
     const tools = (typeof agents === "function" ? agents : await agents.load())(agent).tools;
-    return planResume(point, (name) => tools.find((tool) => tool.name === name)?.idempotent === true);
+    return planResume(point, tools);
   }
 
   /**

@@ -1,10 +1,11 @@
 import type { LocalRunlog } from "../api/local.ts";
-import { errorMessage, InvalidInputError, NotFoundError, RunlogError } from "../core/errors.ts";
+import { NotFoundError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
 import { NAMES } from "../runtime/config.ts";
 import { readConfig } from "../runtime/readConfig.ts";
 import type { Command, ReadCommand } from "./command.ts";
 import { dataDir } from "./dataDir.ts";
+import { printFailure } from "./failure.ts";
 import { commandHelp, HELP, hasHelp } from "./help.ts";
 import { type Io, processIo } from "./io.ts";
 import { BASE, COMMON, EXIT, exitCodeFor, parseCommand, REMOTE, UsageError } from "./usage.ts";
@@ -173,16 +174,7 @@ export async function main(
       positionals,
     );
   } catch (error) {
-    if (json) io.json({ error: errorAnswer(error) });
-    io.err(`runlog: ${flagOf(error)}${errorMessage(error)}`);
-    const cause = error instanceof Error ? error.cause : undefined;
-    // A cause whose words the message already holds (a check that rethrew its own error) says nothing more.
-    if (
-      cause instanceof Error &&
-      !(error instanceof UsageError) &&
-      !errorMessage(error).includes(errorMessage(cause))
-    )
-      io.err(`  cause: ${errorMessage(cause)}`);
+    printFailure(io, error, json);
     return exitCodeFor(error);
   } finally {
     await (local as LocalRunlog | undefined)?.close();
@@ -198,51 +190,6 @@ async function withoutRuns(
   if (command.withoutRuns) return command.withoutRuns(context);
   const id = validateRunId(runId ?? "");
   throw new NotFoundError(`run ${id} not found`, { runId: id });
-}
-
-/** The flag that gives each input the library names by its own field (`limits.maxTurns` …). */
-const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
-  atSeq: "--at",
-  forkId: "--id",
-  model: "--model",
-  metadata: "--metadata",
-  "actor.by": "--by",
-  "limits.maxTurns": "--max-turns",
-  "limits.maxTokens": "--max-tokens",
-  "limits.maxCostUsd": "--max-cost-usd",
-  "modelSettings.temperature": "--temperature",
-  "modelSettings.maxOutputTokens": "--max-output-tokens",
-  "modelSettings.topP": "--top-p",
-  "modelSettings.stopSequences": "--stop",
-};
-
-/**
- * Bad input the library names by its field, said with the flag the user typed in front
- * (`--max-turns: limits.maxTurns must be …`); nothing for other errors, or a message that names the flag.
- */
-function flagOf(error: unknown): string {
-  const field = error instanceof InvalidInputError ? error.field : undefined;
-  const flag = field === undefined || !Object.hasOwn(FLAG_OF_FIELD, field) ? undefined : FLAG_OF_FIELD[field];
-  return flag === undefined || errorMessage(error).includes(flag) ? "" : `${flag}: `;
-}
-
-/**
- * A failure as `--json` prints it on stdout (the line on stderr stays): its stable code
- * (`idempotency_key_reused`, `not_found` …, `internal` for anything not runlog's own), its message,
- * and the facts it names, so a script tells failures apart without reading the words.
- */
-function errorAnswer(error: unknown): Record<string, unknown> {
-  if (!(error instanceof RunlogError)) return { code: "internal", message: errorMessage(error) };
-  const { runId, seq, generation } = error;
-  const field = error instanceof InvalidInputError ? error.field : undefined;
-  return {
-    code: error.code,
-    message: error.message,
-    ...(runId === undefined ? {} : { runId }),
-    ...(seq === undefined ? {} : { seq }),
-    ...(generation === undefined ? {} : { generation }),
-    ...(field === undefined ? {} : { field }),
-  };
 }
 
 /** A command's own help (its usage only). */

@@ -212,6 +212,16 @@ export function benignReason(error: unknown): BenignReason | undefined {
   return undefined;
 }
 
+/** The facts a runlog error carries (its field too, for bad input), absent ones left out: what an answer shows beside its code. */
+export function errorFacts(error: RunlogError): ErrorFacts & { field?: string } {
+  return {
+    ...(error instanceof InvalidInputError && error.field !== undefined ? { field: error.field } : {}),
+    ...(error.runId === undefined ? {} : { runId: error.runId }),
+    ...(error.seq === undefined ? {} : { seq: error.seq }),
+    ...(error.generation === undefined ? {} : { generation: error.generation }),
+  };
+}
+
 /** What an error says, redacted (core/redact.ts): the one way an error's words are stored or shown. */
 export function errorMessage(error: unknown): string {
   return redact(error instanceof Error ? error.message : String(error));

@@ -13,11 +13,19 @@ export interface ResumePlan extends ResumePoint {
 
 const names = (calls: readonly ToolCall[]) => calls.map((call) => `${call.name} (${call.id})`).join(", ");
 
+/** What a plan needs of a tool: its name, and whether it may run again. */
+export interface PlannedTool {
+  name: string;
+  idempotent?: boolean;
+}
+
 /**
- * Split a point's interrupted calls by what resume will do with them, `idempotent` telling which
- * tools may run again (a tool the agent does not have is answered, not run: never re-run).
+ * Split a point's interrupted calls by what resume will do with them: those of a tool among `tools`
+ * (the agent's that asked for them) that is idempotent run again; any other is answered, never
+ * re-run (a tool the agent does not have included).
  */
-export function planResume(point: ResumePoint, idempotent: (toolName: string) => boolean): ResumePlan {
+export function planResume(point: ResumePoint, tools: readonly PlannedTool[]): ResumePlan {
+  const idempotent = (name: string) => tools.find((tool) => tool.name === name)?.idempotent === true;
   const rerun = point.interruptedToolCalls.filter((call) => idempotent(call.name));
   if (rerun.length === 0) return { ...point, rerunToolCalls: [] };
   const interrupted = point.interruptedToolCalls.filter((call) => !idempotent(call.name));

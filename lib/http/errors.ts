@@ -1,6 +1,7 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   ConflictError,
+  errorFacts,
   ForbiddenError,
   IdempotencyKeyReusedError,
   InvalidInputError,
@@ -87,16 +88,6 @@ export interface ErrorAnswer {
   internal: boolean;
 }
 
-/** The facts a runlog error carries, for the body (absent ones stay absent). */
-function factsOf(error: RunlogError): Pick<ErrorBody["error"], "field" | "runId" | "seq" | "generation"> {
-  return {
-    ...(error instanceof InvalidInputError && error.field !== undefined ? { field: error.field } : {}),
-    ...(error.runId === undefined ? {} : { runId: error.runId }),
-    ...(error.seq === undefined ? {} : { seq: error.seq }),
-    ...(error.generation === undefined ? {} : { generation: error.generation }),
-  };
-}
-
 const answer = (
   status: ContentfulStatusCode,
   code: string,
@@ -104,7 +95,7 @@ const answer = (
   internal = false,
 ): ErrorAnswer => ({
   status,
-  body: { error: { code, message: redact(error.message), ...factsOf(error) } },
+  body: { error: { code, message: redact(error.message), ...errorFacts(error) } },
   internal,
 });
 

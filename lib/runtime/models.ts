@@ -4,6 +4,7 @@ import type { OpenAIModelOptions } from "../adapters/openai/model.ts";
 import { parseOpenAISpec } from "../adapters/openai/spec.ts";
 import { createScriptedModel } from "../adapters/scripted/index.ts";
 import { InvalidInputError, UnknownModelError } from "../core/errors.ts";
+import { PROVIDER_PREFIX } from "../core/modelSpec.ts";
 import type { Model, ModelProviders, ModelResolver } from "../ports/model.ts";
 import { addedModel } from "./addedModels.ts";
 import { OPENAI_DEFAULT_BASE_URL } from "./config.ts";
@@ -95,9 +96,6 @@ function isBuiltIn(prefix: string): boolean {
   return (BUILT_IN_PREFIXES as readonly string[]).includes(prefix);
 }
 
-/** A provider prefix: a letter, then letters, digits, `_` or `-` (never a colon). */
-const PREFIX = /^[A-Za-z][A-Za-z0-9_-]*$/;
-
 /**
  * The caller's providers, checked once when runlog opens: InvalidInputError (field `models`) for a
  * prefix that is not one, takes a built-in's place, or is not a function.
@@ -110,7 +108,7 @@ export function checkProviders(providers: unknown): ModelProviders {
     );
   }
   for (const [prefix, factory] of Object.entries(providers)) {
-    if (!PREFIX.test(prefix)) {
+    if (!PROVIDER_PREFIX.test(prefix)) {
       throw new InvalidInputError(
         `models.${prefix}: a prefix is a letter then letters, digits, _ or - (no colon: "echo" serves echo:NAME)`,
         { field: "models" },

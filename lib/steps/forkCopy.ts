@@ -48,13 +48,12 @@ export async function copyEvents(
 }
 
 /**
- * Refuse to start a run under an id that holds the copy of a fork not created yet: events without
- * seq 1, left by a fork stopped between its copy and its `run_started`. A new run's seq 1 would
- * head the parent's copied events (and resume from them). Retrying the fork completes it. A run
- * that exists has a head (getHead rebuilds a lost one from its seq 1), and a new id has no events.
+ * Refuse to start a run under an id with no head (getHead rebuilds a lost one from its seq 1) that
+ * holds the copy of a fork not created yet: events without seq 1, left by a fork stopped between
+ * its copy and its `run_started`. A new run's seq 1 would head the parent's copied events (and
+ * resume from them). Retrying the fork completes it. A new id has no events.
  */
 export async function assertNoForkCopy(store: EventStore, runId: string): Promise<void> {
-  if (await store.getHead(runId)) return;
   const [first] = await store.read(runId);
   if (first === undefined) return;
   const why = `it holds the copy of a fork that was stopped before it was created (seq ${first.seq} on, no run_started)`;

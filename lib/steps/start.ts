@@ -64,12 +64,12 @@ export async function startRun(
   const limits = startLimits(agentLimits(agent.limits), asked);
   assertPriced(limits, deps.prices, modelSpec);
   const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
-  if (request.owner) await withinOwnerCap(deps, request.owner, request.runId);
-  if (request.runId !== undefined) await assertNoForkCopy(deps.store, runId);
+  // A caller's id may name a run already (a retried start): its head, read once, says so. A new id has none.
+  const exists = request.runId !== undefined && (await deps.store.getHead(runId)) !== undefined;
+  if (request.owner && !exists) await withinOwnerCap(deps, request.owner);
+  if (request.runId !== undefined && !exists) await assertNoForkCopy(deps.store, runId);
   // Listed now and recorded in `run_started`: the run goes by this list all its life. A retried
   // start of a run that exists keeps the list it recorded, so it asks no server (one may be down).
-  const exists =
-    request.runId !== undefined && (agent.mcp ?? []).length > 0 && (await deps.store.getHead(runId));
   const mcpTools = exists ? undefined : await discoverMcpTools(deps, agent);
 
   const first = stamp(
@@ -95,15 +95,14 @@ export async function startRun(
 }
 
 /**
- * Refuse a new run of an owner at the deployment's cap (`maxRunningPerOwner`). A retried start
- * of a run that exists is not a new run: it is let through to be answered as the retry it is.
- * Counted before the run is written, so two starts at once may both pass at cap minus one: a
- * bound on a caller's share of the deployment, not a lock.
+ * Refuse a new run of an owner at the deployment's cap (`maxRunningPerOwner`); a retried start of a
+ * run that exists is not asked (it is answered as the retry it is). Counted before the run is
+ * written, so two starts at once may both pass at cap minus one: a bound on a caller's share of
+ * the deployment, not a lock.
  */
-async function withinOwnerCap(deps: ControlDeps, owner: Owner, runId: string | undefined): Promise<void> {
+async function withinOwnerCap(deps: ControlDeps, owner: Owner): Promise<void> {
   const cap = deps.maxRunningPerOwner;
   if (cap === undefined) return;
-  if (runId !== undefined && (await deps.store.getHead(runId))) return;
   const scope = ownerScope(owner);
   if ((await deps.store.countRunning(scope, cap)) >= cap) throw new TooManyRunsError(scope, cap);
 }

@@ -3,6 +3,7 @@ import * as z from "zod";
 import { defineAgent } from "../../lib/agents/defineAgent.ts";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { InvalidInputError } from "../../lib/core/errors.ts";
+import { thrownBy } from "../support/thrown.ts";
 
 /** defineTool and defineAgent as plain JavaScript calls them: with anything. */
 const looseTool = defineTool as (definition: unknown) => unknown;
@@ -15,15 +16,6 @@ const tool = {
   run: () => "ok",
 };
 const agent = { name: "a", instructions: "Help.", model: "scripted:demo" };
-
-const thrown = (make: () => unknown): unknown => {
-  try {
-    make();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-};
 
 describe("defineTool refuses, naming the field, what cannot work", () => {
   it.each<[string, unknown, string, string?]>([
@@ -56,7 +48,7 @@ describe("defineTool refuses, naming the field, what cannot work", () => {
       "anyOf",
     ],
   ])("%s", (_label, definition, field, words) => {
-    const error = thrown(() => looseTool(definition));
+    const error = thrownBy(() => looseTool(definition));
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error).toMatchObject({ field });
     if (words !== undefined) expect((error as Error).message).toContain(words);
@@ -98,7 +90,7 @@ describe("defineAgent refuses, naming the field, what cannot work", () => {
     ["an output of an array", { ...agent, output: z.array(z.string()) }, "output", 'of type "array"'],
     ["an output of a string", { ...agent, output: z.string() }, "output"],
   ])("%s", (_label, definition, field, words) => {
-    const error = thrown(() => looseAgent(definition));
+    const error = thrownBy(() => looseAgent(definition));
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error).toMatchObject({ field });
     if (words !== undefined) expect((error as Error).message).toContain(words);

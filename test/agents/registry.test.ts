@@ -7,6 +7,7 @@ import { type AgentFactory, agentRegistry } from "../../lib/agents/registry.ts";
 import { openLocal } from "../../lib/api/local.ts";
 import { InvalidInputError } from "../../lib/core/errors.ts";
 import { cleanup, tempDataDir } from "../support/cli.ts";
+import { thrownBy } from "../support/thrown.ts";
 
 const context = { dataDir: "" };
 
@@ -16,15 +17,6 @@ const agent = (name: string, instructions: string, tools: ReturnType<typeof agen
 const asTool = (factory: AgentFactory, name: string) =>
   agentAsTool(factory, { name, description: `ask ${name}` });
 
-const thrown = (make: () => unknown): unknown => {
-  try {
-    make();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-};
-
 describe("an agent registry with two different agents of one name", () => {
   it("refuses two sub-agents of one name in two parents, naming where each is", () => {
     const first = agent("summarizer", "Summarize in French.");
@@ -33,7 +25,7 @@ describe("an agent registry with two different agents of one name", () => {
       a: agent("a", "", [asTool(first, "summarize_fr")]),
       b: agent("b", "", [asTool(second, "summarize_en")]),
     };
-    const error = thrown(() => agentRegistry(context, factories));
+    const error = thrownBy(() => agentRegistry(context, factories));
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error).toMatchObject({ field: "agents.summarizer" });
     const message = (error as Error).message;
@@ -44,7 +36,7 @@ describe("an agent registry with two different agents of one name", () => {
 
   it("refuses a sub-agent named like its registered parent", () => {
     const child = agent("parent", "I am the child.");
-    const error = thrown(() =>
+    const error = thrownBy(() =>
       agentRegistry(context, { parent: agent("parent", "", [asTool(child, "ask")]) }),
     );
     expect(error).toBeInstanceOf(InvalidInputError);
@@ -56,7 +48,7 @@ describe("an agent registry with two different agents of one name", () => {
     const registered = agent("writer", "Registered.");
     const deep = agent("writer", "Deep.");
     const middle = agent("middle", "", [asTool(deep, "write")]);
-    const error = thrown(() =>
+    const error = thrownBy(() =>
       agentRegistry(context, { top: agent("top", "", [asTool(middle, "delegate")]), writer: registered }),
     );
     expect(error).toBeInstanceOf(InvalidInputError);
@@ -72,7 +64,7 @@ describe("an agent registry with two different agents of one name", () => {
       model: "scripted:demo",
       handoffs: [other],
     });
-    const error = thrown(() => agentRegistry(context, { triage, billing }));
+    const error = thrownBy(() => agentRegistry(context, { triage, billing }));
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error).toMatchObject({ field: "handoffs" });
     expect((error as Error).message).toContain('"billing"');

@@ -118,30 +118,40 @@ describe("a model provider of the user's own", () => {
     expect(thrown).toMatchObject({ field: "models", message: expect.stringMatching(message) });
   });
 
-  it("refuses, naming the field, a reply that is not a ModelReply, and records it as a rejection", async () => {
-    const broken = (): Model => ({
-      spec: "broken:x",
-      call: async () => ({
-        text: "hi",
-        toolCalls: [{ id: "", name: "shout", arguments: "{}" }],
-        stop: "tool_calls",
-      }),
-    });
-    opened = await createTestRunlog({ agents: { shouter }, models: { broken } });
-    const result = await opened.runlog.start({ agent: "shouter", input: "x", model: "broken:x" });
-    const events = await opened.events(result.runId);
-    expect(events.some((e) => e.type === "model_response")).toBe(false);
-    expect(events.at(-1)).toMatchObject({
-      type: "model_failed",
-      retryable: false,
-      error: {
-        name: "ModelRejectedError",
-        message: expect.stringMatching(
-          /broken:x returned a reply runlog cannot record: reply\.toolCalls\.0\.id/,
-        ),
-      },
-    });
-  });
+  it.each([
+    [
+      "a call with an empty id",
+      [{ id: "", name: "shout", arguments: "{}" }],
+      /broken:x returned a reply runlog cannot record: reply\.toolCalls\.0\.id/,
+    ],
+    [
+      "two calls under one id",
+      [
+        { id: "a", name: "shout", arguments: '{"word":"one"}' },
+        { id: "a", name: "shout", arguments: '{"word":"two"}' },
+      ],
+      /reply\.toolCalls\[1\]\.id "a" is the id of toolCalls\[0\] too/,
+    ],
+  ])(
+    "refuses, naming the field, a reply that is not a ModelReply (%s), and records it as a rejection",
+    async (_, toolCalls, message) => {
+      const broken = (): Model => ({
+        spec: "broken:x",
+        call: async () => ({ text: "hi", toolCalls, stop: "tool_calls" }),
+      });
+      opened = await createTestRunlog({ agents: { shouter }, models: { broken } });
+      const result = await opened.runlog.start({ agent: "shouter", input: "x", model: "broken:x" });
+      const events = await opened.events(result.runId);
+      expect(events.some((e) => e.type === "model_response")).toBe(false);
+      expect(events.at(-1)).toMatchObject({
+        type: "model_failed",
+        retryable: false,
+        error: { name: "ModelRejectedError", message: expect.stringMatching(message) },
+      });
+      // The log still reads: the run can be resumed once the model behaves.
+      expect((await opened.runlog.resumePoint(result.runId)).resumable).toBe(true);
+    },
+  );
 
   it("says which provider failed to make its model, before a run is written", async () => {
     const keyless = () => {

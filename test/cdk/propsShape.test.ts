@@ -2,8 +2,8 @@ import { join } from "node:path";
 import { App, Duration, Lazy, Stack } from "aws-cdk-lib";
 import { describe, expect, it } from "vitest";
 import { RunlogPropsError } from "../../cdk/index.ts";
-import { PROP_NAMES } from "../../cdk/props.ts";
 import { nearestName } from "../../cdk/propsShape.ts";
+import { PROP_NAMES } from "../../cdk/propsValidation.ts";
 import { Runlog } from "../../cdk/runlog.ts";
 import { RunlogStack } from "../../cdk/runlogStack.ts";
 

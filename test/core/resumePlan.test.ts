@@ -13,11 +13,16 @@ const point = (interrupted: ReturnType<typeof call>[]): ResumePoint => ({
   unansweredToolCalls: [...interrupted, fresh],
   interruptedToolCalls: interrupted,
 });
-const idempotent = (name: string) => name === "wait" || name === "get_weather";
+/** The agent's tools: wait and get_weather may run again, write_note may not. */
+const tools = [
+  { name: "wait", idempotent: true },
+  { name: "get_weather", idempotent: true },
+  { name: "write_note", idempotent: false },
+];
 
 describe("planResume", () => {
   it("lists a started call of an idempotent tool as run again, the others as interrupted", () => {
-    const plan = planResume(point([wait, note]), idempotent);
+    const plan = planResume(point([wait, note]), tools);
     expect(plan.rerunToolCalls).toEqual([wait]);
     expect(plan.interruptedToolCalls).toEqual([note]);
     expect(plan.unansweredToolCalls).toEqual([wait, note, fresh]);
@@ -29,6 +34,6 @@ describe("planResume", () => {
 
   it("leaves a point with no idempotent call as the classifier said it", () => {
     const original = point([note]);
-    expect(planResume(original, idempotent)).toEqual({ ...original, rerunToolCalls: [] });
+    expect(planResume(original, tools)).toEqual({ ...original, rerunToolCalls: [] });
   });
 });

@@ -3,8 +3,7 @@ import { type Classification, classifyFacts, type ResumePoint } from "../../core
 import type { NewEvent } from "../../core/events.ts";
 import type { LogFacts } from "../../core/log.ts";
 import type { ModelSettings } from "../../core/modelSettings.ts";
-import { planResume } from "../../core/resumePlan.ts";
-import type { Tool } from "../../ports/tool.ts";
+import { type PlannedTool, planResume } from "../../core/resumePlan.ts";
 
 /** Where a run can take a new message: everything but a run that must not be written to. */
 const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
@@ -37,13 +36,8 @@ export function plan(facts: LogFacts, input: string | undefined, limits?: Limits
  * idempotent tool among `tools` (the agent's that asked for them) run again (lib/steps/runTool.ts),
  * the others are answered as interrupted.
  */
-export function carriedOut(
-  point: ResumePoint,
-  tools: readonly Pick<Tool, "name" | "idempotent">[],
-): ResumePoint {
-  if (point.interruptedToolCalls.length === 0) return point;
-  const idempotent = (name: string) => tools.find((tool) => tool.name === name)?.idempotent === true;
-  return { ...point, description: planResume(point, idempotent).description };
+export function carriedOut(point: ResumePoint, tools: readonly PlannedTool[]): ResumePoint {
+  return { ...point, description: planResume(point, tools).description };
 }
 
 /** What a `resumed` event that opens `generation` carries besides where it resumes. */
