@@ -1,5 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -179,6 +179,8 @@ async function httpServer(
   seen: (call: unknown) => void = () => {},
   /** By tool: how many of its `tools/call` requests to cut off (the socket destroyed) before they reach it. */
   cut: Record<string, number> = {},
+  /** Told each `tools/call`'s response once its head is on the wire (an SSE answer's stream is open). */
+  answering: (res: ServerResponse) => void = () => {},
 ) {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -192,6 +194,7 @@ async function httpServer(
     }
     const mcp = makeServer(tools, seen);
     const transport = new StreamableHTTPServerTransport({});
+    if (tool !== undefined) void headSent(res).then(() => answering(res));
     res.on("close", () => {
       void transport.close();
       void mcp.close();
@@ -202,6 +205,13 @@ async function httpServer(
   servers.push(server);
   await new Promise<void>((done) => server.listen(port, "127.0.0.1", done));
   return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** Once the response's head was handed to the socket (an SSE answer sends it before any event). */
+async function headSent(res: ServerResponse): Promise<void> {
+  while (!res.headersSent || (res.socket?.writableLength ?? 0) > 0) {
+    await new Promise((done) => setImmediate(done));
+  }
 }
 
 async function stop(server: Server): Promise<void> {
@@ -304,6 +314,80 @@ describe("a connection that fails mid-call", () => {
       { tool: "lookup", args: { id: "A1" }, meta: { "runlog/runId": run.runId, "runlog/callId": "c1" } },
     ]);
   });
+});
+
+/** Bounds a wait on a call whose own timeout is longer (60 s), so it cannot hang; no duration is asserted. */
+const BOUND_MS = 30_000;
+
+describe("a server's answer the connection cannot carry, or a server gone mid-call", () => {
+  it("an answer larger than a stdio message may be is the call's error result naming the limit, the tool called once", async () => {
+    const dir = tempDataDir("mcp");
+    dirs.push(dir);
+    const toolsFile = join(dir, "tools.txt");
+    const seenFile = join(dir, "seen.jsonl");
+    writeFileSync(toolsFile, "huge");
+    writeFileSync(seenFile, "");
+    const support = agentWith({
+      name: "shop",
+      command: process.execPath,
+      args: [FIXTURE, toolsFile, seenFile],
+    });
+    const turns: ModelReply[] = [
+      {
+        text: "",
+        toolCalls: [{ id: "c1", name: "shop__huge", arguments: JSON.stringify({ bytes: 12 * 1024 * 1024 }) }],
+        stop: "tool_calls",
+      },
+      answer("Too big to read."),
+    ];
+    const runlog = await open({ agents: { support }, models: { spy: () => spyModel(turns, []) } });
+    const run = await runlog.runlog.start({ agent: "support", input: "Everything, please" });
+    expect(run).toMatchObject({ status: "completed", output: "Too big to read." });
+    const log = await runlog.events(run.runId);
+    // The tool is idempotent, and still not run again: its answer was given, and would not fit again.
+    expect(recorded(log)?.[0]).toMatchObject({ name: "shop__huge", idempotent: true });
+    expect(resultOf(log, "c1")).toMatchObject({
+      isError: true,
+      content: expect.stringContaining(`${10 * 1024 * 1024} bytes`),
+    });
+    expect(resultOf(log, "c1")).not.toHaveProperty("interrupted");
+    expect(readFileSync(seenFile, "utf8").trim().split("\n")).toHaveLength(1);
+  });
+
+  it(
+    "an HTTP server killed mid-call fails the step at once, and its retry answers the call as interrupted",
+    async () => {
+      const seen: unknown[] = [];
+      let server: Server | undefined;
+      const { port, server: made } = await httpServer(
+        ["slow"],
+        0,
+        (call) => seen.push(call),
+        {},
+        () => {
+          if (server !== undefined) void stop(server);
+        },
+      );
+      server = made;
+      const support = agentWith({ name: "shop", url: `http://127.0.0.1:${port}/mcp` });
+      const turns: ModelReply[] = [
+        {
+          text: "",
+          // Longer than the test may take: only the connection's failure can end it in time.
+          toolCalls: [{ id: "c1", name: "shop__slow", arguments: JSON.stringify({ ms: 120_000 }) }],
+          stop: "tool_calls",
+        },
+        answer("The server went away."),
+      ];
+      const runlog = await open({ agents: { support }, models: { spy: () => spyModel(turns, []) } });
+      const run = await runlog.runlog.start({ agent: "support", input: "Take your time" });
+      expect(run).toMatchObject({ status: "completed", output: "The server went away." });
+      const log = await runlog.events(run.runId);
+      expect(seen).toHaveLength(1);
+      expect(resultOf(log, "c1")).toMatchObject({ isError: true, interrupted: true });
+    },
+    BOUND_MS,
+  );
 });
 
 describe("an agent's mcp list is checked where it is written", () => {
