@@ -5,31 +5,19 @@ import type { AutoResumes } from "../ports/eventStore.ts";
  * The head's automatic-resume record after a resume claims the run (written with the claim):
  * the sweeper's resume counts one more and notes when; a new user message (a send, a fork with
  * input) gives the request a fresh budget; any other resume (a person's, a handoff) keeps the
- * record as it is (undefined: the claim leaves it alone).
+ * record as it is (undefined: the claim leaves it alone). Every claim of the sweeper's counts,
+ * whether or not its execution went on to write anything: one that died before its first write
+ * (in its first model call, say) may have cost what any resume does, and a run that dies there
+ * every time must reach the budget, not be resumed for ever.
  */
 export function autoResumesAfter(
   previous: AutoResumes | undefined,
   request: { by?: string | undefined; input?: string | undefined },
   now: number,
-  lastWriteAt?: number,
 ): AutoResumes | undefined {
   if (request.input !== undefined) return { count: 0 };
   if (request.by !== RESUMED_BY.sweeper) return undefined;
-  const counted = lastWriteAt === undefined ? previous : countedAutoResumes(previous, lastWriteAt);
-  return { count: (counted?.count ?? 0) + 1, lastAt: now };
-}
-
-/**
- * The automatic resumes that happened, given when the log was last written: a sweeper's claim
- * newer than the log's last event never wrote its `resumed` (its process died between the two),
- * so it is not counted and sets no back-off.
- */
-export function countedAutoResumes(
-  record: AutoResumes | undefined,
-  lastWriteAt: number,
-): AutoResumes | undefined {
-  if (record?.lastAt === undefined || record.lastAt <= lastWriteAt) return record;
-  return { count: Math.max(0, record.count - 1) };
+  return { count: (previous?.count ?? 0) + 1, lastAt: now };
 }
 
 /** When the next automatic resume is due (epoch ms): the wait doubles with each one, up to a cap. */

@@ -8,15 +8,14 @@ import type { RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import { restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
-import { countedAutoResumes, nextAutoResumeAt } from "./autoResumes.ts";
+import { nextAutoResumeAt } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
-import { lastWriteAt, openedGeneration } from "./generation/opened.ts";
 import { leaseIsLive } from "./liveness.ts";
 import { loadRun, readTail, viewFacts } from "./logReads.ts";
 import { markGivenUp, markPaused, tailReader } from "./restMarkers.ts";
 import { answerParent } from "./subagents/answer.ts";
 import { lookUpChildren } from "./subagents/lookUp.ts";
-import { neverExecuted, rest, resumeAs } from "./sweepActions.ts";
+import { rest, resumeAs } from "./sweepActions.ts";
 import {
   type Considered,
   DEFAULTS,
@@ -91,11 +90,11 @@ export async function consider(
     if (classification.reason === "awaiting_children") await lookUpChildren(deps, runId);
     return settle(`not resumable: ${classification.reason}`);
   }
-  // A generation opened and never executed (its opener died, or its start failed) is finished, not
-  // resumed anew: it opens nothing, so it spends no budget and waits for no back-off.
-  if (openedGeneration(tail, facts) && (await neverExecuted(deps, head))) return resumeAs(deps, runId, skip);
-  // Heads of runs swept before the count moved onto the head carry none: their count starts at 0.
-  const record = countedAutoResumes(head.autoResumes, lastWriteAt(tail));
+  // Every resume of the sweeper's counts against the budget and waits out the back-off, a
+  // generation opened and never executed too (resumeAs completes it rather than opening another):
+  // a run whose execution dies before its first write, every time, is given up, not resumed for
+  // ever. Heads of runs swept before the count moved onto the head carry none: theirs starts at 0.
+  const record = head.autoResumes;
   const count = record?.count ?? 0;
   if (count >= policy.maxAutoResumes) {
     // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as

@@ -41,6 +41,24 @@ describe("runlog sweep", () => {
     expect(again.json.resumed).toEqual([]);
   });
 
+  it("counts a resume whose process dies in the model call, and gives up at --max-resumes", async () => {
+    // Killed before its first model call: the generation opened by the start ran and died, and so
+    // does every resume of it. Each sweep's resume is one of the run's resumes, spent or not.
+    const crash = { RUNLOG_CRASH_AT: "model:before" };
+    const started = await runlog(dir, ["run", "--run-id", "loops", "loop"], crash);
+    expect(started.code, started.stderr).toBe(137);
+    const codes: number[] = [];
+    for (let sweep = 0; sweep < 3; sweep++) {
+      codes.push((await runlog(dir, ["sweep", "--max-resumes", "1"], crash)).code);
+    }
+    // The first sweep resumes it (and dies with it); the second finds one resume spent and gives up.
+    expect(codes).toEqual([137, 0, 0]);
+    const point = await runlogJson<{ reason: string; resumable: boolean }>(dir, ["resume-point", "loops"]);
+    expect(point.json.resumable).toBe(true);
+    const log = await events(dir, "loops");
+    expect(log.filter((event) => event.type === "given_up")).toHaveLength(1);
+  });
+
   it("rejects a bad flag value with exit 2", async () => {
     const result = await runlog(dir, ["sweep", "--stale-after", "soon"]);
     expect(result.code).toBe(2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RESUMED_BY } from "../../lib/core/eventConstants.ts";
-import { autoResumesAfter, countedAutoResumes, nextAutoResumeAt } from "../../lib/steps/autoResumes.ts";
+import { autoResumesAfter, nextAutoResumeAt } from "../../lib/steps/autoResumes.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
@@ -32,17 +32,8 @@ describe("nextAutoResumeAt", () => {
 });
 
 describe("a sweeper's claim the log never followed", () => {
-  const claim = { count: 3, lastAt: NOW - 1_000 };
-
-  it("is not counted and sets no back-off; a claim the log went on from is", () => {
-    expect(countedAutoResumes(claim, NOW - 5_000)).toEqual({ count: 2 });
-    expect(countedAutoResumes(claim, NOW - 1_000)).toEqual(claim);
-    expect(countedAutoResumes(undefined, NOW)).toBeUndefined();
-  });
-
-  it("is replaced by the sweeper's next claim, not added to", () => {
-    const sweeper = { by: RESUMED_BY.sweeper };
-    expect(autoResumesAfter(claim, sweeper, NOW, NOW - 5_000)).toEqual({ count: 3, lastAt: NOW });
-    expect(autoResumesAfter(claim, sweeper, NOW, NOW - 500)).toEqual({ count: 4, lastAt: NOW });
+  it("counts: a resume that died before its first write spent one of the budget", () => {
+    const claim = { count: 3, lastAt: NOW - 1_000 };
+    expect(autoResumesAfter(claim, { by: RESUMED_BY.sweeper }, NOW)).toEqual({ count: 4, lastAt: NOW });
   });
 });

@@ -1,17 +1,9 @@
 import { ConflictError, NotFoundError } from "../../core/errors.ts";
-import { RESUMED_BY } from "../../core/eventConstants.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";
 import { leaseFor } from "../lease.ts";
 import { recordAfter } from "./lease.ts";
-import {
-  assertAgentHere,
-  lastWriteAt,
-  modelInForce,
-  type Opener,
-  openedAction,
-  openedKind,
-} from "./opened.ts";
+import { assertAgentHere, modelInForce, type Opener, openedAction, openedKind } from "./opened.ts";
 import type { Move, Outcome } from "./opening.ts";
 
 /** What completing an opened generation came to. */
@@ -55,11 +47,10 @@ export async function completeGeneration(
   }
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation, createdAt: head.createdAt });
   // Claimed even by the owner that holds it (on AWS the generation's own name): the version check
-  // lets one of two requests completing at once start the execution. A sweeper completing someone
-  // else's opening counts it as one of its resumes (it costs what one does); its own opening was
-  // counted when it was claimed.
-  const bySweeper = opener.type === "resumed" && opener.by === RESUMED_BY.sweeper;
-  const record = bySweeper ? undefined : recordAfter(deps, head, opening, lastWriteAt(tail));
+  // lets one of two requests completing at once start the execution. A sweeper completing an
+  // opening counts it as one of its resumes, its own opening included: it costs what one does, and
+  // whether the execution before it ran (and died) is not always known (a local process that died).
+  const record = recordAfter(deps, head, opening);
   try {
     await deps.store.claimLease(runId, leaseFor(deps, owner), head.leaseVersion, record);
   } catch (error) {

@@ -9,12 +9,11 @@ import { byOf, inputOf, type Move } from "./opening.ts";
 // written, and given back when the request will not use it.
 
 /** The head's automatic-resume record after this opening claims the run (see autoResumesAfter). */
-export const recordAfter = (deps: ControlDeps, head: RunHead, opening: Move, lastWrite: number) =>
+export const recordAfter = (deps: ControlDeps, head: RunHead, opening: Move) =>
   autoResumesAfter(
     head.autoResumes,
     { by: byOf(opening), input: inputOf(opening) },
     deps.clock.now().getTime(),
-    lastWrite,
   );
 
 /**
@@ -27,7 +26,6 @@ export async function claimGenerationLease(
   head: RunHead,
   owner: string,
   opening: Move,
-  lastWrite: number,
 ): Promise<void> {
   const { runId } = opening;
   const holder = head.lease?.owner;
@@ -49,7 +47,7 @@ export async function claimGenerationLease(
       runId,
       leaseFor(deps, owner),
       head.leaseVersion,
-      recordAfter(deps, head, opening, lastWrite),
+      recordAfter(deps, head, opening),
     );
   } catch (error) {
     if (error instanceof ConflictError && !(error instanceof LeaseHeldError) && opening.kind !== "handoff") {

@@ -73,9 +73,6 @@ export function openedAction(tail: LogView, opener: Opener): NextAction {
   return nextAction(classifyFacts(readLog(tail.events.slice(0, -1), tail.start)), true);
 }
 
-/** When the log was last written (epoch ms): its last event's time. */
-export const lastWriteAt = (tail: LogView) => Date.parse(tail.events.at(-1)?.at ?? "");
-
 /**
  * The model spec the run goes on with: what the tail shows (the run's first event, a turn, a
  * `resumed`: each records it), else, on a log written before turns recorded it, the whole log's,
