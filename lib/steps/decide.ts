@@ -1,8 +1,11 @@
+import { dueApprovals, type ExpiringApproval } from "../core/approvalExpiry.ts";
 import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../core/errors.ts";
+import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT } from "../core/eventConstants.ts";
 import type { ToolDecided } from "../core/events.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
 import type { ControlDeps } from "./deps.ts";
+import { expireRun } from "./expireApprovals.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
 import { writeNext } from "./writeNext.ts";
@@ -31,51 +34,69 @@ export async function decide(
   request: DecisionRequest,
 ): Promise<ResumeResult | { resumed: false; waiting: number }> {
   if (request.by.trim() === "") throw new InvalidInputError("a decision needs a non-empty `by`");
-  const waiting = await writeNext<number | ResumeResult>(deps, request.runId, "any", (events, facts) => {
-    // Under the seq lock, on the whole log: a decision made with this key before answers as it did then.
-    const key = request.idempotencyKey;
-    const keyed = key === undefined ? undefined : keyedEvent(events, key);
-    if (key !== undefined && keyed !== undefined) {
-      assertSameKeyed(request.runId, key, keyed, "tool_decided", decisionFields(request));
-      return { done: decidedBefore(request.runId, events, keyed.seq) };
-    }
-    if (facts.cancelled) throw new ConflictError(`run ${request.runId} was cancelled; nothing to decide`);
-    const batch = facts.batch;
-    const call = batch?.open ? batch.response.toolCalls.find((c) => c.id === request.callId) : undefined;
-    if (!batch || !call || !batch.needsApproval.has(call.id)) {
-      const point = classify(events);
-      const open = !point.resumable && point.waitingToolCalls ? point.waitingToolCalls.map((c) => c.id) : [];
-      throw new NotFoundError(
-        `run ${request.runId} has no call ${request.callId} waiting for approval` +
-          (open.length > 0 ? `; waiting: ${open.join(", ")}` : ""),
-      );
-    }
-    const earlier = batch.decisions.get(call.id);
-    if (earlier && sameDecision(earlier, request)) return { done: waitingAfter(events) };
-    if (earlier) {
-      throw new ConflictError(
-        `call ${call.id} was already ${earlier.approved ? "approved" : "rejected"} by ${earlier.by}` +
-          (earlier.onBehalfOf === undefined ? "" : ` for ${earlier.onBehalfOf}`) +
-          differingDetail(earlier, request),
-      );
-    }
-    // The last decision resumes the run at once: one this process could not execute (its agent
-    // not here, its model not buildable here) is refused with nothing written, the run as it was.
-    if (facts.agent !== undefined) deps.agents(facts.agent);
-    if (facts.model !== undefined) deps.models(facts.model);
-    return {
-      append: {
-        type: "tool_decided",
-        callId: call.id,
-        approved: request.approved,
-        by: request.by,
-        ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
-        ...(request.reason === undefined ? {} : { reason: request.reason }),
-        ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
-      },
-      result: (event) => waitingAfter([...events, event]),
-    };
-  });
+  const waiting = await writeNext<number | ResumeResult | ExpiringApproval>(
+    deps,
+    request.runId,
+    "any",
+    (events, facts) => {
+      // Under the seq lock, on the whole log: a decision made with this key before answers as it did then.
+      const key = request.idempotencyKey;
+      const keyed = key === undefined ? undefined : keyedEvent(events, key);
+      if (key !== undefined && keyed !== undefined) {
+        assertSameKeyed(request.runId, key, keyed, "tool_decided", decisionFields(request));
+        return { done: decidedBefore(request.runId, events, keyed.seq) };
+      }
+      if (facts.cancelled) throw new ConflictError(`run ${request.runId} was cancelled; nothing to decide`);
+      const batch = facts.batch;
+      const call = batch?.open ? batch.response.toolCalls.find((c) => c.id === request.callId) : undefined;
+      if (!batch || !call || !batch.needsApproval.has(call.id)) {
+        const point = classify(events);
+        const open =
+          !point.resumable && point.waitingToolCalls ? point.waitingToolCalls.map((c) => c.id) : [];
+        throw new NotFoundError(
+          `run ${request.runId} has no call ${request.callId} waiting for approval` +
+            (open.length > 0 ? `; waiting: ${open.join(", ")}` : ""),
+        );
+      }
+      const earlier = batch.decisions.get(call.id);
+      if (earlier && sameDecision(earlier, request)) return { done: waitingAfter(events) };
+      if (earlier) {
+        throw new ConflictError(
+          `call ${call.id} was already ${earlier.approved ? "approved" : "rejected"} by ${earlier.by}` +
+            (earlier.onBehalfOf === undefined ? "" : ` for ${earlier.onBehalfOf}`) +
+            differingDetail(earlier, request),
+        );
+      }
+      // Past its deadline the call is the expiry's, recorded or not: the decision comes too late.
+      const expired = dueApprovals(facts, deps.clock.now().getTime()).find((due) => due.call.id === call.id);
+      if (expired) return { done: expired };
+      // The last decision resumes the run at once: one this process could not execute (its agent
+      // not here, its model not buildable here) is refused with nothing written, the run as it was.
+      if (facts.agent !== undefined) deps.agents(facts.agent);
+      if (facts.model !== undefined) deps.models(facts.model);
+      return {
+        append: {
+          type: "tool_decided",
+          callId: call.id,
+          approved: request.approved,
+          by: request.by,
+          ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
+          ...(request.reason === undefined ? {} : { reason: request.reason }),
+          ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+        },
+        result: (event) => waitingAfter([...events, event]),
+      };
+    },
+  );
+  if (typeof waiting === "object" && "expiresAt" in waiting) {
+    // Record the expiry the sweep (or serve's timer) has not recorded yet, and go on as it would.
+    await expireRun(deps, request.runId);
+    throw new ConflictError(
+      `call ${request.callId} of run ${request.runId} waited past its approval deadline ` +
+        `(${new Date(waiting.expiresAt).toISOString()}): it is answered as rejected by ${DECIDED_BY_TIMEOUT} (${APPROVAL_EXPIRED})`,
+      { runId: request.runId },
+    );
+  }
   deps.faults.reached("decide:after-append");
   if (typeof waiting !== "number") return waiting;
   if (waiting > 0) return { resumed: false, waiting };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { defineAgent, defineTool, InvalidInputError, type RunEvent } from "../../lib/index.ts";
+import { ConflictError, defineAgent, defineTool, InvalidInputError, type RunEvent } from "../../lib/index.ts";
 import { createTestRunlog, type TestRunlog } from "../../lib/testing/index.ts";
 import { cleanup, tempDataDir } from "../support/cli.ts";
 
@@ -106,7 +106,7 @@ describe("an approval that expires", () => {
   });
 
   it("leaves a call a person decided before the deadline to that decision", async () => {
-    opened = await createTestRunlog({ agents: { mailer: mailer(1) }, script: SCRIPT });
+    opened = await createTestRunlog({ agents: { mailer: mailer(1_000) }, script: SCRIPT });
     const { runId } = await opened.runlog.start({ agent: "mailer", input: "mail ann" });
     const paused = await opened.events(runId);
     await opened.runlog.approve(runId, "call_0_0", { by: "ann" });
@@ -119,6 +119,25 @@ describe("an approval that expires", () => {
       expect.objectContaining({ approved: true, onBehalfOf: "ann" }),
     ]);
     expect(sent).toEqual(["ann"]);
+  });
+
+  it("refuses a decision made after the deadline the sweep has not recorded yet, and records the expiry", async () => {
+    opened = await createTestRunlog({ agents: { mailer: mailer(1) }, script: SCRIPT });
+    const { runId } = await opened.runlog.start({ agent: "mailer", input: "mail ann" });
+    await pastDeadline(await opened.events(runId));
+
+    const late = opened.runlog.approve(runId, "call_0_0", { by: "ann" });
+    await expect(late).rejects.toBeInstanceOf(ConflictError);
+    await expect(late).rejects.toThrow(
+      /call_0_0 .* waited past its approval deadline .* rejected by timeout/,
+    );
+    const events = await opened.events(runId);
+    expect(of(events, "tool_decided")).toEqual([
+      expect.objectContaining({ callId: "call_0_0", approved: false, by: "timeout" }),
+    ]);
+    expect(of(events, "resumed")).toEqual([expect.objectContaining({ by: "timeout" })]);
+    expect(sent).toEqual([]);
+    expect((await opened.runlog.outcome(runId)).status).toBe("completed");
   });
 });
 
