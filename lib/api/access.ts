@@ -50,9 +50,23 @@ export class Access {
     return principal === undefined || principal.admin === true ? undefined : ownerScope(ownerOf(principal));
   }
 
-  /** The owner a new run records: the principal's (scoped), else the one the request names, if any. */
+  /**
+   * The owner a new run records: the one the request names, unscoped or for an admin (who acts for
+   * anyone), else the principal's. A scoped principal that is not an admin starts only its own
+   * runs: naming another owner is refused, never silently replaced.
+   */
   ownerFor(asked: Owner | undefined): Owner | undefined {
-    return this.principal === undefined ? asked : ownerOf(this.principal);
+    const principal = this.principal;
+    if (principal === undefined) return asked;
+    if (asked !== undefined && principal.admin === true) return asked;
+    const own = ownerOf(principal);
+    if (asked !== undefined && (asked.id !== own.id || asked.tenant !== own.tenant)) {
+      throw new InvalidInputError(
+        `owner: this Runlog acts as ${JSON.stringify(own)}, which is not an admin: the runs it starts are its own, not ${JSON.stringify(asked)}'s (name an owner from an unscoped Runlog or an admin's)`,
+        { field: "owner" },
+      );
+    }
+    return own;
   }
 
   /** What a decision or cancel records of who made it. */

@@ -21,7 +21,11 @@ export interface StartRequest {
   model?: string;
   /** A caller-chosen id, which makes the start idempotent: the same start again starts nothing. @default a generated id */
   runId?: string;
-  /** Whose the run is, recorded in `run_started` (a Runlog scoped with `as` records its principal instead). @default none */
+  /**
+   * Whose the run is, recorded in `run_started`. A Runlog scoped with `as` to a principal that is
+   * not an admin records its principal (naming another owner is an InvalidInputError); an admin's
+   * (`openLocal`'s, the local OS user) records this one. @default none; scoped, the principal
+   */
   owner?: Owner;
   /**
    * The caller's own JSON object (at most MAX_METADATA_BYTES as JSON), stored in `run_started`,

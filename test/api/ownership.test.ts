@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
 import { Runlog } from "../../lib/api/runlog.ts";
-import { ForbiddenError, IdTakenError, NotFoundError, TooManyRunsError } from "../../lib/core/errors.ts";
+import {
+  ForbiddenError,
+  IdTakenError,
+  InvalidInputError,
+  NotFoundError,
+  TooManyRunsError,
+} from "../../lib/core/errors.ts";
 import { NAMES } from "../../lib/runtime/config.ts";
 import { openLocalRuntime } from "../../lib/runtime/local/localRuntime.ts";
 import { cleanup, script, tempDataDir, testEnv } from "../support/cli.ts";
@@ -184,6 +190,33 @@ describe("tenants and admins", () => {
     await expect(local.runlog.as({ id: "ops", admin: true }).outcome("ownerless")).resolves.toMatchObject({
       status: "completed",
     });
+  });
+});
+
+describe("the owner a start names", () => {
+  const ALICE = { id: "arn:aws:iam::111111111111:user/alice" };
+
+  it("is recorded by openLocal's Runlog (the local user, an admin acting for anyone)", async () => {
+    await local.runlog.start({ agent: "demo", input: "for alice", runId: "named-owner", owner: ALICE });
+    expect((await local.runlog.events("named-owner"))[0]).toMatchObject({
+      type: "run_started",
+      owner: ALICE,
+    });
+    await expect(alice.outcome("named-owner")).resolves.toMatchObject({ runId: "named-owner" });
+    await expect(bob.outcome("named-owner")).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("is refused, naming the field, from a scoped caller that names someone else; its own is fine", async () => {
+    const refused = await bob
+      .start({ agent: "demo", input: "x", runId: "not-bobs", owner: ALICE })
+      .catch((e) => e);
+    expect(refused).toBeInstanceOf(InvalidInputError);
+    expect(refused).toMatchObject({ field: "owner" });
+    expect(await local.runlog.list({ limit: 1000 })).not.toContainEqual(
+      expect.objectContaining({ runId: "not-bobs" }),
+    );
+    await alice.start({ agent: "demo", input: "mine", runId: "alice-named-herself", owner: ALICE });
+    expect((await alice.events("alice-named-herself"))[0]).toMatchObject({ owner: ALICE });
   });
 });
 
