@@ -5,7 +5,7 @@ import type { RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import type { Principal } from "../core/principal.ts";
 import { planResume, type ResumePlan } from "../core/resumePlan.ts";
-import { restingStatusOf } from "../core/status.ts";
+import { restingStatusOf, SETTLED_BY_LOG } from "../core/status.ts";
 import type { JsonValue } from "../core/structuredOutput.ts";
 import type { RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
@@ -136,8 +136,8 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
   }
 
   /**
-   * The run's status and final output; `running` while a live executor holds it (unless it was
-   * cancelled). `Output`: what its agent's output is (`OutputOf<typeof agent>`); the log holds it
+   * The run's status and final output; `running` while a live executor holds it, unless it was
+   * cancelled or its log already settles it (a final answer stored: SETTLED_BY_LOG). `Output`: what its agent's output is (`OutputOf<typeof agent>`); the log holds it
    * as it was checked, this only says its type.
    */
   async outcome<Output = string>(runId: string): Promise<RunOutcome<Output>> {
@@ -148,7 +148,9 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
     this.access.checkHead(runId, head);
     const resting = (await this.resting(runId)) as RunOutcome<Output>;
-    if (resting.status === "cancelled") return resting;
+    // A final answer (or another ending the log settles) is the outcome as soon as it is stored,
+    // though its execution holds the lease a moment more: one who saw it stored reads it here.
+    if (resting.status === "cancelled" || SETTLED_BY_LOG.has(resting.status)) return resting;
     if (await this.isLive(head)) return { runId, status: "running", output: null };
     return resting;
   }
@@ -222,7 +224,7 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
       ...(scope === undefined ? {} : { owner: scope }),
     });
     const runs: RunHead[] = [];
-    for (const head of page.runs) runs.push(head.status === "running" ? await this.asLogShows(head) : head);
+    for (const head of page.runs) runs.push(await this.asListed(head));
     const shown = wanted === undefined ? runs : runs.filter((run) => wanted.includes(run.status));
     return { ...page, runs: shown };
   }
@@ -239,9 +241,29 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     const runs: RunHead[] = [];
     for (const id of ids) {
       const head = await this.deps.store.getHead(id);
-      if (head) runs.push(head.status === "running" ? await this.asLogShows(head) : head);
+      if (head) runs.push(await this.asListed(head));
     }
     return runs;
+  }
+
+  /**
+   * A head as a listing shows it. Two kinds lag their log: a `running` head (see asLogShows), and a
+   * `paused` one, which a person's decision leaving other calls waiting appends to without a head
+   * write: it shows its log's last seq and time, read from the last event alone.
+   */
+  private async asListed(head: RunHead): Promise<RunHead> {
+    if (head.status === "running") return this.asLogShows(head);
+    if (head.status !== "paused") return head;
+    let last: RunEvent | undefined;
+    try {
+      last = (await this.deps.store.readBack(head.runId, () => true)).at(-1);
+    } catch (error) {
+      if (error instanceof CorruptEventError) return { ...head, status: "malformed" };
+      throw error;
+    }
+    if (last === undefined || last.seq <= head.lastSeq) return head;
+    const updatedAt = Date.parse(last.at) > Date.parse(head.updatedAt) ? last.at : head.updatedAt;
+    return { ...head, lastSeq: last.seq, updatedAt };
   }
 
   /** A `running` head brought up to its log's tail: last seq, last activity, agent in charge (when the tail shows it), and status if nobody executes it. */

@@ -45,6 +45,19 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   "invalid_output",
 ];
 
+/**
+ * Statuses the log settles by itself: once their last event is stored, the execution holding the
+ * run writes nothing more to it (it only rests the head and lets the lease go), so a reader may
+ * give them while the lease is still held. A failure is not one: the execution may retry the call.
+ */
+export const SETTLED_BY_LOG: ReadonlySet<RunStatus> = new Set<RunStatus>([
+  "completed",
+  "refused",
+  "context_full",
+  "unknown_stop",
+  "invalid_output",
+]);
+
 /** The status a log (or a tail from `start`) implies when nobody is executing the run. */
 export function restingStatus(
   events: readonly RunEvent[],

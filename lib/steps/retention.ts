@@ -1,5 +1,5 @@
 import { InvalidInputError } from "../core/errors.ts";
-import type { RunStatus } from "../core/status.ts";
+import { type RunStatus, SETTLED_BY_LOG } from "../core/status.ts";
 import type { StepDeps } from "./deps.ts";
 
 const DAY_MS = 86_400_000;
@@ -9,15 +9,7 @@ const DAY_MS = 86_400_000;
  * others (paused, interrupted, malformed, empty) wait for a person or the
  * sweeper, so they keep no retention clock.
  */
-const FINAL: ReadonlySet<RunStatus> = new Set<RunStatus>([
-  "completed",
-  "refused",
-  "context_full",
-  "cancelled",
-  "failed",
-  "unknown_stop",
-  "invalid_output",
-]);
+const FINAL: ReadonlySet<RunStatus> = new Set<RunStatus>([...SETTLED_BY_LOG, "cancelled", "failed"]);
 
 /** Whether a run resting in this status starts its retention clock. */
 export const expiresWhenResting = (status: RunStatus) => FINAL.has(status);

@@ -102,3 +102,31 @@ describe("a run whose lease was just claimed", () => {
     expect(await runlog.outcome("never-started")).toMatchObject({ status: "interrupted" });
   });
 });
+
+describe("a run whose final answer is stored while its execution still holds the lease", () => {
+  it("is completed to outcome at once; a failure its execution may retry is still running", async () => {
+    for (const runId of ["answered", "failing"]) await claimed(runId, 1_000);
+    await store.append(
+      "answered",
+      stamp({ type: "model_response", text: "Done", toolCalls: [], stop: "stop" }, 2, new Date()),
+    );
+    await store.append(
+      "failing",
+      stamp(
+        {
+          type: "model_failed",
+          error: { name: "ModelUnavailableError", message: "overloaded" },
+          retryable: true,
+        },
+        2,
+        new Date(),
+      ),
+    );
+    expect(await runlog.outcome("answered")).toEqual({
+      runId: "answered",
+      status: "completed",
+      output: "Done",
+    });
+    expect(await runlog.outcome("failing")).toMatchObject({ status: "running", output: null });
+  });
+});

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { RUN_STATUSES } from "../../lib/core/status.ts";
-import { cleanup, runlog, runlogJson, tempDataDir } from "../support/cli.ts";
+import { cleanup, events, runlog, runlogJson, script, tempDataDir } from "../support/cli.ts";
 import { cli } from "./support.ts";
 
 const dir = tempDataDir("cli-list");
@@ -42,6 +42,29 @@ describe("runlog ls", () => {
     expect(killed.code, killed.stderr).toBe(137);
     expect(ids((await runlogJson(dir, ["ls", "--status", "interrupted"])).json)).toEqual(["killed"]);
     expect(ids((await runlogJson(dir, ["ls", "--status", "running"])).json)).toEqual([]);
+  });
+
+  it("shows a paused run's last seq and time from its log after a decision that leaves it waiting", async () => {
+    const two = script(dir, "two-emails", [
+      {
+        toolCalls: [
+          { name: "send_email", arguments: { to: "ana@example.com", subject: "Lunch" } },
+          { name: "send_email", arguments: { to: "bo@example.com", subject: "Tea" } },
+        ],
+      },
+      { text: "Sent." },
+    ]);
+    expect((await runlog(dir, ["run", "--run-id", "half-decided", "--model", two, "mail"])).code).toBe(3);
+    expect((await runlog(dir, ["approve", "half-decided", "call_0_0"])).code).toBe(3);
+    const log = await events(dir, "half-decided");
+    expect(log.at(-1)).toMatchObject({ type: "tool_decided", callId: "call_0_0" });
+    const listed = (await runlogJson(dir, ["ls", "--status", "paused"])).json as {
+      runs: { runId: string; lastSeq: number; updatedAt: string }[];
+    };
+    expect(listed.runs.find((run) => run.runId === "half-decided")).toMatchObject({
+      lastSeq: log.at(-1)!.seq,
+      updatedAt: log.at(-1)!.at,
+    });
   });
 
   it("lines its columns up however long a run id is (an Idempotency-Key's is 37 characters)", async () => {
