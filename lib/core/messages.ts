@@ -1,3 +1,4 @@
+import { continuedText } from "./continuation.ts";
 import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT } from "./eventConstants.ts";
 import type { ToolCall } from "./eventFields.ts";
 import type { RunEvent } from "./events.ts";
@@ -75,15 +76,16 @@ export function rejectedOutputNote(problems: string): string {
 }
 
 /**
- * The run's final answer, if its last response is one: its text, or the value an agent's output
- * schema accepted from it (its `output`).
+ * The run's final answer, if its last response is one: its text (after the text of the responses
+ * that hit the output limit and that it continues, lib/core/continuation.ts), or the value an
+ * agent's output schema accepted from it (its `output`).
  */
 export function finalOutput(events: readonly RunEvent[]): JsonValue | null {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (event.type === "model_response") {
       if (event.stop !== "stop") return null;
-      return event.output === undefined ? event.text : event.output;
+      return event.output === undefined ? continuedText(events, i) + event.text : event.output;
     }
     // Anything newer than the last answer that moves the conversation means it is not the output.
     if (event.type === "user_message" || event.type === "model_failed") return null;

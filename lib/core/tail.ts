@@ -1,3 +1,4 @@
+import { continuationStart, endsContinuation, isAnswer, isContinuedPart } from "./continuation.ts";
 import type { RunEvent } from "./events.ts";
 import type { LogView } from "./log.ts";
 
@@ -28,14 +29,32 @@ export function isAnchor(event: RunEvent): boolean {
  * the tail needs. That is the last anchor itself, which records the generation
  * it was written in (`gen`); for logs written before `gen` existed, the
  * `resumed` (or `run_started`) before it, which is never far back either:
- * every execution starts with one and is bounded in steps.
+ * every execution starts with one and is bounded in steps. An answer that
+ * continues responses cut at the output limit needs those too (its text is
+ * theirs joined, lib/core/continuation.ts): the tail goes back to the oldest of
+ * them, and returns true at the event before it, which fromAnchor leaves out.
  */
 export function tailBoundary(): (event: RunEvent) => boolean {
   let anchored = false;
+  /** While reading back through what an answer continues: the oldest event needed so far. */
+  let continuing: RunEvent | undefined;
   return (event) => {
     if (event.type === "run_started") return true;
+    if (continuing) {
+      if (!endsContinuation(event)) {
+        if (isContinuedPart(event)) continuing = event;
+        return false;
+      }
+      const oldest = continuing;
+      continuing = undefined;
+      return generationBefore(oldest) !== undefined || event.type === "resumed";
+    }
     if (!anchored) {
       anchored = isAnchor(event);
+      if (anchored && isAnswer(event)) {
+        continuing = event;
+        return false;
+      }
       return anchored && generationBefore(event) !== undefined;
     }
     return event.type === "resumed";
@@ -53,8 +72,10 @@ function generationBefore(event: RunEvent): number | undefined {
  * reads: the events from the last anchor on, and (its `start`) the generation before it.
  */
 export function fromAnchor(events: readonly RunEvent[]): LogView & { start: NonNullable<LogView["start"]> } {
-  const anchor = events.findLastIndex(isAnchor);
-  if (anchor < 0) return { events: [...events], start: { seq: events[0]?.seq ?? 1, generation: 1 } };
+  const last = events.findLastIndex(isAnchor);
+  if (last < 0) return { events: [...events], start: { seq: events[0]?.seq ?? 1, generation: 1 } };
+  // An answer's tail starts at the oldest response it continues (tailBoundary read back to it).
+  const anchor = isAnswer(events[last]!) ? continuationStart(events, last) : last;
   const before = events.slice(0, anchor).findLast((event) => event.type === "resumed");
   const generation =
     generationBefore(events[anchor]!) ?? (before?.type === "resumed" ? before.generation : 1);

@@ -1,5 +1,6 @@
-import { type Exhaustion, exhausted, limitsInForce } from "../core/budget.ts";
+import { assertCounted, type Exhaustion, exhausted, limitsInForce } from "../core/budget.ts";
 import { classify, classifyFacts } from "../core/classify.ts";
+import { continuedText } from "../core/continuation.ts";
 import {
   errorMessage,
   ModelRejectedError,
@@ -59,7 +60,8 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
 
   const agent = deps.agents(facts.agent!);
   // The budget, from the whole log: a turn is taken only while every limit is above what was used.
-  const over = exhausted(limitsInForce(facts.limits, agent.limits), facts.used, deps.prices);
+  const limits = limitsInForce(facts.limits, agent.limits);
+  const over = exhausted(limits, facts.used, deps.prices);
   if (over) return stopForBudget(deps, input, facts, over);
   // Built before the model's error boundary: what fails here is not the model's failure.
   const request = modelRequest(deps, input, facts, events, agent);
@@ -70,9 +72,14 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
   const got =
     replies.get(input.runId, input.generation, turn) ??
     (await askSaving(deps, input, facts, model, request, startedAt));
+  // A response that reported no usage would leave a token or cost budget uncounted: unlimited.
+  assertCounted(limits, model.spec, got.value);
   // Text saved of this response before a crash, then the rest: one response (continue_partial).
   const saved = facts.partial?.text ?? "";
   const reply = normalize({ ...got.value, text: saved + got.value.text });
+  // Responses cut at the output limit that this one continues (continue_response): each event keeps
+  // its own call's text, the answer checked (and given as the outcome) is theirs and this one's.
+  const continued = continuedText(events, events.length);
   // A replay with recorded tools asks nobody: the recording holds what each decision came to.
   const approvals = recordedReplayOf(events) === undefined ? callsNeedingApproval(agent, reply) : [];
   const approvalTimeouts = expiringApprovals(agent, reply, approvals);
@@ -85,7 +92,7 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
       if (latestFacts.modelTurns > facts.modelTurns || latestFacts.exhausted)
         return { done: classifyFacts(latestFacts) };
       const turn = { model: model.spec, ms: got.ms, ...(reply.usage ? { usage: reply.usage } : {}) };
-      const checked = checkFinal(agent, reply, latestFacts);
+      const checked = checkFinal(agent, { ...reply, text: continued + reply.text }, latestFacts);
       const response: NewEvent =
         checked?.ok === false
           ? { type: "output_rejected", text: reply.text, ...checked.rejected, ...turn }
@@ -122,7 +129,8 @@ export async function callModel(deps: StepDeps, input: StepInput): Promise<NextA
 }
 
 /**
- * A final answer checked against the agent's output schema, when it has one: the value to record
+ * A final answer (`reply.text`: the whole answer, after the text of the responses cut at the output
+ * limit that it continues) checked against the agent's output schema, when it has one: the value to record
  * on the response, or the rejection to record instead of it (which try this is, and whether the
  * model is asked again). Decided before the write, so the one event written says it: no crash
  * can leave a final answer unchecked, and no RunCompleted is told of one that did not fit.

@@ -1,4 +1,5 @@
 import { classifyFacts } from "../core/classify.ts";
+import { continuedText } from "../core/continuation.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
 import { finalOutput } from "../core/messages.ts";
@@ -28,9 +29,16 @@ export interface InvalidOutput {
 export function outcomeOfFacts(runId: string, events: readonly RunEvent[], facts: LogFacts): RunOutcome {
   const status = restingStatusOf(facts, classifyFacts(facts));
   const last = facts.last;
+  // The answer rejected: its text after that of the responses it continues, as the schema saw it.
   const invalid =
     status === "invalid_output" && last?.type === "output_rejected"
-      ? { invalidOutput: { text: last.text, problems: last.problems } }
+      ? { invalidOutput: { text: answerText(events, last), problems: last.problems } }
       : {};
   return { runId, status, output: finalOutput(events), ...invalid };
+}
+
+/** The text of an answer in `events` (a whole log or a tail), after that of the responses it continues. */
+function answerText(events: readonly RunEvent[], answer: RunEvent & { text: string }): string {
+  const index = events.findLastIndex((event) => event.seq === answer.seq);
+  return (index < 0 ? "" : continuedText(events, index)) + answer.text;
 }

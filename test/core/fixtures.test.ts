@@ -5,8 +5,9 @@ import { decodeEvent } from "../../lib/core/decodeEvent.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { readLog } from "../../lib/core/logReader.ts";
 import { toMessages } from "../../lib/core/messageBuilder.ts";
-import { finalOutput } from "../../lib/core/messages.ts";
+import { CONTINUE_RESPONSE_NOTE, finalOutput } from "../../lib/core/messages.ts";
 import { decodeStoredEvent } from "../../lib/core/storedEvents.ts";
+import { fromAnchor } from "../../lib/core/tail.ts";
 
 // Frozen logs as stored by schema v1. Never edit them: a change that breaks one breaks stored runs.
 const V1 = new URL("../fixtures/events/v1/", import.meta.url);
@@ -65,6 +66,30 @@ describe("schema v1 fixtures", () => {
     const events = decodeLog("recovered-and-continued.json");
     expect(classify(events)).toMatchObject({ resumable: true, kind: "continue_response" });
     expect(toMessages(events)[2]).toMatchObject({ role: "tool", content: "interrupted", isError: true });
+  });
+});
+
+describe("schema v1 fixtures: an answer continued past the output limit", () => {
+  it("is the text of every response it continues and its own, from the whole log and from its tail", () => {
+    const events = decodeLog("continued-at-output-limit.json");
+    expect(classify(events)).toMatchObject({ resumable: false, reason: "completed", seq: 8 });
+    expect(finalOutput(events)).toBe("The answer is long and complete.");
+    // Each response is shown to the model as its own call gave it, then told to continue.
+    expect(toMessages(events).map((m) => m.content)).toEqual([
+      "What is the answer?",
+      "The answer is lo",
+      CONTINUE_RESPONSE_NOTE,
+      "ng and ",
+      CONTINUE_RESPONSE_NOTE,
+      "complete.",
+    ]);
+    // A tail from the last anchor, as an older runlog read it, has only the last part.
+    expect(finalOutput(events.slice(-1))).toBe("complete.");
+    // The tail read now starts at the oldest response the answer continues.
+    const tail = fromAnchor(events.slice(1));
+    expect(tail.start).toEqual({ seq: 2, generation: 1 });
+    expect(finalOutput(tail.events)).toBe("The answer is long and complete.");
+    expect(classify(tail.events, tail.start)).toEqual(classify(events));
   });
 });
 

@@ -112,6 +112,52 @@ describe("a log's tail says what the whole log says", () => {
     expect(read).toBeLessThan(1_600);
   });
 
+  /** A run whose answer hit the output limit twice, continued by resumes (one after a failed call). */
+  function continuedRun(withGen: boolean, last: "stop" | "rejected"): RunEvent[] {
+    const events: RunEvent[] = [];
+    let generation = 1;
+    const add = (event: Parameters<typeof stamp>[0]) => {
+      if (event.type === "resumed") generation = event.generation;
+      events.push(stamp(event, events.length + 1, AT, withGen ? generation : undefined));
+    };
+    const resume = (kind: "call_model" | "continue_response") =>
+      add({ type: "resumed", generation: generation + 1, kind, description: "d" });
+    add({ type: "run_started", runId: "r", agent: "demo", model: "scripted:demo", input: "go" });
+    for (let turn = 0; turn < 50; turn++) {
+      add({ type: "model_response", text: `turn ${turn}`, toolCalls: [], stop: "stop" });
+      add({ type: "user_message", text: "more" });
+    }
+    add({ type: "model_response", text: "The answer is lo", toolCalls: [], stop: "max_output" });
+    resume("continue_response");
+    add({
+      type: "model_failed",
+      error: { name: "ModelUnavailableError", message: "reset" },
+      retryable: true,
+    });
+    resume("call_model");
+    add({ type: "response_progress", text: "ng a" });
+    add({ type: "model_response", text: "ng and ", toolCalls: [], stop: "max_output" });
+    resume("continue_response");
+    if (last === "stop") add({ type: "model_response", text: "complete.", toolCalls: [], stop: "stop" });
+    else add({ type: "output_rejected", text: "complete.", problems: "not JSON", attempt: 1, retry: false });
+    return events;
+  }
+
+  // Before `gen`, a tail goes back to the `resumed` before its oldest event: here, the run's start.
+  it.each([
+    [true, 10],
+    [false, 200],
+  ])("reads an answer back to the oldest response it continues (gen recorded: %s)", (withGen, most) => {
+    const events = continuedRun(withGen, "stop");
+    const { fromTail, whole, read } = answers(events);
+    expect(fromTail).toEqual(whole);
+    expect(whole.output).toBe("The answer is long and complete.");
+    // The cut responses, what came between, and the message before them.
+    expect(read).toBeLessThan(most);
+    const rejected = continuedRun(withGen, "rejected");
+    expect(answers(rejected).fromTail).toEqual(answers(rejected).whole);
+  });
+
   it("finds a generation that disagrees with the log malformed, naming the seq", () => {
     const events = longRun(true);
     const last = events.at(-1)!;

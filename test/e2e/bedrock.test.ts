@@ -114,7 +114,8 @@ describe("a run on a bedrock: model", () => {
 
     server.enqueue(textStream([" a time."]));
     const resumed = await runlog.runlog.resume({ runId: cut.runId });
-    expect(resumed).toMatchObject({ status: "completed", output: " a time." });
+    // The answer is the cut text and its continuation, as one.
+    expect(resumed).toMatchObject({ status: "completed", output: "Once upon a time." });
     expect(JSON.stringify(lastBody().messages)).toContain(CONTINUE_RESPONSE_NOTE);
   });
 

@@ -71,7 +71,8 @@ describe("every ending of a real provider lands in the right row", () => {
 
     fake.enqueue(textReply([" a time."]));
     const resumed = await runlogJson(dir, ["resume", "ending-length"], env());
-    expect(resumed.json).toMatchObject({ status: "completed", output: " a time." });
+    // The answer is the cut text and its continuation, as one.
+    expect(resumed.json).toMatchObject({ status: "completed", output: "Once upon a time." });
     expect(JSON.stringify(lastBody().messages)).toContain(CONTINUE_RESPONSE_NOTE);
   });
 
