@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { InvalidInputError } from "./errors.ts";
+import { InvalidInputError, ModelRejectedError } from "./errors.ts";
 import { WITHOUT_JIT } from "./withoutJit.ts";
 
 /**
@@ -150,6 +150,29 @@ export function assertPriced(
   throw new InvalidInputError(
     `${field}: model ${spec} has no price, so maxCostUsd cannot be counted; give its price (inputUsdPerMillion, outputUsdPerMillion) in the price table`,
     { field },
+  );
+}
+
+/**
+ * The limits a response that reported no token usage leaves uncounted: `maxTokens`, and
+ * `maxCostUsd` (a cost is tokens priced). Empty when neither is in force. A response a failure cut
+ * off (`interrupted`) is not asked: the provider never got to report its usage.
+ */
+function uncountedLimits(limits: Limits): LimitName[] {
+  return LIMIT_NAMES.filter((name) => name !== "maxTurns" && limits[name] !== undefined);
+}
+
+/**
+ * Refuse a response without usage under a token or cost budget: counting nothing for it would make
+ * the budget unlimited. ModelRejectedError (permanent) naming the model and the limits.
+ */
+export function assertCounted(limits: Limits, spec: string, reply: { usage?: unknown; stop: string }): void {
+  if (reply.usage !== undefined || reply.stop === "interrupted") return;
+  const names = uncountedLimits(limits);
+  if (names.length === 0) return;
+  const which = names.map((name) => `${name} ${limits[name]}`).join(" and ");
+  throw new ModelRejectedError(
+    `${spec} reported no token usage, so the run's ${which} limit cannot be counted: use a model (or a server) that reports usage (an OpenAI-compatible server must send the include_usage chunk), or run without that limit`,
   );
 }
 

@@ -119,6 +119,41 @@ describe("a run's budget", () => {
     expect(stop.type === "budget_exhausted" && stop.used.costUsd).toBeCloseTo(0.006, 9);
   });
 
+  it.each([
+    [{ maxTokens: 500 }, "maxTokens 500"],
+    [{ maxCostUsd: 0.5 }, "maxCostUsd 0.5"],
+  ] as const)(
+    "fails a response that reports no usage under %j, naming the model and the limit, instead of not counting it",
+    async (limits, named) => {
+      const dataDir = tempDataDir("budget-no-usage");
+      const spec = `scripted:${join(dataDir, "script.json")}`;
+      const prices = { [spec]: { inputUsdPerMillion: 1, outputUsdPerMillion: 2 } };
+      const t = await open(limits, looping(8), prices, dataDir);
+      const result = await t.runlog.start({ agent: "looper", input: "go" });
+      expect(result.status).toBe("failed");
+      const events = await t.events(result.runId);
+      // Nothing of the uncounted response was taken as the run's: the log ends at its input.
+      expect(events.map((e) => e.type)).toEqual(["run_started", "model_failed"]);
+      expect(last(events)).toMatchObject({
+        type: "model_failed",
+        retryable: false,
+        error: {
+          name: "ModelRejectedError",
+          message: expect.stringMatching(
+            new RegExp(`${spec} reported no token usage.*${named} limit cannot be counted`),
+          ),
+        },
+      });
+    },
+  );
+
+  it("needs no usage under a turn limit alone", async () => {
+    const t = await open({ maxTurns: 2 }, looping(5));
+    const result = await t.runlog.start({ agent: "looper", input: "go" });
+    expect(result.status).toBe("budget_exhausted");
+    expect(responses(await t.events(result.runId))).toHaveLength(2);
+  });
+
   it("refuses a cost limit on a model with no price at start, naming the model, and writes nothing", async () => {
     const t = await open({ maxCostUsd: 1 }, looping(2));
     const start = t.runlog.start({ agent: "looper", input: "go", runId: "unpriced" });
@@ -128,7 +163,7 @@ describe("a run's budget", () => {
   });
 
   it("refuses a start that asks for more than the agent allows, naming the field", async () => {
-    const t = await open({ maxTurns: 5, maxTokens: 1000 }, looping(2));
+    const t = await open({ maxTurns: 5, maxTokens: 1000 }, looping(2, { inputTokens: 1, outputTokens: 1 }));
     for (const [limits, field] of [
       [{ maxTurns: 6 }, "limits.maxTurns"],
       [{ maxTokens: 1001 }, "limits.maxTokens"],
