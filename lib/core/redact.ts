@@ -9,6 +9,9 @@
 /** What a removed credential is replaced with: `[redacted:KIND]`, so a reader still knows what stood there. */
 export const redacted = (kind: string) => `[redacted:${kind}]`;
 
+/** How a secret value is shown where its length helps (a bad variable): `<redacted, N characters>`. */
+export const redactedValue = (value: string) => `<redacted, ${value.length} characters>`;
+
 /** Credential shapes, most specific first: each match is replaced by its kind. */
 const SHAPES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   // A JWT (or any JWS): three base64url parts, the first an encoded JSON header (`eyJ`).
@@ -25,20 +28,24 @@ const SHAPES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   ["google-api-key", /\bAIza[0-9A-Za-z_-]{35}\b/g],
 ];
 
-/** A credential that follows its name: `Bearer …`, `aws_secret_access_key = …`, `"api_key": "…"`. */
+/**
+ * A credential that follows its name: `Bearer …`, `aws_secret_access_key = …`, `"api_key": "…"`.
+ * Never what already stands for a removed value (`(?!\[redacted:|<redacted, N characters>)`), so a
+ * message redacted once (a ConfigError naming a bad key) reads the same after redact again.
+ */
 const NAMED: readonly (readonly [kind: string, pattern: RegExp])[] = [
-  ["bearer-token", /(\b[Bb]earer\s+)[A-Za-z0-9._~+/=-]{8,}/g],
+  ["bearer-token", /(\b[Bb]earer\s+)(?!\[redacted:|<redacted, \d+ characters>)[A-Za-z0-9._~+/=-]{8,}/g],
   [
     "aws-secret-access-key",
-    /((?:aws_?secret_?access_?key|SecretAccessKey|secretAccessKey)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{30,}/g,
+    /((?:aws_?secret_?access_?key|SecretAccessKey|secretAccessKey)["']?\s*[:=]\s*["']?)(?!\[redacted:|<redacted, \d+ characters>)[A-Za-z0-9/+=]{30,}/g,
   ],
   [
     "aws-session-token",
-    /((?:aws_?session_?token|SessionToken|sessionToken)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40,}/g,
+    /((?:aws_?session_?token|SessionToken|sessionToken)["']?\s*[:=]\s*["']?)(?!\[redacted:|<redacted, \d+ characters>)[A-Za-z0-9/+=]{40,}/g,
   ],
   [
     "api-key",
-    /((?:api[_-]?key|x-api-key|access[_-]?token|password|secret)["']?\s*[:=]\s*["']?)[^\s"',;]{8,}/gi,
+    /((?:api[_-]?key|x-api-key|access[_-]?token|password|secret)["']?\s*[:=]\s*["']?)(?!\[redacted:|<redacted, \d+ characters>)[^\s"',;]{8,}/gi,
   ],
 ];
 

@@ -3,6 +3,7 @@
  * root passes down, or one ConfigError naming every bad or missing variable (a secret's value never
  * shown).
  */
+import { redactedValue } from "../core/redact.ts";
 import { type ConfigField, DEFAULT_DATA_DIR, NAMES } from "./config.ts";
 import { ConfigError, type ConfigProblem } from "./configError.ts";
 import { CONFIG, type ConfigValues } from "./configSchema.ts";
@@ -23,7 +24,7 @@ const FIELDS = Object.keys(NAMES) as ConfigField[];
 
 function shown(field: ConfigField, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  return CONFIG[field].doc.secret ? `<redacted, ${value.length} characters>` : JSON.stringify(value);
+  return CONFIG[field].doc.secret ? redactedValue(value) : JSON.stringify(value);
 }
 
 /**

@@ -61,6 +61,18 @@ describe("redact", () => {
   });
 
   it.each([
+    "OPENAI_API_KEY=<redacted, 3 characters> is not allowed; expected an API key",
+    "AWS_SECRET_ACCESS_KEY=<redacted, 3 characters> is not allowed",
+    "aws_session_token: <redacted, 12 characters>",
+    "RUNLOG_TOKEN=<redacted, 40 characters> is not allowed",
+    '{"api_key": "[redacted:api-key]"}',
+    "password=[redacted:secret]",
+    "Authorization: Bearer [redacted:bearer-token]",
+  ])("leaves what was redacted already as it is: %s", (text) => {
+    expect(redact(text)).toBe(text);
+  });
+
+  it.each([
     "scikit-learn is sk-learn to some; a risk-free task",
     "the run f1 failed at seq 12 (generation 3)",
     "model openai:gpt-4.1-mini rejected the request: 400 Unsupported parameter",

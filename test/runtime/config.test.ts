@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { InvalidInputError, PermanentError } from "../../lib/core/errors.ts";
+import { redact } from "../../lib/core/redact.ts";
 import { type ConfigField, NAMES } from "../../lib/runtime/config.ts";
 import { ConfigError } from "../../lib/runtime/configError.ts";
 import { CONFIG } from "../../lib/runtime/configSchema.ts";
@@ -187,6 +188,16 @@ describe("readConfig", () => {
           allowed: CONFIG[field].doc.allowed,
         },
       ]);
+    },
+  );
+
+  it.each(FIELDS.filter((field) => CONFIG[field].doc.secret === true))(
+    "%s: the message about a bad secret reads the same once redacted, as the CLI shows it",
+    (field) => {
+      const problems = problemsOf(() => readConfig({ [NAMES[field]]: "a b" }));
+      const message = new ConfigError(problems).message;
+      expect(message).toContain(`${NAMES[field]}=<redacted, 3 characters> is not allowed`);
+      expect(redact(message)).toBe(message);
     },
   );
 
