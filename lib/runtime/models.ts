@@ -4,7 +4,7 @@ import type { OpenAIModelOptions } from "../adapters/openai/model.ts";
 import { parseOpenAISpec } from "../adapters/openai/spec.ts";
 import { createScriptedModel } from "../adapters/scripted/index.ts";
 import { InvalidInputError, UnknownModelError } from "../core/errors.ts";
-import { PROVIDER_PREFIX } from "../core/modelSpec.ts";
+import { checkModelName, PROVIDER_PREFIX } from "../core/modelSpec.ts";
 import type { Model, ModelProviders, ModelResolver } from "../ports/model.ts";
 import { addedModel } from "./addedModels.ts";
 import { OPENAI_DEFAULT_BASE_URL } from "./config.ts";
@@ -53,7 +53,10 @@ export function checkModelSpec(spec: string, providers: ModelProviders = {}): st
   const prefix = colon > 0 ? spec.slice(0, colon) : undefined;
   if (prefix === "openai") parseOpenAISpec(spec);
   if (prefix === "bedrock") parseBedrockSpec(spec);
-  if (prefix !== undefined && (isBuiltIn(prefix) || Object.hasOwn(providers, prefix))) return prefix;
+  if (prefix !== undefined && (isBuiltIn(prefix) || Object.hasOwn(providers, prefix))) {
+    checkModelName(spec);
+    return prefix;
+  }
   throw new UnknownModelError(spec, [...BUILT_IN_PREFIXES, ...Object.keys(providers)]);
 }
 

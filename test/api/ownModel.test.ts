@@ -105,6 +105,25 @@ describe("a model provider of the user's own", () => {
     expect((await opened.runlog.list({})).runs).toEqual([]);
   });
 
+  it.each(["mine: second", "mine:second ", "openai: gpt-4.1-mini", "bedrock: amazon.nova-lite-v1:0"])(
+    "refuses %j (a blank at either end of the name) at start and at resume, writing nothing",
+    async (spec) => {
+      opened = await createTestRunlog({ agents: { shouter }, models: { mine: shouting } });
+      const start = opened.runlog.start({ agent: "shouter", input: "x", model: spec, runId: "blank" });
+      await expect(start).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(start).rejects.toMatchObject({
+        field: "model",
+        message: expect.stringContaining("starts or ends with a blank"),
+      });
+      expect((await opened.runlog.list({})).runs).toEqual([]);
+      const done = await opened.runlog.start({ agent: "shouter", input: "kiwi", runId: "kept" });
+      const before = await opened.runlog.events(done.runId);
+      const resume = opened.runlog.resume({ runId: done.runId, model: spec, input: "again" });
+      await expect(resume).rejects.toMatchObject({ name: "InvalidInputError", field: "model" });
+      expect(await opened.runlog.events(done.runId)).toEqual(before);
+    },
+  );
+
   it.each<[string, unknown, RegExp]>([
     ["a prefix with a colon", { "my:x": shouting }, /models\.my:x: a prefix is a letter/],
     ["a built-in prefix", { openai: shouting }, /models\.openai: openai: is built in/],

@@ -47,6 +47,18 @@ describe("bedrock: specs", () => {
     expect(() => modelResolver()(spec)).toThrow(expect.objectContaining({ field: "model" }));
   });
 
+  it.each(["bedrock: amazon.nova-lite-v1:0", "openai: x", "openai:x ", "scripted: demo", "openai:\tx"])(
+    "%j: a name with a blank at either end is refused, naming the model field, never trimmed",
+    (spec) => {
+      expect(() => checkModelSpec(spec)).toThrow(
+        expect.objectContaining({ name: "InvalidInputError", field: "model" }),
+      );
+      expect(() => modelResolver({ openai: { apiKey: "sk-given" } })(spec)).toThrow(
+        /the model name after [a-z]+: starts or ends with a blank/,
+      );
+    },
+  );
+
   it("are refused as a provider's own prefix: bedrock is built in", () => {
     expect(() =>
       modelResolver({ providers: { bedrock: () => ({ spec: "x", call: async () => ({}) as never }) } }),

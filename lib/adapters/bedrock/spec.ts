@@ -1,4 +1,5 @@
 import { InvalidInputError } from "../../core/errors.ts";
+import { checkModelName } from "../../core/modelSpec.ts";
 
 /** The prefix of model specs this adapter serves: `bedrock:<model id or inference profile>`. */
 export const BEDROCK_SPEC_PREFIX = "bedrock:";
@@ -14,8 +15,9 @@ export function parseBedrockSpec(spec: string): { modelId: string } {
       field: "model",
     });
   }
-  const modelId = spec.slice(BEDROCK_SPEC_PREFIX.length).trim();
-  if (modelId.length === 0 || /\s/.test(modelId)) {
+  checkModelName(spec);
+  const modelId = spec.slice(BEDROCK_SPEC_PREFIX.length);
+  if (/\s/.test(modelId)) {
     throw new InvalidInputError(
       `model spec ${JSON.stringify(spec)}: the model id after bedrock: must be one word (e.g. bedrock:amazon.nova-lite-v1:0 or an inference profile such as bedrock:us.amazon.nova-lite-v1:0)`,
       { field: "model" },

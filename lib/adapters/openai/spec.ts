@@ -1,4 +1,5 @@
 import { InvalidInputError } from "../../core/errors.ts";
+import { checkModelName } from "../../core/modelSpec.ts";
 
 /** The prefix of model specs this adapter serves: `openai:<model>`. */
 export const OPENAI_SPEC_PREFIX = "openai:";
@@ -9,13 +10,11 @@ export const OPENAI_SPEC_PREFIX = "openai:";
  */
 export function parseOpenAISpec(spec: string): { model: string } {
   if (!spec.startsWith(OPENAI_SPEC_PREFIX)) {
-    throw new InvalidInputError(`model spec ${JSON.stringify(spec)}: expected openai:<model>`);
+    throw new InvalidInputError(`model spec ${JSON.stringify(spec)}: expected openai:<model>`, {
+      field: "model",
+    });
   }
-  const model = spec.slice(OPENAI_SPEC_PREFIX.length).trim();
-  if (model.length === 0) {
-    throw new InvalidInputError(
-      `model spec ${JSON.stringify(spec)}: the model name after openai: is empty (e.g. openai:gpt-4.1-mini)`,
-    );
-  }
-  return { model };
+  // Sent as written: a name with a blank at either end is refused, never trimmed.
+  checkModelName(spec);
+  return { model: spec.slice(OPENAI_SPEC_PREFIX.length) };
 }

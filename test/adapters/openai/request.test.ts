@@ -161,9 +161,12 @@ describe("parseOpenAISpec", () => {
     expect(parseOpenAISpec(spec)).toEqual({ model: name });
   });
 
-  it.each(["gpt-4.1-mini", "scripted:demo", "openai:", "openai:  "])("rejects %j", (spec) => {
-    expect(() => parseOpenAISpec(spec)).toThrow(InvalidInputError);
-  });
+  it.each(["gpt-4.1-mini", "scripted:demo", "openai:", "openai:  ", "openai: x", "openai:x "])(
+    "rejects %j",
+    (spec) => {
+      expect(() => parseOpenAISpec(spec)).toThrow(InvalidInputError);
+    },
+  );
 });
 
 describe("OpenAI model: an agent's output schema", () => {
