@@ -107,9 +107,18 @@ const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   "lib/agents": ["zod", "node:"],
   /**
    * `@modelcontextprotocol/sdk`: the MCP clients (lib/adapters/mcp), loaded by runtime on first use;
-   * `@smithy/core/retry`: the AWS SDK's own retry predicates, which lib/adapters/aws/errors.ts classifies by.
+   * `@smithy/core/retry`: the AWS SDK's own retry predicates, which lib/adapters/aws/errors.ts classifies by;
+   * `@smithy/core/config`: the SDK's own region chain, which lib/adapters/aws/region.ts runs with an empty AWS_REGION unset.
    */
-  "lib/adapters": ["zod", "node:", "@aws-sdk", "openai", "@modelcontextprotocol", "@smithy/core/retry"],
+  "lib/adapters": [
+    "zod",
+    "node:",
+    "@aws-sdk",
+    "openai",
+    "@modelcontextprotocol",
+    "@smithy/core/retry",
+    "@smithy/core/config",
+  ],
   "lib/runtime": ["zod", "node:", "@aws-sdk", "@aws-lambda-powertools", "openai"],
   "lib/api": ["zod", "node:"],
   "lib/requireNode.ts": [],

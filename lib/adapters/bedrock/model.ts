@@ -7,6 +7,7 @@ import { errorMessage, ModelUnavailableError } from "../../core/errors.ts";
 import type { Model, ModelReply, ModelRequest } from "../../ports/model.ts";
 import { MODEL_CLIENT } from "../../workflow/timeouts.ts";
 import { stopOrDeadline } from "../abort.ts";
+import { sdkRegion } from "../aws/region.ts";
 import { beforeAbort, noTextBeforeDeadline } from "../deadline.ts";
 import { ConverseAssembler } from "./assemble.ts";
 import { isContextFullError, toBedrockError } from "./errors.ts";
@@ -19,7 +20,7 @@ export interface BedrockModelOptions {
   modelId: string;
   /** A client built elsewhere (its own region, credentials, endpoint); the options below are then not used. */
   client?: BedrockRuntimeClient;
-  /** @default the SDK's: `AWS_REGION`, else the profile's region */
+  /** @default the SDK's: `AWS_REGION` (an empty one counts as unset), else the profile's region */
   region?: string;
   /** Requests the SDK makes in all (its own retries of throttling, 5xx and connection errors included). @default 3 (MODEL_CLIENT) */
   maxAttempts?: number;
@@ -108,7 +109,7 @@ function isServiceError(error: unknown): boolean {
 
 function buildClient(options: BedrockModelOptions): BedrockRuntimeClient {
   return new BedrockRuntimeClient({
-    ...(options.region !== undefined && { region: options.region }),
+    region: options.region ?? sdkRegion(),
     // The limits CallModel's function uses on AWS, so a local call fits its step's time the same way.
     maxAttempts: options.maxAttempts ?? MODEL_CLIENT.attempts,
     requestHandler: {

@@ -1,6 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { AWS_REQUEST } from "../../workflow/timeouts.ts";
 import { awsClientConfig } from "../aws/clientConfig.ts";
+import { sdkRegion } from "../aws/region.ts";
 import { DynamoEventStore } from "./dynamoEventStore.ts";
 import { ensureTable } from "./table.ts";
 
@@ -65,7 +66,8 @@ export async function connectDynamo(target: DynamoTarget): Promise<DynamoConnect
     return { client, tableName, where: `DynamoDB at ${endpoint}, table ${tableName}` };
   }
   const { region } = target;
-  const client = new DynamoDBClient({ ...common(target), ...(region ? { region } : {}) });
+  // No region given: the SDK's chain, an empty AWS_REGION counting as unset (lib/adapters/aws/region.ts).
+  const client = new DynamoDBClient({ ...common(target), region: region || sdkRegion() });
   return { client, tableName, where: `DynamoDB table ${tableName} on AWS${region ? ` (${region})` : ""}` };
 }
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createBedrockModel } from "../../../lib/adapters/bedrock/index.ts";
 import { UNPARSED_ARGUMENTS } from "../../../lib/adapters/bedrock/request.ts";
@@ -53,6 +56,19 @@ async function failureOf(call: Promise<unknown>): Promise<unknown> {
 }
 
 describe("Bedrock model: what is sent", () => {
+  it("takes an empty AWS_REGION as unset: the profile's region signs the call", async () => {
+    const home = mkdtempSync(join(tmpdir(), "runlog-bedrock-region-"));
+    writeFileSync(join(home, "config"), "[default]\nregion = eu-west-3\n");
+    vi.stubEnv("AWS_REGION", "");
+    vi.stubEnv("AWS_PROFILE", "");
+    vi.stubEnv("AWS_CONFIG_FILE", join(home, "config"));
+    vi.stubEnv("AWS_SHARED_CREDENTIALS_FILE", join(home, "credentials"));
+    server.enqueue(textStream(["ok"]));
+    const reply = await model().call(request());
+    expect(reply.text).toBe("ok");
+    expect(server.requests.at(-1)!.authorization).toMatch(/\/\d+\/eu-west-3\/bedrock\//);
+  });
+
   it("instructions as system, messages and tool results as content blocks, tools as toolSpecs, signed", async () => {
     server.enqueue(textStream(["ok"]));
     await model().call(
