@@ -1,8 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import type { RunOutcome } from "../api/types.ts";
 import { outcomeView, type ResumeView, resumePointLines } from "../api/views.ts";
+import { NotFoundError } from "../core/errors.ts";
 import { scriptOf } from "../core/replay.ts";
 import type { JsonValue } from "../core/structuredOutput.ts";
+import { NAMES } from "../runtime/config.ts";
 import { describeEvent } from "./format.ts";
 import type { Io } from "./io.ts";
 import { writablePath } from "./outputFile.ts";
@@ -84,13 +86,28 @@ export async function resumePointCommand(
   { runs, io, json }: CommandContext<ReadRuns>,
   runId: string,
 ): Promise<number> {
-  const point = await runs.resumePoint(runId);
+  const point = await runs.resumePoint(runId).catch((error: unknown) => {
+    throw withAgentsFlag(error, runId);
+  });
   if (json) {
     io.json(point);
   } else {
     io.lines(resumePointLines(point));
   }
   return EXIT.completed;
+}
+
+/**
+ * A run's interrupted tool calls are judged by its agent's tools (which may run again): an agent
+ * this CLI does not serve is one --agents was not given. A NotFoundError that is not about the run
+ * (no runId: the registry's unknown agent) says so, naming the flag.
+ */
+function withAgentsFlag(error: unknown, runId: string): unknown {
+  if (!(error instanceof NotFoundError) || error.runId !== undefined) return error;
+  return new NotFoundError(
+    `${error.message}: run ${runId} stopped in tool calls, which its agent's tools judge: pass the module that exports its agents with --agents MODULE (or ${NAMES.agents})`,
+    { runId, cause: error },
+  );
 }
 
 export async function showCommand(

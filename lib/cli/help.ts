@@ -8,7 +8,7 @@
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
   run: `  runlog run [--agent demo] [--model SPEC] [--run-id ID] [--metadata JSON] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--run-here] [--json] "prompt" | - | --input-file PATH`,
   resume: `  runlog resume <runId> [--model SPEC] [--max-turns N] [--max-tokens N] [--max-cost-usd USD] [--temperature T] [--max-output-tokens N] [--top-p P] [--stop TEXT]... [--run-here] [--json]`,
-  "resume-point": "  runlog resume-point <runId> [--json]",
+  "resume-point": "  runlog resume-point <runId> [--agents MODULE] [--json]",
   show: "  runlog show <runId> [--json]",
   script: `  runlog script <runId> [--out FILE] [--json]
                                    the run's model turns as a scripted-model file (stdout, or FILE):
