@@ -56,7 +56,8 @@ export class Connection {
     /** Told once when the connection ends, whether it closed or failed. */
     private readonly onEnd: () => void,
   ) {
-    // Nobody may be waiting when it fails.
+    // Nobody may be waiting when it fails: the failure stays in `failure`, which the next use reads.
+    // repair: the calls waiting get it, and a later call connects again (test/adapters/mcp/clients.test.ts)
     this.lost.catch(() => {});
   }
 
@@ -145,7 +146,9 @@ export class Connection {
     this.failure = new ConnectionLostError(message, { cause, oversized, pending: this.pending });
     this.rejectLost(this.failure);
     this.onEnd();
-    // Whatever the SDK still waits on is given up; the next use connects again.
+    // Whatever the SDK still waits on is given up (closing a failed transport may fail too: the
+    // failure that matters is already recorded); the next use connects again.
+    // repair: a call after a failed connection is served by a new one (test/adapters/mcp/clients.test.ts)
     this.client.close().catch(() => {});
   }
 }
