@@ -26,6 +26,11 @@ export interface LifecycleOptions {
   apiUrl?: string;
   /** The most an event may take as an EventBridge entry. @default MAX_ENTRY_BYTES */
   maxEntryBytes?: number;
+  /**
+   * For a final answer: the text of the responses cut at the output limit that it continues
+   * (continuedText), which RunCompleted's output holds before the answer's own. @default ""
+   */
+  continued?: string;
 }
 
 /**
@@ -104,7 +109,7 @@ export function lifecycleOf(
         },
       ];
     case "model_response":
-      return [responseEnd(event, common, toFit)];
+      return [responseEnd(event, common, toFit, options.continued ?? "")];
     case "model_failed": {
       const retryable = notRedrivableWhy(event) === undefined;
       return [
@@ -208,13 +213,19 @@ export function lifecycleOf(
 type Common = (type: LifecycleType, status: RunStatus) => LifecycleCommon & { type: LifecycleType };
 
 /** A response that ends the run (a final answer, or one resume cannot go on from); none for a tool call. */
-function responseEnd(event: EventOf<"model_response">, common: Common, toFit: Fit): LifecycleEvent {
+function responseEnd(
+  event: EventOf<"model_response">,
+  common: Common,
+  toFit: Fit,
+  continued: string,
+): LifecycleEvent {
   if (event.stop === "stop") {
+    const output = continued + event.text;
     const done = {
       ...common("runlog.RunCompleted", "completed"),
       type: "runlog.RunCompleted" as const,
-      output: event.text,
-      outputBytes: Buffer.byteLength(event.text),
+      output,
+      outputBytes: Buffer.byteLength(output),
     };
     const { output: _, ...withoutOutput } = done;
     return toFit(done, () => ({ ...withoutOutput, outputAt: toFit.ref }));

@@ -1,7 +1,7 @@
 import type { RunEvent, RunStarted } from "../core/events.ts";
 import { type LifecycleEvent, lifecycleOf, mayAnnounce } from "../core/lifecycle.ts";
 import type { EventStore } from "../ports/eventStore.ts";
-import { firstEvent } from "../steps/publishLifecycle.ts";
+import { firstEvent, optionsFor } from "../steps/publishLifecycle.ts";
 
 /** Told each lifecycle event of this process's writes, after the write committed. */
 export type LifecycleListener = (event: LifecycleEvent) => void | Promise<void>;
@@ -46,7 +46,7 @@ export function tellingLifecycle(
     // `resumed` that opens it, which imply nothing (the fork's RunStarted says it).
     const start = event.type === "run_started" ? event : await startOf(runId);
     if (start) {
-      for (const lifecycle of lifecycleOf(event, start)) {
+      for (const lifecycle of lifecycleOf(event, start, await optionsFor(store, runId, event))) {
         try {
           await listener(lifecycle);
         } catch (error) {

@@ -1,8 +1,26 @@
+import { continuedText, endsContinuation } from "../core/continuation.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { RunEvent, RunStarted } from "../core/events.ts";
 import { type LifecycleEvent, type LifecycleOptions, lifecycleOf, mayAnnounce } from "../core/lifecycle.ts";
 import { type EventStore, MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { LifecycleBus } from "../ports/lifecycleBus.ts";
+
+/**
+ * The lifecycle options for `event`: a final answer's gets the text of the responses cut at the
+ * output limit that it continues, read back from the store (one short read, at a run's end only).
+ */
+export async function optionsFor(
+  store: Pick<EventStore, "readBack">,
+  runId: string,
+  event: RunEvent,
+  options: LifecycleOptions = {},
+): Promise<LifecycleOptions> {
+  if (!(event.type === "model_response" && event.stop === "stop")) return options;
+  const back = await store.readBack(runId, (e) => e.seq < event.seq && endsContinuation(e));
+  const before = back.filter((e) => e.seq < event.seq);
+  const continued = continuedText(before, before.length);
+  return continued === "" ? options : { ...options, continued };
+}
 
 /** One committed log event, as a change stream names it, with the id its batch reports it by. */
 export interface CommittedKey {
@@ -62,7 +80,11 @@ export async function publishLifecycle(
       // A fork's copy is written before its start: without one, the event implies nothing.
       const start = event.type === "run_started" ? event : await startOf(key.runId);
       if (!start) continue;
-      for (const lifecycle of lifecycleOf(event, start, deps.options))
+      for (const lifecycle of lifecycleOf(
+        event,
+        start,
+        await optionsFor(deps.store, key.runId, event, deps.options),
+      ))
         pending.push({ recordId: key.recordId, event: lifecycle });
     } catch (error) {
       return flush(deps.bus, pending, { recordId: key.recordId, error: errorMessage(error) });

@@ -60,6 +60,18 @@ describe("onLifecycle", () => {
     expectWellFormed(heard, "ok");
   });
 
+  it("an answer continued after the output limit: completed with the whole answer, not its last part", async () => {
+    const { local, heard } = await open([
+      { text: "The answer is lo", stop: "max_output" },
+      { text: "ng and complete." },
+    ]);
+    await local.runlog.start({ agent: "demo", input: "Go", runId: "long", metadata });
+    await local.runlog.resume({ runId: "long" });
+    const completed = heard.find((event) => event.type === "runlog.RunCompleted");
+    expect(completed).toMatchObject({ output: "The answer is long and complete.", outputBytes: 32 });
+    expect((await local.runlog.outcome("long")).output).toBe("The answer is long and complete.");
+  });
+
   it("a run that reaches its budget: failed as budget_exhausted, not retryable, with the figures", async () => {
     const weather = { toolCalls: [{ name: "get_weather", arguments: { city: "Lisbon" } }] };
     const { local, heard } = await open([weather, { text: "never asked" }]);
