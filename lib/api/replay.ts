@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { BUILT_IN_AGENTS } from "../agents/builtIn.ts";
 import { recordedAgents } from "../agents/recordedTools.ts";
 import { inPool } from "../core/concurrency.ts";
-import { ConflictError, errorMessage, InvalidInputError } from "../core/errors.ts";
+import { ConflictError, errorMessage, InvalidInputError, ModelRejectedError } from "../core/errors.ts";
 import type { RunEvent, RunStarted } from "../core/events.ts";
 import { inputsOf, Recording, type RunScript, recordedCallsOf, scriptOf } from "../core/replay.ts";
 import type { Difference } from "../core/replayDiff.ts";
@@ -11,6 +11,7 @@ import { openLocalRuntime } from "../runtime/local/localRuntime.ts";
 import type { LocalOptions } from "./local.ts";
 import { checkReplayTools, type ReplayTools, recordedRun } from "./replayBatch.ts";
 import { compareRuns, type ReplayFigures } from "./replayCompare.ts";
+import { type MidTurnFork, midTurnForkOf } from "./replayFork.ts";
 import { Runlog } from "./runlog.ts";
 import type { RunReads } from "./runReads.ts";
 import * as check from "./validate.ts";
@@ -44,7 +45,10 @@ export interface ReplayRequest extends Omit<LocalOptions, "background"> {
 export interface ReplayedRun {
   /** The recorded run. */
   runId: string;
-  /** The new run the replay is: `<runId>.replay-<hex>`, its metadata `{ replayOf: runId }`. */
+  /**
+   * The new run the replay is: `<runId>.replay-<hex>`, its metadata `{ replayOf: runId }`; of a
+   * fork given its input mid-turn, a fork of it (its `run_started` names the run as its parent).
+   */
   replayRunId: string;
   /** Whether anything differs (or the replay could not be run to its end). */
   changed: boolean;
@@ -68,9 +72,11 @@ const DEFAULT_CONCURRENCY = 4;
 
 /**
  * Replay recorded runs on a model: each run's user inputs, in order, under a new run id with the
- * same agent (as the current code defines it), then compare the two. Everything is checked before
+ * same agent (as the current code defines it), then compare the two; a fork given its input
+ * mid-turn is replayed from the same point (lib/api/replayFork.ts). Everything is checked before
  * anything is written (the runs, their agents, the model spec): bad input is an InvalidInputError
- * or NotFoundError and no replay starts. The originals are only read.
+ * or NotFoundError, a run still running a ConflictError, and no replay starts. The originals are
+ * only read, each once: its replay is compared with that read.
  */
 export async function replayRuns(request: ReplayRequest): Promise<ReplayReport> {
   const given = check.object(request, "request");
@@ -90,24 +96,22 @@ export async function replayRuns(request: ReplayRequest): Promise<ReplayReport> 
   });
   try {
     const runlog = new Runlog(runtime.deps).as(localPrincipal());
-    // Checked first, all of them: a bad spec or an unknown run or agent starts nothing.
-    runtime.deps.models(model);
-    const originals: { runId: string; events: RunEvent[]; started: RunStarted }[] = [];
+    // Checked first, all of them: a bad spec or an unknown, running or unreplayable run or agent starts nothing.
+    checkModel(() => runtime.deps.models(model));
+    const originals: Recorded[] = [];
     for (const runId of runIds) {
       const { events, started } = await recordedRun(runlog, runId);
       runtime.deps.agents(started.agent);
-      originals.push({ runId, events, started });
+      const fork = await midTurnForkOf(runlog, runId, events);
+      originals.push({ runId, events, started, ...(fork === undefined ? {} : { fork }) });
     }
-    const replayOne = async ({
-      runId,
-      events,
-      started,
-    }: (typeof originals)[number]): Promise<ReplayedRun> => {
+    const replayOne = async (recorded: Recorded): Promise<ReplayedRun> => {
+      const { runId, events } = recorded;
       const replayRunId = replayIdOf(runId);
       if (tools === "recorded")
         recordings.set(replayRunId, { of: runId, recording: new Recording(recordedCallsOf(events)) });
       try {
-        return await replay(runlog, { runId, events, started, replayRunId, model }, local.prices);
+        return await replay(runlog, { ...recorded, replayRunId, model }, local.prices);
       } finally {
         recordings.delete(replayRunId);
       }
@@ -119,6 +123,28 @@ export async function replayRuns(request: ReplayRequest): Promise<ReplayReport> 
   }
 }
 
+/** A recorded run as read before anything is replayed: the one snapshot its replay is compared with. */
+interface Recorded {
+  runId: string;
+  events: RunEvent[];
+  started: RunStarted;
+  /** Set for a fork given its input mid-turn: it is replayed from the same point. */
+  fork?: MidTurnFork;
+}
+
+/**
+ * The model spec checked: one that names no provider or is not allowed keeps its own error; one
+ * that cannot be built here (an `openai:` spec with no key) is bad input too, named by its field.
+ */
+function checkModel(build: () => unknown): void {
+  try {
+    build();
+  } catch (error) {
+    if (error instanceof InvalidInputError || !(error instanceof ModelRejectedError)) throw error;
+    throw new InvalidInputError(`model: ${error.message}`, { field: "model", cause: error });
+  }
+}
+
 /** `<runId>.replay-<8 hex>`, within the 128 characters a run id may have. */
 function replayIdOf(runId: string): string {
   const suffix = `.replay-${randomBytes(4).toString("hex")}`;
@@ -127,21 +153,28 @@ function replayIdOf(runId: string): string {
 
 async function replay(
   runlog: Runlog,
-  run: { runId: string; events: RunEvent[]; started: RunStarted; replayRunId: string; model: string },
+  run: Recorded & { replayRunId: string; model: string },
   prices: LocalOptions["prices"],
 ): Promise<ReplayedRun> {
-  const { runId, events, started, replayRunId, model } = run;
-  const [first, ...more] = inputsOf(events);
+  const { runId, events, started, replayRunId, model, fork } = run;
   let error: string | undefined;
   try {
-    await runlog.start({
-      agent: started.agent,
-      input: first ?? started.input,
-      model,
-      runId: replayRunId,
-      metadata: { replayOf: runId },
-    });
-    for (const input of more) await runlog.send(replayRunId, input);
+    if (fork === undefined) {
+      const [first, ...more] = inputsOf(events);
+      await runlog.start({
+        agent: started.agent,
+        input: first ?? started.input,
+        model,
+        runId: replayRunId,
+        metadata: { replayOf: runId },
+      });
+      for (const input of more) await runlog.send(replayRunId, input);
+    } else {
+      // From where the fork went on: its copy, then its input where the fork put it (a fork of
+      // it, whose metadata is the fork's own: a fork takes no metadata of its own).
+      await runlog.fork({ runId, atSeq: fork.copied, input: fork.input, model, forkId: replayRunId });
+      for (const input of fork.later) await runlog.send(replayRunId, input);
+    }
   } catch (caught) {
     // A replay that takes no more input (it failed, or paused) has ended: its status says so.
     if (!(caught instanceof ConflictError)) error = errorMessage(caught);

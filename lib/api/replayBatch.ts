@@ -7,6 +7,7 @@ import { inputsOf } from "../core/replay.ts";
 import type { Difference } from "../core/replayDiff.ts";
 import { keyedBatchId } from "./keyedIds.ts";
 import { compareRuns, type ReplayFigures, unlessMissing } from "./replayCompare.ts";
+import { midTurnForkOf } from "./replayFork.ts";
 import type { RunReads } from "./runReads.ts";
 import type { ControlOptions, StartRequest } from "./types.ts";
 import * as check from "./validateOptions.ts";
@@ -36,12 +37,17 @@ export function checkReplayTools(value: unknown): ReplayTools {
 
 /**
  * A recorded run's log, read through the caller's scope (another owner's run is a NotFoundError),
- * with the start a replay begins from; InvalidInputError when the log has none.
+ * with the start a replay begins from; InvalidInputError when the log has none. A run a live
+ * executor holds is a ConflictError: its log is not its story yet, and a replay compared with it
+ * would compare with half of it.
  */
 export async function recordedRun(
   runlog: RunReads,
   runId: string,
 ): Promise<{ events: RunEvent[]; started: RunStarted }> {
+  // Whether it runs before its log: a run that ends between the two reads is replayed whole.
+  if ((await runlog.outcome(runId)).status === "running")
+    throw new ConflictError(`run ${runId} is still running: replay it once it has ended`, { runId });
   const events = await runlog.events(runId);
   const started = events[0];
   if (started?.type !== "run_started")
@@ -134,6 +140,12 @@ export async function startReplayBatch(
   const originals: { runId: string; agent: string; input: string }[] = [];
   for (const runId of runIds) {
     const { events, started } = await recordedRun(runlog, runId);
+    const fork = await midTurnForkOf(runlog, runId, events);
+    if (fork !== undefined)
+      throw new InvalidInputError(
+        `runIds: run ${runId} is a fork of run ${fork.parent.runId} given its input mid-turn (at seq ${fork.copied + 1}): a batch replays a run from its first input, which would not reproduce it; replay it with runlog replay (replayRuns), which replays it from its fork point`,
+        { field: "runIds", runId },
+      );
     originals.push({ runId, agent: started.agent, input: inputsOf(events)[0] ?? started.input });
   }
   checks.model(model);
@@ -233,8 +245,8 @@ async function moveOn(
   const outcome = await runlog.outcome(replayRunId).catch(unlessMissing(undefined));
   // Not started (a batch start cut short): a retry of the start with its key starts it. A replay
   // waiting for its sub-agents' runs (live tools) goes on by itself once they end.
-  if (outcome === undefined || outcome.status === "running" || outcome.status === "waiting")
-    return { done: false, logs: {} };
+  if (outcome === undefined) return { done: false, logs: { replayed: [] } };
+  if (outcome.status === "running" || outcome.status === "waiting") return { done: false, logs: {} };
   const [recorded, replayed] = await Promise.all([
     runlog.events(runId),
     runlog.events(replayRunId).catch(unlessMissing([] as RunEvent[])),

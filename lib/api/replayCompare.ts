@@ -5,6 +5,7 @@ import type { RunEvent } from "../core/events.ts";
 import { readLog } from "../core/logReader.ts";
 import { toolCallsOf } from "../core/replay.ts";
 import { type Difference, differencesOf, type RunSummary } from "../core/replayDiff.ts";
+import { outcomeOfFacts } from "../steps/outcome.ts";
 import type { RunReads } from "./runReads.ts";
 
 /** Turns, tokens and (with prices) cost of a run. */
@@ -28,10 +29,12 @@ export interface RunComparison {
 }
 
 /**
- * Compares a recorded run with its replay, both read through `reads` (so held to its scope). A
- * replay that never started (no events) is summed up as `not_started`. Shared by the library's
- * replay, the HTTP replay report and the viewer's compare page: one comparison, one wording. A
- * caller that has read a side's log already gives it in `logs`, and it is not read again.
+ * Compares a recorded run with its replay, both read through `reads` (so held to its scope): a run
+ * that does not exist is a NotFoundError naming it. Shared by the library's replay, the HTTP
+ * replay report and the viewer's compare page: one comparison, one wording. A caller that has read
+ * a side's log already gives it in `logs` (an empty one: a replay not started yet, `not_started`),
+ * and that side is what that log shows; a side read here is `running` while a live executor
+ * holds it, else what its log shows.
  */
 export async function compareRuns(
   reads: RunReads,
@@ -40,13 +43,9 @@ export async function compareRuns(
   prices?: PriceTable,
   logs: { recorded?: readonly RunEvent[]; replayed?: readonly RunEvent[] } = {},
 ): Promise<RunComparison> {
-  const [recordedLog, replayedLog] = await Promise.all([
-    logs.recorded ?? reads.events(runId),
-    logs.replayed ?? reads.events(replayRunId).catch(unlessMissing([])),
-  ]);
   const [recorded, replayed] = await Promise.all([
-    summaryOf(reads, runId, recordedLog, prices),
-    summaryOf(reads, replayRunId, replayedLog, prices),
+    sideOf(reads, runId, logs.recorded, prices),
+    sideOf(reads, replayRunId, logs.replayed, prices),
   ]);
   return {
     differences: differencesOf(recorded, replayed),
@@ -55,18 +54,35 @@ export async function compareRuns(
   };
 }
 
-/** One run as the comparison sees it: status, answer, tool calls, turns, tokens, cost. */
-export async function summaryOf(
+async function sideOf(
   reads: RunReads,
+  runId: string,
+  given: readonly RunEvent[] | undefined,
+  prices: PriceTable | undefined,
+): Promise<RunSummary> {
+  if (given !== undefined) return summaryOf(runId, given, prices);
+  // Whether it runs before its log: a run that ends between the two reads shows how it ended.
+  const { status } = await reads.outcome<unknown>(runId);
+  return summaryOf(runId, await reads.events(runId), prices, status === "running");
+}
+
+/**
+ * One run as the comparison sees it, all from one read of its log (status, answer, tool calls,
+ * turns, tokens, cost), so the status and answer are those of the log whose turns are counted:
+ * `running` when its reader saw a live executor hold it, `not_started` for an empty log.
+ */
+export function summaryOf(
   runId: string,
   events: readonly RunEvent[],
   prices?: PriceTable,
-): Promise<RunSummary> {
-  const outcome = await reads.outcome<unknown>(runId).catch(unlessMissing(undefined));
-  const output = outcome?.output ?? null;
-  const figures = figuresOf(readLog(events).used, prices);
+  running = false,
+): RunSummary {
+  const facts = readLog(events);
+  const rests = events.length === 0 ? undefined : outcomeOfFacts(runId, events, facts);
+  const output = rests?.output ?? null;
+  const figures = figuresOf(facts.used, prices);
   return {
-    status: outcome?.status ?? "not_started",
+    status: rests === undefined ? "not_started" : running ? "running" : rests.status,
     answer: output === null ? null : typeof output === "string" ? output : canonicalValue(output),
     toolCalls: toolCallsOf(events),
     turns: figures.turns,

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { openLocal } from "../../lib/api/local.ts";
 import { replayRuns, scriptFromRun } from "../../lib/api/replay.ts";
+import { compareRuns } from "../../lib/api/replayCompare.ts";
 import { canonicalJson } from "../../lib/core/canonicalJson.ts";
-import { NotFoundError } from "../../lib/core/errors.ts";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../lib/core/errors.ts";
 import { toolCallsOf } from "../../lib/core/replay.ts";
 import { defineAgent, defineTool } from "../../lib/index.ts";
 import { tempDataDir } from "../support/cli.ts";
@@ -231,5 +232,132 @@ describe("replayRuns", () => {
     ).rejects.toThrow(/cannot read script/);
     await expect(replayRuns({ dataDir: dir, runIds: [], model: "scripted:demo" })).rejects.toThrow(/runIds/);
     expect(await count()).toBe(runs);
+  });
+});
+
+describe("replaying a fork", () => {
+  it("given its input mid-batch, replays it from the same point: its own script reproduces it", async () => {
+    const local = await openLocal({ dataDir: dir });
+    let exported: string;
+    try {
+      // Two calls asked at once; the fork is made after the first one's result, the second not run.
+      const both = spec("both", [
+        {
+          toolCalls: [
+            { name: "get_weather", arguments: { city: "Porto" } },
+            { name: "write_note", arguments: { text: "coat" } },
+          ],
+        },
+        { text: "Noted." },
+      ]);
+      await local.runlog.start({ agent: "demo", input: "weather and note", model: both, runId: "both" });
+      const log = await local.runlog.events("both");
+      expect(log.slice(0, 4).map((e) => e.type)).toEqual([
+        "run_started",
+        "model_response",
+        "tool_started",
+        "tool_result",
+      ]);
+      const other = spec("other", [
+        { toolCalls: [{ name: "get_weather", arguments: { city: "Faro" } }] },
+        { text: "Faro is fine." },
+      ]);
+      await local.runlog.fork({
+        runId: "both",
+        atSeq: 4,
+        input: "Faro instead",
+        model: other,
+        forkId: "both-fork",
+      });
+      await local.runlog.send("both-fork", "thanks");
+      exported = spec("both-fork-exported", [...(await scriptFromRun(local.runlog, "both-fork")).turns]);
+    } finally {
+      await local.close();
+    }
+    const notesBefore = notes().length;
+    const report = await replayRuns({ dataDir: dir, runIds: ["both-fork"], model: exported });
+    expect(report.runs[0]).toMatchObject({ runId: "both-fork", changed: false, differences: [] });
+    expect(report.runs[0]!.error).toBeUndefined();
+    expect(notes().length).toBe(notesBefore);
+    const after = await openLocal({ dataDir: dir });
+    try {
+      const [started] = await after.runlog.events(report.runs[0]!.replayRunId);
+      expect(started).toMatchObject({ type: "run_started", parent: { runId: "both-fork", seq: 4 } });
+      // A batch replays from the first input, which would not reproduce it: refused, naming it.
+      const refused = after.runlog.startReplays({ runIds: ["both-fork"], model: exported });
+      await expect(refused).rejects.toThrow(InvalidInputError);
+      await expect(refused).rejects.toMatchObject({ runId: "both-fork", field: "runIds" });
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+describe("replaying a run that is still running", () => {
+  it("is refused with a ConflictError naming it, and nothing is replayed", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered!: () => void;
+    const waiting = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const agents = {
+      gated: defineAgent({
+        name: "gated",
+        instructions: "Wait.",
+        model: "scripted:demo",
+        tools: [
+          defineTool({
+            name: "hold",
+            description: "Hold.",
+            parameters: z.object({}),
+            run: async () => {
+              entered();
+              await gate;
+              return "held";
+            },
+          }),
+        ],
+      }),
+    };
+    const model = spec("hold", [{ toolCalls: [{ name: "hold", arguments: {} }] }, { text: "done" }]);
+    const local = await openLocal({ dataDir: dir, agents });
+    try {
+      const running = local.runlog.start({ agent: "gated", input: "hold", model, runId: "held" });
+      await waiting;
+      const replaying = replayRuns({ dataDir: dir, agents, runIds: ["held"], model });
+      await expect(replaying).rejects.toThrow(ConflictError);
+      await expect(replaying).rejects.toMatchObject({
+        runId: "held",
+        message: expect.stringMatching(/run held is still running/),
+      });
+      release();
+      await running;
+      expect((await local.runlog.list({})).runs.filter((r) => r.runId.startsWith("held.replay-"))).toEqual(
+        [],
+      );
+    } finally {
+      release();
+      await local.close();
+    }
+    const report = await replayRuns({ dataDir: dir, agents, runIds: ["held"], model });
+    expect(report.runs[0]).toMatchObject({ changed: false, differences: [] });
+  });
+
+  it("compares with the one log it read: status and answer from those events, not read again", async () => {
+    const local = await openLocal({ dataDir: dir });
+    try {
+      const log = await local.runlog.events("day");
+      // The log as a reader saw it mid-run: the first turn asked for a tool, no answer yet.
+      const early = log.slice(0, 2);
+      const { summaries } = await compareRuns(local.runlog, "day", "day", undefined, { recorded: early });
+      expect(summaries.recorded).toMatchObject({ answer: null, turns: 1 });
+      expect(summaries.recorded.status).not.toBe("completed");
+      expect(summaries.replayed).toMatchObject({ status: "completed", turns: 3 });
+    } finally {
+      await local.close();
+    }
   });
 });
