@@ -8,6 +8,12 @@ import type { LiveFeed } from "./liveFeed.ts";
 export const EVENTS_MAX_WAIT_SECONDS = 20;
 /** How often a long-poll re-reads the store when nothing tells it of a new event (the Lambda). */
 export const POLL_INTERVAL_MS = 250;
+/**
+ * How often a follower with a live feed re-reads the store all the same: the feed hears this
+ * process's appends only, and another process may execute the run. One read of the log after the
+ * last event seen, empty while nothing is new.
+ */
+export const STORE_POLL_MS = 1_000;
 
 export interface PageWait {
   runId: string;
@@ -26,7 +32,7 @@ export interface PageWait {
 /**
  * `read()`'s page, held while it is empty: it returns as soon as a read finds events, else the
  * empty page at the end of the wait. With a feed it reads again when an event after `after` is
- * appended (and once at the end, for writes of another process); without one, every `pollMs`.
+ * appended, and every STORE_POLL_MS for writes of another process; without one, every `pollMs`.
  */
 export async function waitForPage(read: () => Promise<EventsPage>, wait: PageWait): Promise<EventsPage> {
   const { feed, signal, waitMs } = wait;
@@ -38,10 +44,11 @@ export async function waitForPage(read: () => Promise<EventsPage>, wait: PageWai
     for (;;) {
       const left = endAt - Date.now();
       if (page.events.length > 0 || left <= 0 || signal?.aborted || woken?.state === "closed") return page;
-      // Once woken, the feed has nothing more to say: should that read still be empty, poll.
+      // Once woken, the feed has nothing more to say: should that read still be empty, poll. While
+      // it listens, the store is read now and then too, for another process's writes.
       const listening = woken?.state === "waiting";
       await sleep(
-        listening ? left : Math.min(wait.pollMs ?? POLL_INTERVAL_MS, left),
+        Math.min(listening ? STORE_POLL_MS : (wait.pollMs ?? POLL_INTERVAL_MS), left),
         signal,
         listening ? woken?.promise : undefined,
       );

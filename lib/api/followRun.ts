@@ -27,6 +27,12 @@ export interface Following {
   done: Promise<void>;
   /** Read the store for events this process did not hear (another process's writes), then ping the sink. */
   ping(): void;
+  /**
+   * Read the store for events this process did not hear (another process's writes): only those
+   * after the last one sent. A read already waiting its turn is not asked for twice, so a caller
+   * may ask often (STORE_POLL_MS) however slow the store answers.
+   */
+  refresh(): void;
   /** Stop following: unsubscribe now. */
   stop(): void;
 }
@@ -78,11 +84,20 @@ export function followRun(source: FollowSource, runId: string, after: number, si
     closed: () => run(async () => end()),
   });
   run(catchUp);
+  let refreshing = false;
   return {
     done,
     ping: () => {
       run(catchUp);
       run(() => sink.ping());
+    },
+    refresh: () => {
+      if (refreshing) return;
+      refreshing = true;
+      run(() => {
+        refreshing = false;
+        return catchUp();
+      });
     },
     stop: () => end(),
   };

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { EVENTS_MAX_LIMIT, fitPage } from "../api/eventPage.ts";
+import { STORE_POLL_MS } from "../api/eventWait.ts";
 import { followRun, type ListedEvent } from "../api/followRun.ts";
 import type { LiveFeed } from "../api/liveFeed.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
@@ -17,7 +18,8 @@ export const PING_INTERVAL_MS = 15_000;
 /**
  * GET /runs/{id}/live: a run's events as Server-Sent Events, its stored events after `after` (or
  * after the Last-Event-ID an EventSource reconnects with) then each new one (`appended`), the model's
- * text as it streams in this process (`delta`), and a `ping` every PING_INTERVAL_MS. Only a server
+ * text as it streams in this process (`delta`), and a `ping` every PING_INTERVAL_MS. Events another
+ * process stores (a run it executes) are read from the store every STORE_POLL_MS. Only a server
  * with a live feed pushes; any other answers 404 `live_unavailable` and the client long-polls.
  */
 export function liveRoutes(
@@ -53,11 +55,14 @@ export function liveRoutes(
               ping: () => stream.writeSSE({ event: "ping", data: "{}" }),
             });
             const pings = setInterval(() => following.ping(), PING_INTERVAL_MS);
+            // Another process's writes (a run it executes) reach no feed here: read the log's tail.
+            const reads = setInterval(() => following.refresh(), STORE_POLL_MS);
             stream.onAbort(() => following.stop());
             try {
               await following.done;
             } finally {
               clearInterval(pings);
+              clearInterval(reads);
               following.stop();
             }
           },

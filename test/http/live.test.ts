@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EVENTS_MAX_WAIT_SECONDS } from "../../lib/api/eventWait.ts";
+import { LiveFeed } from "../../lib/api/liveFeed.ts";
 import { type LocalRunlog, openLocal } from "../../lib/api/local.ts";
 import type { RunEvent } from "../../lib/core/events.ts";
 import { createApp } from "../../lib/http/app.ts";
@@ -20,12 +21,15 @@ let local: LocalRunlog;
 let app: Hono;
 /** The same Runlog served as the Lambda serves it: no live feed. */
 let lambdaLike: Hono;
+/** A server with a live feed that hears none of these runs' appends: as if another process executed them. */
+let elsewhere: Hono;
 
 beforeAll(async () => {
   dir = tempDataDir("http-live");
   local = await openLocal({ dataDir: dir, background: true, env: testEnv() });
   app = createApp(local.runlog, { allowScriptFiles: true, live: local.live });
   lambdaLike = createApp(local.runlog, { allowScriptFiles: true });
+  elsewhere = createApp(local.runlog, { allowScriptFiles: true, live: new LiveFeed() });
 });
 afterAll(async () => {
   await local.close();
@@ -73,6 +77,19 @@ describe("GET /runs/{id}/events?wait: the long-poll", () => {
     expect(status).toBe(200);
     expect((body.events as RunEvent[])[0]).toMatchObject({ seq: after + 1 });
     await settled(app, "poll-store");
+  });
+
+  // Timeouts well under the 20 s wait: an answer left for the end of the wait fails the test.
+  it("answers when another process stores the event, on a server whose feed does not hear it", {
+    timeout: 10_000,
+  }, async () => {
+    const after = await pausedRun("poll-elsewhere");
+    const polled = call(elsewhere, "GET", `/runs/poll-elsewhere/events?after=${after}&wait=20`);
+    expect((await approve("poll-elsewhere")).status).toBe(202);
+    const { status, body } = await polled;
+    expect(status).toBe(200);
+    expect((body.events as RunEvent[])[0]).toMatchObject({ seq: after + 1, type: "tool_decided" });
+    await settled(app, "poll-elsewhere");
   });
 
   it.each([
@@ -179,6 +196,21 @@ describe("GET /runs/{id}/live: Server-Sent Events", () => {
       expect(read.map((sse) => JSON.parse(sse.data))).toEqual(stored.slice(2));
       await stream.cancel();
     }
+  });
+
+  // Under the 15 s ping, which also reads the store: only the store's own reading passes it.
+  it("sends the events another process stores, which this server's feed never hears", {
+    timeout: 10_000,
+  }, async () => {
+    const after = await pausedRun("live-elsewhere");
+    const stream = readSse(await elsewhere.request(`/runs/live-elsewhere/live?after=${after}`));
+    expect((await approve("live-elsewhere")).status).toBe(202);
+    await settled(app, "live-elsewhere");
+    const read = await readUntil(stream, isFinalAnswer);
+    await stream.cancel();
+    expect(read.map((sse) => JSON.parse(sse.data))).toEqual(
+      (await storedEvents("live-elsewhere")).slice(after),
+    );
   });
 
   it("unsubscribes when the client goes away", async () => {

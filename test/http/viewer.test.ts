@@ -121,7 +121,10 @@ describe("the runs list at /", () => {
     expect(paused.text).toContain('<option value="paused" selected>');
     const refused = await get("/?status=refused");
     expect(refused.text).toContain("No runs with status refused");
-    expect((await get("/?status=sleeping")).status).toBe(400);
+    const bogus = await get("/?status=sleeping");
+    expect(bogus.status).toBe(400);
+    expect(bogus.text).toContain("status: expected one of running, paused, waiting, cancelled, completed");
+    expect(bogus.text).toContain("got &quot;sleeping&quot;");
   });
 });
 

@@ -102,8 +102,15 @@ describe("the compare page", () => {
   it("answers a missing or bad `with`, and an unknown recorded run, with an error page", async () => {
     const missing = await get("/runs/weather/compare");
     expect(missing.status).toBe(400);
-    expect(missing.text).toContain("with");
+    expect(missing.text).toContain("with is required: the run to compare weather with");
     expect((await get("/runs/weather/compare?with=a%2Fb")).status).toBe(400);
     expect((await get("/runs/nobody/compare?with=weather")).status).toBe(404);
+  });
+
+  it("answers 404 naming the run compared with when it does not exist, not an empty run", async () => {
+    const page = await get("/runs/weather/compare?with=no-such-run");
+    expect(page.status).toBe(404);
+    expect(page.text).toContain('data-testid="error-message">run no-such-run not found</p>');
+    expect(page.text).not.toContain("not_started");
   });
 });

@@ -2,7 +2,7 @@ import { type Context, Hono } from "hono";
 import * as z from "zod";
 import type { Runlog } from "../../api/runlog.ts";
 import { RUN_STATUSES, type RunStatus } from "../../core/status.ts";
-import { errorAnswer } from "../errors.ts";
+import { errorAnswer, invalidInput } from "../errors.ts";
 import { readQuery, runIdParam } from "../request.ts";
 import { optional } from "../routes.ts";
 import { ListQuery, LiveQuery, runId as runIdField, Seq } from "../schemas.ts";
@@ -17,7 +17,16 @@ import { VIEWER_STYLE } from "./style.ts";
 
 /** `/?status&parent&cursor&limit`: the list's query, an empty status meaning any. */
 const RunsQuery = ListQuery.extend({
-  status: z.union([z.enum(RUN_STATUSES as [string, ...string[]]), z.literal("")]).optional(),
+  status: z
+    .string()
+    .superRefine((value, ctx) => {
+      if (value !== "" && !(RUN_STATUSES as readonly string[]).includes(value))
+        ctx.addIssue({
+          code: "custom",
+          message: `expected one of ${RUN_STATUSES.join(", ")} (or empty for any), got ${JSON.stringify(value)}`,
+        });
+    })
+    .optional(),
 });
 /** `?after`: the timeline from the event after this seq (as GET /runs/{id}/live reads it). */
 const AfterQuery = LiveQuery;
@@ -71,6 +80,9 @@ export function viewerRoutes(
   });
   viewer.get("/runs/:id/compare", async (c) => {
     const runId = runIdParam(c);
+    // Said before the schema's words for a missing string, which name no run.
+    if (c.req.query("with") === undefined)
+      throw invalidInput("with", `with is required: the run to compare ${runId} with (?with=RUN_ID)`);
     return answer(await comparePage(runlogFor(c), runId, readQuery(c, CompareQuery).with));
   });
   // The fragments the page's script fetches: new timeline entries, and the state after a change.

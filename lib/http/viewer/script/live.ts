@@ -91,8 +91,14 @@ export const LIVE = js`
 
   function follow() {
     // While it runs, its end (the lease given back) writes no event: ask for the status now and then.
+    // A status that moves on shows with the events that moved it, whoever stored them.
     setInterval(function () {
-      if (shownStatus() === "running") refreshState(false).catch(failed);
+      if (shownStatus() !== "running") return;
+      refreshState(false)
+        .then(function () {
+          if (shownStatus() !== "running") return loadEvents();
+        })
+        .catch(failed);
     }, 2000);
     if (typeof EventSource !== "function") return longPoll();
     var opened = false;
