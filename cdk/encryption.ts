@@ -31,10 +31,18 @@ function checkKey(prop: string, key: unknown): IKey {
   if ("aliasName" in key || (!Token.isUnresolved(key.keyArn) && key.keyArn.includes(":alias/"))) {
     throw new RunlogPropsError(
       prop,
-      `must be a key, not an alias (${key.keyArn}): give Key.fromKeyArn(…) with the key's ARN`,
+      `must be a key, not an alias (${shownKey(key)}): give Key.fromKeyArn(…) with the key's ARN`,
     );
   }
   return key;
+}
+
+/** A key or alias as a person reads it: its alias name or ARN when known at synth, else where it is in the app. */
+function shownKey(key: IKey): string {
+  const alias = "aliasName" in key ? (key as { aliasName: unknown }).aliasName : undefined;
+  if (typeof alias === "string" && !Token.isUnresolved(alias)) return alias;
+  if (!Token.isUnresolved(key.keyArn)) return key.keyArn;
+  return `the construct ${key.node.path}`;
 }
 
 /** The props encryption depends on: which resources the construct makes itself. */

@@ -47,6 +47,9 @@ export async function main(
       return EXIT.completed;
     }
     const config = readConfig(env, { warn: (message) => io.err(`runlog: ${message}`) });
+    // Before any flag is parsed: a command that parses its own (replay …), or flags that do not
+    // parse, still fail as JSON when --json was asked for.
+    json = asksJson(args);
     if (name === "demo") {
       const { RUN_HERE, isDeployedTable } = await import("./stepsPlace.ts");
       const { values } = parseCommand(
@@ -179,6 +182,12 @@ export async function main(
   } finally {
     await (local as LocalRunlog | undefined)?.close();
   }
+}
+
+/** Whether the arguments ask for JSON: `--json` among the flags (before a `--`). */
+function asksJson(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).includes("--json");
 }
 
 /** A command's answer on a data dir that does not exist: it holds no runs. */

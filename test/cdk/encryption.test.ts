@@ -275,6 +275,25 @@ describe("encryptionKey: bad props are a synth-time error naming the prop", () =
   ])("%s", (_, encryptionKey, more, prop) => {
     expect(failing(encryptionKey, more)).toBe(prop);
   });
+
+  it.each([
+    ["imported by name", (stack: Stack) => Alias.fromAliasName(stack, "A", "alias/runlog"), "(alias/runlog)"],
+    [
+      "made in the app",
+      (stack: Stack) => new Alias(stack, "Made", { aliasName: "alias/made", targetKey: key(stack) }),
+      "(the construct UserStack/Made)",
+    ],
+  ])("names an alias %s as it was written, not as unresolved tokens", (_, alias, shown) => {
+    let message = "";
+    try {
+      synthesizeConstruct((stack) => ({ agentsModule: AGENTS, encryptionKey: alias(stack) }));
+    } catch (error) {
+      if (!(error instanceof RunlogPropsError)) throw error;
+      message = error.message;
+    }
+    expect(message).toContain(`must be a key, not an alias ${shown}`);
+    expect(message).not.toContain("${Token[");
+  });
 });
 
 /** Issue 35's "Done means": a VPC without NAT, sizes per function, a customer key and two tool groups. */

@@ -184,6 +184,7 @@ describe("runlog replay", () => {
     ["an unknown run", ["day", "no-such-run", "--model", "scripted:demo"], /run no-such-run not found/],
     ["a bad spec", ["day", "--model", "nowhere:x"], /unknown model "nowhere:x"/],
     ["a missing script", ["day", "--model", "scripted:/no/such/file.json"], /cannot read script/],
+    ["a model it cannot build (no key)", ["day", "--model", "openai:gpt-4.1"], /--model: .*OPENAI_API_KEY/],
     ["no model", ["day"], /--model SPEC is required/],
     ["no run", ["--model", "scripted:demo"], /at least one run id/],
     ["bad --tools", ["day", "--model", "scripted:demo", "--tools", "some"], /--tools takes recorded or live/],
@@ -202,6 +203,26 @@ describe("runlog replay", () => {
     expect(result.stderr).toMatch(message);
     expect(await runCount()).toBe(runs);
     expect(await stored("day")).toEqual(before);
+  });
+});
+
+describe("runlog replay --json", () => {
+  it.each([
+    [
+      "an unknown run",
+      ["no-such-run", "--model", "scripted:demo"],
+      { code: "not_found", runId: "no-such-run" },
+    ],
+    [
+      "a model it cannot build",
+      ["day", "--model", "openai:gpt-4.1"],
+      { code: "invalid_input", field: "model" },
+    ],
+    ["bad usage", ["day"], { code: "usage" }],
+  ])("prints the failure as an error object on stdout: %s", async (_, args, error) => {
+    const result = await runlog(dir, ["replay", ...args, "--json"]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({ error: expect.objectContaining(error) });
   });
 });
 
