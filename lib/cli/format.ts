@@ -1,29 +1,39 @@
 import { assertNever } from "../core/assertNever.ts";
+import type { Usage } from "../core/eventFields.ts";
 import type { RunEvent } from "../core/events.ts";
 import { describeSettings } from "../core/modelSettingNames.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
+import { isCallParent } from "../core/subagents.ts";
 import { clip } from "./terminal.ts";
 
 const took = (ms: number | undefined) => (ms === undefined ? "" : ` (${Math.round(ms)} ms)`);
+
+/** A model turn's timing and tokens, what of them it recorded: ` (812 ms, 40→12 tokens)`. */
+function turnFigures(event: { ms?: number | undefined; usage?: Usage | undefined }): string {
+  const parts = [
+    ...(event.ms === undefined ? [] : [`${Math.round(event.ms)} ms`]),
+    ...(event.usage ? [`${event.usage.inputTokens}→${event.usage.outputTokens} tokens`] : []),
+  ];
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
+}
 
 /** One human line for an event: what happened, with its timing. */
 export function describeEvent(event: RunEvent): string {
   switch (event.type) {
     case "run_started":
-      return `run started: agent ${event.agent}, model ${event.model}, input "${clip(event.input, 60)}"${
+      return `run started: agent ${event.agent}, model ${event.model}, input "${clip(event.input, 60)}"${parentText(event.parent)}${
         event.metadata === undefined ? "" : `, metadata ${clip(JSON.stringify(event.metadata), 120)}`
       }${settingsText(event.modelSettings)}`;
     case "user_message":
       return `user: "${clip(event.text, 80)}"`;
     case "model_response": {
-      const usage = event.usage ? `, ${event.usage.inputTokens}→${event.usage.outputTokens} tokens` : "";
       const calls = event.toolCalls.map((call) => `${call.name}(${clip(call.arguments, 40)})`).join(", ");
       const what =
         event.stop === "tool_calls" ? `asks for ${calls}` : `[${event.stop}] "${clip(event.text, 70)}"`;
-      return `model ${what}${took(event.ms).replace(")", `${usage})`)}`;
+      return `model ${what}${turnFigures(event)}`;
     }
     case "output_rejected":
-      return `model answer ${event.attempt} rejected by the output schema${event.retry ? ", asked again" : ", no try left"}: ${clip(event.problems, 80)}${took(event.ms)}`;
+      return `model answer ${event.attempt} rejected by the output schema${event.retry ? ", asked again" : ", no try left"}: ${clip(event.problems, 80)}${turnFigures(event)}`;
     case "model_failed":
       return `model failed: ${event.error.name}: ${clip(event.error.message, 80)}${event.retryable ? " (retryable)" : ""}`;
     case "tool_started":
@@ -62,6 +72,14 @@ export function describeEvent(event: RunEvent): string {
 export function progressLine(runId: string, event: RunEvent): string {
   const time = event.at.slice(11, 23);
   return `${time}  ${runId}  #${String(event.seq).padStart(3)}  ${describeEvent(event)}`;
+}
+
+/** Where a run came from: `, child of run p (call call_0_0)` (a sub-agent's), `, forked from run p at seq 3`. */
+function parentText(parent: Extract<RunEvent, { type: "run_started" }>["parent"]): string {
+  if (parent === undefined) return "";
+  return isCallParent(parent)
+    ? `, child of run ${parent.runId} (call ${parent.callId})`
+    : `, forked from run ${parent.runId} at seq ${parent.seq}`;
 }
 
 /** A run's model settings as `show` prints them: `, settings temperature 0.2, maxOutputTokens 500`. */
