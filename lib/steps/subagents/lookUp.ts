@@ -14,8 +14,28 @@ import { startChild } from "./startChild.ts";
  * that ended answers its call; one that stopped where it can go on, with nobody executing it, is
  * resumed. Run by the parent's Finish once it rests `waiting`, by a resume of the parent and by the
  * sweep. Every action is idempotent, so any number of lookers converge on one child and one result.
+ * A child that itself waits for children of its own is looked up in turn, down the whole tree, so
+ * resuming the run a user started carries on a crash anywhere below it.
  */
 export async function lookUpChildren(control: ControlDeps, parentRunId: string): Promise<void> {
+  await lookUpTree(control, parentRunId, 0, new Set());
+}
+
+/**
+ * How deep a tree of sub-agents is looked up from one run. A child's id grows with every level
+ * (`PARENT.CALL`, at most 128 characters), so real trees stay far shallower; the bound and the
+ * set of runs seen only stop a malformed log that names an ancestor as its child.
+ */
+const MAX_DEPTH = 64;
+
+async function lookUpTree(
+  control: ControlDeps,
+  parentRunId: string,
+  depth: number,
+  seen: Set<string>,
+): Promise<void> {
+  if (depth > MAX_DEPTH || seen.has(parentRunId)) return;
+  seen.add(parentRunId);
   const log = await loadRun(control, parentRunId);
   const point = classify(log);
   if (point.resumable || point.reason !== "awaiting_children") {
@@ -47,7 +67,13 @@ export async function lookUpChildren(control: ControlDeps, parentRunId: string):
       await answerCall(control, parentRunId, call.id, answer);
       continue;
     }
-    if (!classify(childLog).resumable || (await leaseIsLive(control, head.lease))) continue;
+    const childPoint = classify(childLog);
+    if (!childPoint.resumable && childPoint.reason === "awaiting_children") {
+      // A child waiting for its own children: carry those on; the child goes on once they answer it.
+      await lookUpTree(control, childRunId, depth + 1, seen);
+      continue;
+    }
+    if (!childPoint.resumable || (await leaseIsLive(control, head.lease))) continue;
     try {
       await resumeAsSubagent(control, childRunId);
     } catch (error) {
