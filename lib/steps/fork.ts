@@ -17,6 +17,7 @@ import { carriedOut, plan, resumedEvent } from "./generation/plan.ts";
 import { loadRun } from "./logReads.ts";
 import { settingsAsked } from "./modelSettingsAsked.ts";
 import { expireRun } from "./retention.ts";
+import { ownForkCopy } from "./subagents/forked.ts";
 
 export interface ForkRequest {
   runId: string;
@@ -115,7 +116,8 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
     parent: { runId: request.runId, seq: atSeq },
     ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
   };
-  const events = [first, ...copied.slice(1)];
+  // Sub-agent calls under way at the cut are the parent's: the fork answers them as interrupted.
+  const events = ownForkCopy([first, ...copied.slice(1)], request.runId, atSeq);
   const facts = readLog(events);
   const point = plan(facts, request.input);
   // The fork goes on from its first step when it can: check its model before anything is written.
@@ -136,7 +138,7 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
       );
     }
     // An identical copy of a run that rests (completed, paused …): it rests the same way.
-    await copyEvents(deps.store, first, copied.slice(1));
+    await copyEvents(deps.store, first, events.slice(1));
     deps.faults.reached("fork:after-copy");
     const { created } = await deps.store.createRun(first);
     if (created) deps.logs.appended(forkId, first);
@@ -176,7 +178,7 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   const outcome = await openGeneration(deps, {
     kind: "fork",
     first,
-    copy: [...copied.slice(1), opening],
+    copy: [...events.slice(1), opening],
     generation,
     point,
   });
