@@ -22,10 +22,29 @@ function strings(where: string, field: string, value: unknown, kind: "list" | "r
   }
 }
 
+/** The keys each kind of server takes; the other kind's are refused, never quietly dropped. */
+const KEYS = {
+  stdio: ["name", "command", "args", "env"],
+  url: ["name", "url", "headers"],
+} as const;
+
+/** Refuse a key the server's kind does not take (`headers` on a stdio server, a typo …), naming it. */
+function onlyKeys(where: string, at: string, name: string, given: object, kind: keyof typeof KEYS): void {
+  const allowed: readonly string[] = KEYS[kind];
+  const extra = Object.keys(given).find((key) => !allowed.includes(key));
+  if (extra === undefined) return;
+  const other = kind === "stdio" ? "url" : "stdio";
+  const why = (KEYS[other] as readonly string[]).includes(extra)
+    ? `is for ${other === "url" ? "a url (HTTP)" : "a command (stdio)"} server, and ${name} is ${kind === "url" ? "a url (HTTP)" : "a command (stdio)"} server`
+    : "is not a key of an MCP server";
+  throw bad(where, `${at}.${extra}`, `(${name}) ${why}: it takes ${allowed.join(", ")}`);
+}
+
 /**
  * An agent's `mcp` list, checked where it is written: each server has a name fit for tool names
- * (unique in the list) and either a `command` (stdio) or an http(s) `url` (Streamable HTTP).
- * Returns copies, so a later change to the caller's objects changes nothing.
+ * (unique in the list) and either a `command` (stdio) or an http(s) `url` (Streamable HTTP), and
+ * only the keys its kind takes. Returns copies, so a later change to the caller's objects changes
+ * nothing.
  */
 export function checkMcpServers(where: string, servers: unknown): McpServer[] {
   if (!Array.isArray(servers))
@@ -50,6 +69,7 @@ export function checkMcpServers(where: string, servers: unknown): McpServer[] {
     if (command !== undefined && url !== undefined)
       throw bad(where, at, `(${name}) has both command and url: give command for stdio or url for HTTP`);
     if (typeof command === "string" && command.trim() !== "") {
+      onlyKeys(where, at, name, given, "stdio");
       strings(where, `${at}.args`, given.args, "list");
       strings(where, `${at}.env`, given.env, "record");
       return {
@@ -68,6 +88,7 @@ export function checkMcpServers(where: string, servers: unknown): McpServer[] {
       }
       if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:"))
         throw bad(where, `${at}.url`, `(${name}) must be an http(s) URL, got ${JSON.stringify(url)}`);
+      onlyKeys(where, at, name, given, "url");
       strings(where, `${at}.headers`, given.headers, "record");
       return {
         name,

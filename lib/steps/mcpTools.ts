@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { InvalidInputError } from "../core/errors.ts";
 import { type McpTool, mcpToolName, TOOL_NAME } from "../core/mcpTools.ts";
+import { transferToolName } from "../core/transfers.ts";
 import type { McpClients } from "../ports/mcp.ts";
 import type { Agent, Tool } from "../ports/tool.ts";
 import type { StepDeps } from "./deps.ts";
@@ -27,7 +28,8 @@ function clientsOf(deps: Pick<StepDeps, "mcp">, agent: Agent): McpClients {
  * The tools of the agent's MCP servers, listed now, for `run_started` to record; undefined for an
  * agent without servers. A server that cannot be reached is a McpUnavailableError (nothing is
  * written: the start may be tried again); a tool whose name cannot be a tool name, or that takes
- * the name of one of the agent's own tools, is refused naming it.
+ * the name of another tool the model is offered (one of the agent's own tools, its sub-agents among
+ * them, a transfer tool of its handoffs, another MCP tool), is refused naming it.
  */
 export async function discoverMcpTools(
   deps: Pick<StepDeps, "mcp">,
@@ -37,7 +39,14 @@ export async function discoverMcpTools(
   if (servers.length === 0) return undefined;
   const clients = clientsOf(deps, agent);
   const lists = await Promise.all(servers.map((server) => clients.listTools(server)));
-  const taken = new Set(agent.tools.map((tool) => tool.name));
+  // Every other name the model is offered (lib/steps/callModel.ts): own tools, then transfers.
+  const taken = new Map<string, string>([
+    ...agent.tools.map((tool): [string, string] => [tool.name, `its tool ${tool.name}`]),
+    ...(agent.handoffs ?? []).map((target): [string, string] => [
+      transferToolName(target),
+      `its transfer to agent ${target} (handoffs)`,
+    ]),
+  ]);
   return servers.flatMap((server, index) =>
     lists[index]!.map((listed): McpTool => {
       const name = mcpToolName(server.name, listed.name);
@@ -47,13 +56,14 @@ export async function discoverMcpTools(
           { field: "mcp" },
         );
       }
-      if (taken.has(name)) {
+      const other = taken.get(name);
+      if (other !== undefined) {
         throw new InvalidInputError(
-          `agent ${agent.name}: two tools are named ${name} (MCP server ${server.name} lists ${listed.name})`,
+          `agent ${agent.name}: two tools are named ${name} (MCP server ${server.name} lists ${listed.name}, and ${other})`,
           { field: "mcp" },
         );
       }
-      taken.add(name);
+      taken.set(name, `MCP server ${server.name}'s ${listed.name}`);
       return {
         server: server.name,
         tool: listed.name,
