@@ -46,9 +46,10 @@ export function toolGroupsProblem(groups: unknown): ToolGroupsProblem | undefine
     const same = tasks.get(task);
     if (same !== undefined) return { at: name, problem: `names the same function as group ${same}` };
     tasks.set(task, name);
-    if (!Array.isArray(tools) || tools.length === 0) {
-      return { at: `${name}.tools`, problem: "must name at least one tool" };
+    if (!Array.isArray(tools)) {
+      return { at: `${name}.tools`, problem: `must be an array of tool names, got ${shown(tools)}` };
     }
+    if (tools.length === 0) return { at: `${name}.tools`, problem: "must name at least one tool, got []" };
     for (const tool of tools) {
       if (typeof tool !== "string" || tool === "") {
         return { at: `${name}.tools`, problem: `must be tool names, got ${JSON.stringify(tool)}` };
@@ -66,9 +67,44 @@ export function toolGroupsProblem(groups: unknown): ToolGroupsProblem | undefine
   return undefined;
 }
 
-/** `groups`, checked: an InvalidInputError naming `field` and the group when they are not well formed. */
-export function checkToolGroups(groups: unknown, field = "toolGroups"): ToolGroups {
-  const found = toolGroupsProblem(groups);
+/** A value as an error message shows it: JSON, and what kind of value it is. */
+function shown(value: unknown): string {
+  const kind = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
+  return `${JSON.stringify(value) ?? String(value)} (${kind})`;
+}
+
+/** The tools calls can be made to (the agents' tools, lib/agents/toolNames.ts): what a group may name. */
+export interface KnownTools {
+  has(tool: string): boolean;
+  /** The names, as a message lists them (`shop__*` for an MCP server's tools). */
+  readonly names: readonly string[];
+}
+
+/**
+ * The first group naming a tool that is not `known`: its calls would never come, and the tool meant
+ * would run in the default function instead of the group's.
+ */
+export function unknownToolProblem(groups: ToolGroups, known: KnownTools): ToolGroupsProblem | undefined {
+  for (const [name, tools] of Object.entries(groups)) {
+    const unknown = tools.find((tool) => !known.has(tool));
+    if (unknown !== undefined) {
+      return {
+        at: `${name}.tools`,
+        problem: `names ${unknown}, a tool no agent has (its calls would run in the default function); the agents' tools are ${known.names.join(", ") || "none"}`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `groups`, checked: an InvalidInputError naming `field` and the group when they are not well
+ * formed, or (given the agents' tools) name a tool no agent has.
+ */
+export function checkToolGroups(groups: unknown, field = "toolGroups", known?: KnownTools): ToolGroups {
+  const found =
+    toolGroupsProblem(groups) ??
+    (known === undefined ? undefined : unknownToolProblem(groups as ToolGroups, known));
   if (found) {
     const where = found.at === "" ? field : `${field}.${found.at}`;
     throw new InvalidInputError(`${where} ${found.problem}`, { field: where });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import {
+  agentAsTool,
   defineAgent,
   defineTool,
   InvalidInputError,
@@ -79,6 +80,39 @@ describe("openLocal with toolGroups", () => {
       expect(Object.keys(executions[0]!.tasks!).filter((t) => t.startsWith("RunTool"))).toEqual(["RunTool"]);
     } finally {
       await local.close();
+      cleanup(dir);
+    }
+  });
+
+  it.each([
+    ["a tool no agent has", ["issue_refnd"], "names issue_refnd, a tool no agent has"],
+    ["a tool of a sub-agent's", ["lookup"], undefined],
+  ])("opens with a group naming %s only when an agent has it", async (_, tools, refused) => {
+    const dir = tempDataDir("unknown-group-tool");
+    const helper = defineAgent({
+      name: "helper",
+      instructions: "Help.",
+      model: "mine:three",
+      tools: [tool("lookup")],
+    });
+    const boss = defineAgent({
+      name: "boss",
+      instructions: "Ask.",
+      model: "mine:three",
+      tools: [agentAsTool(helper, { name: "ask_helper", description: "Ask the helper" })],
+    });
+    try {
+      const opening = openLocal({ dataDir: dir, agents: { boss }, toolGroups: { payments: tools } });
+      if (refused === undefined) {
+        await (await opening).close();
+        return;
+      }
+      await expect(opening).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(opening).rejects.toMatchObject({
+        field: "toolGroups.payments.tools",
+        message: expect.stringContaining(refused),
+      });
+    } finally {
       cleanup(dir);
     }
   });

@@ -112,6 +112,12 @@ describe("checkToolGroups", () => {
     ["two names for one function", { pay: ["x"], Pay: ["y"] }, "toolGroups.Pay", /same function/],
     ["a tool that is no name", { a: [""] }, "toolGroups.a.tools", /tool names/],
     ["not an object", ["x"], "toolGroups", /object of groups/],
+    [
+      "a tool name where the array goes",
+      { payments: "issue_refund" },
+      "toolGroups.payments.tools",
+      /must be an array of tool names, got "issue_refund" \(a string\)/,
+    ],
   ])("refuses %s, naming where", (_, groups, field, message) => {
     let caught: unknown;
     try {
@@ -122,6 +128,17 @@ describe("checkToolGroups", () => {
     expect(caught).toBeInstanceOf(InvalidInputError);
     expect((caught as InvalidInputError).field).toBe(field);
     expect((caught as Error).message).toMatch(message);
+  });
+
+  it("refuses, given the agents' tools, a group naming a tool no agent has", () => {
+    const known = { has: (tool: string) => tool === "issue_refund", names: ["issue_refund"] };
+    expect(() => checkToolGroups({ payments: ["issue_refnd"] }, "toolGroups", known)).toThrow(
+      expect.objectContaining({
+        field: "toolGroups.payments.tools",
+        message: expect.stringContaining("names issue_refnd, a tool no agent has"),
+      }),
+    );
+    expect(checkToolGroups({ payments: ["issue_refund"] }, "toolGroups", known)).toBeDefined();
   });
 
   it("accepts well-formed groups", () => {

@@ -4,6 +4,7 @@ import { BackgroundOrchestrator } from "../../adapters/local/backgroundOrchestra
 import { crashFaults } from "../../adapters/local/envFaults.ts";
 import { BUILT_IN_AGENTS } from "../../agents/builtIn.ts";
 import { type AgentFactory, agentRegistry } from "../../agents/registry.ts";
+import { agentToolNames } from "../../agents/toolNames.ts";
 import { checkPrices, type PriceTable } from "../../core/budget.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { RunEvent } from "../../core/events.ts";
@@ -97,7 +98,14 @@ export async function openLocalRuntime(
   const leaseMs = options.leaseMs ?? LOCAL_LEASE_MS;
   // Checked before anything opens: bad agents or groups leave nothing to close.
   const agents = agentRegistry({ dataDir }, options.agents ?? BUILT_IN_AGENTS);
-  const toolGroups = options.toolGroups === undefined ? undefined : checkToolGroups(options.toolGroups);
+  const toolGroups =
+    options.toolGroups === undefined
+      ? undefined
+      : checkToolGroups(
+          options.toolGroups,
+          "toolGroups",
+          agentToolNames(agents, Object.keys(options.agents ?? BUILT_IN_AGENTS)),
+        );
   const retention =
     options.retentionDays === undefined
       ? retentionMs(config.retentionDays)
