@@ -113,7 +113,7 @@ function classifyTail(facts: LogFacts): Classification {
           )
         : notResumable(
             "invalid_output",
-            `final answer ${last.attempt} did not fit the agent's output schema either, and no try is left: ${last.problems}`,
+            `final answer ${last.attempt} did not fit the agent's output schema${last.attempt > 1 ? " either" : ""}, and no try is left: ${last.problems}`,
             last.seq,
           );
     case "model_response":

@@ -20,7 +20,7 @@ export type { JsonValue };
  */
 export interface OutputSpec {
   schema: z.ZodType;
-  /** The schema as JSON Schema (zod's toJSONSchema, io "output"), without `$schema`. */
+  /** The schema as JSON Schema (outputJsonSchema: its input side, what is parsed), without `$schema`. */
   jsonSchema: Record<string, unknown>;
   retries: number;
 }
@@ -46,13 +46,22 @@ export function outputInstruction(format: OutputFormat): string {
 }
 
 /**
- * The schema as a model is sent it. InvalidInputError when it has no JSON Schema (a transform,
- * `z.date()`, `z.custom()` …): an answer is JSON, so its schema must describe JSON.
+ * The schema as a model is sent it: its input side, what `checkOutput` parses (as a tool's
+ * parameters, toolSpecs.ts), so `z.string().pipe(z.coerce.number())` asks for a string. An object
+ * that drops unknown keys is sent closed (`additionalProperties: false`): such keys would be
+ * dropped anyway, and a closed schema is one OpenAI's strict mode takes. InvalidInputError when
+ * either side has no JSON Schema (a transform, `z.date()`, `z.custom()` …): the answer is JSON, and
+ * the value parsed from it is stored in the log as JSON.
  */
 export function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
   let json: Record<string, unknown>;
   try {
-    json = z.toJSONSchema(schema, { io: "output" }) as Record<string, unknown>;
+    json = z.toJSONSchema(schema, { io: "input", override: closeStrippingObjects }) as Record<
+      string,
+      unknown
+    >;
+    // Only a check: the parsed value is stored, so it must be JSON too.
+    z.toJSONSchema(schema, { io: "output" });
   } catch (error) {
     throw new InvalidInputError(`output cannot be sent to a model as JSON Schema: ${errorMessage(error)}`, {
       cause: error,
@@ -68,6 +77,16 @@ export function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
     );
   }
   return rest;
+}
+
+/** `z.object` (no catchall: unknown keys are stripped) as a closed object; loose and strict ones say so themselves. */
+function closeStrippingObjects(context: {
+  zodSchema: z.core.$ZodTypes;
+  jsonSchema: z.core.JSONSchema.BaseSchema;
+}): void {
+  const def = context.zodSchema._zod.def;
+  if (def.type !== "object" || def.catchall !== undefined) return;
+  if (context.jsonSchema.additionalProperties === undefined) context.jsonSchema.additionalProperties = false;
 }
 
 /** A final answer checked against an output schema: the value it accepted, or what was wrong, in words. */

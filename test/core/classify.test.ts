@@ -303,6 +303,15 @@ describe("classify", () => {
     expect(result.description).not.toContain("echo (a)");
   });
 
+  it.each([
+    ["the only answer", log().start().rejected(1, false), "did not fit the agent's output schema, and"],
+    ["the last of several", log().start().rejected(1).rejected(2, false), "output schema either, and"],
+  ])("says how a run ended invalid_output after %s was rejected", (_, built, words) => {
+    const result = classify(built.build());
+    expect(result).toMatchObject({ resumable: false, reason: "invalid_output" });
+    expect(result.description).toContain(words);
+  });
+
   it("gives back whole calls, with their names and arguments", () => {
     const result = classify(log().start().calls("a").build());
     expect(result).toMatchObject({ unansweredToolCalls: [{ id: "a", name: "echo", arguments: "{}" }] });
