@@ -70,9 +70,16 @@ describe("the resume table end to end through the CLI", () => {
   });
 
   it.each([
-    ["a cut-off response", { text: "cut", stop: "interrupted" }, "retry_response"],
-    ["a response at the output limit", { text: "partial", stop: "max_output" }, "continue_response"],
-  ])("%s rests as interrupted, then %s completes it", async (_, turn, kind) => {
+    // A cut-off response is asked for again: the answer is the new one alone.
+    ["a cut-off response", { text: "cut", stop: "interrupted" }, "retry_response", "Done"],
+    // A response at the limit is continued: the answer is its text and the continuation's.
+    [
+      "a response at the output limit",
+      { text: "partial", stop: "max_output" },
+      "continue_response",
+      "partialDone",
+    ],
+  ])("%s rests as interrupted, then %s completes it", async (_, turn, kind, output) => {
     const runId = `row-${kind}`;
     const first = await runlogJson(dir, [
       "run",
@@ -85,10 +92,7 @@ describe("the resume table end to end through the CLI", () => {
     expect(first.json).toMatchObject({ status: "interrupted" });
     expect(first.code).toBe(1);
     expect(await point(runId)).toMatchObject({ resumable: true, kind });
-    expect((await runlogJson(dir, ["resume", runId])).json).toMatchObject({
-      status: "completed",
-      output: "Done",
-    });
+    expect((await runlogJson(dir, ["resume", runId])).json).toMatchObject({ status: "completed", output });
     const log = await events(dir, runId);
     expect(log.filter((e) => e.type === "model_response").map((e) => e.text)).toEqual([turn.text, "Done"]);
   });
