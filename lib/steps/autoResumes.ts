@@ -5,19 +5,39 @@ import type { AutoResumes } from "../ports/eventStore.ts";
  * The head's automatic-resume record after a resume claims the run (written with the claim):
  * the sweeper's resume counts one more and notes when; a new user message (a send, a fork with
  * input) gives the request a fresh budget; any other resume (a person's, a handoff) keeps the
- * record as it is (undefined: the claim leaves it alone). Every claim of the sweeper's counts,
- * whether or not its execution went on to write anything: one that died before its first write
- * (in its first model call, say) may have cost what any resume does, and a run that dies there
- * every time must reach the budget, not be resumed for ever.
+ * record as it is (undefined: the claim leaves it alone). `lastWriteAt` and `completing`: see
+ * countedAutoResumes.
  */
 export function autoResumesAfter(
   previous: AutoResumes | undefined,
   request: { by?: string | undefined; input?: string | undefined },
   now: number,
+  lastWriteAt?: number,
+  completing = false,
 ): AutoResumes | undefined {
   if (request.input !== undefined) return { count: 0 };
   if (request.by !== RESUMED_BY.sweeper) return undefined;
-  return { count: (previous?.count ?? 0) + 1, lastAt: now };
+  const counted =
+    lastWriteAt === undefined ? previous : countedAutoResumes(previous, lastWriteAt, completing);
+  return { count: (counted?.count ?? 0) + 1, lastAt: now };
+}
+
+/**
+ * The automatic resumes that happened, given when the log was last written. A sweeper's claim to
+ * open a generation writes its `resumed` next: one newer than the log's last event never did (its
+ * process died between the two), so it is not counted and sets no back-off. A claim that completes
+ * a generation already opened (`completing`: the log ends at its opening) writes nothing by
+ * design, so being newer than the log says nothing: it counts. Its execution may have run and died
+ * before its first write (in its first model call, say), and a run that dies there every time must
+ * reach the budget, not be resumed for ever.
+ */
+export function countedAutoResumes(
+  record: AutoResumes | undefined,
+  lastWriteAt: number,
+  completing: boolean,
+): AutoResumes | undefined {
+  if (completing || record?.lastAt === undefined || record.lastAt <= lastWriteAt) return record;
+  return { count: Math.max(0, record.count - 1) };
 }
 
 /** When the next automatic resume is due (epoch ms): the wait doubles with each one, up to a cap. */

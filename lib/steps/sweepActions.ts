@@ -59,3 +59,8 @@ export async function rest(
   await expireRun(deps, head.runId, status);
   await deps.store.releaseLease(head.runId, owner, { status, lastSeq, agent });
 }
+
+/** Whether the holder of a run's lease never had its execution started (or nobody holds it). */
+export async function neverExecuted(deps: ControlDeps, head: RunHead): Promise<boolean> {
+  return !head.lease || (await deps.orchestrator.executionOf(head.lease.owner)) === "none";
+}

@@ -8,14 +8,15 @@ import type { RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import { restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
-import { nextAutoResumeAt } from "./autoResumes.ts";
+import { countedAutoResumes, nextAutoResumeAt } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
+import { lastWriteAt, openedGeneration } from "./generation/opened.ts";
 import { leaseIsLive } from "./liveness.ts";
 import { loadRun, readTail, viewFacts } from "./logReads.ts";
 import { markGivenUp, markPaused, tailReader } from "./restMarkers.ts";
 import { answerParent } from "./subagents/answer.ts";
 import { lookUpChildren } from "./subagents/lookUp.ts";
-import { rest, resumeAs } from "./sweepActions.ts";
+import { neverExecuted, rest, resumeAs } from "./sweepActions.ts";
 import {
   type Considered,
   DEFAULTS,
@@ -90,11 +91,13 @@ export async function consider(
     if (classification.reason === "awaiting_children") await lookUpChildren(deps, runId);
     return settle(`not resumable: ${classification.reason}`);
   }
-  // Every resume of the sweeper's counts against the budget and waits out the back-off, a
-  // generation opened and never executed too (resumeAs completes it rather than opening another):
-  // a run whose execution dies before its first write, every time, is given up, not resumed for
-  // ever. Heads of runs swept before the count moved onto the head carry none: theirs starts at 0.
-  const record = head.autoResumes;
+  // Every resume of the sweeper's counts against the budget, the completion of a generation opened
+  // and never executed too (resumeAs completes it rather than opening another): a run whose
+  // execution dies before its first write, every time, is given up, not resumed for ever
+  // (countedAutoResumes). Heads of runs swept before the count moved onto the head carry none:
+  // theirs starts at 0.
+  const opener = openedGeneration(tail, facts);
+  const record = countedAutoResumes(head.autoResumes, lastWriteAt(tail), opener !== undefined);
   const count = record?.count ?? 0;
   if (count >= policy.maxAutoResumes) {
     // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
@@ -105,7 +108,10 @@ export async function consider(
     deps.observer?.gaveUp?.(runId, count);
     return settle(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }
-  const due = nextAutoResumeAt(record, policy);
+  // Completing an opening (its opener died, or its start failed) waits for no back-off: it opens
+  // nothing, and a sweep retried after dying between its claim and its execution goes on at once.
+  const completes = opener !== undefined && (await neverExecuted(deps, head));
+  const due = completes ? undefined : nextAutoResumeAt(record, policy);
   if (due !== undefined && now < due)
     return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);
   return resumeAs(deps, runId, skip);

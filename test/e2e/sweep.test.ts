@@ -59,6 +59,30 @@ describe("runlog sweep", () => {
     expect(log.filter((event) => event.type === "given_up")).toHaveLength(1);
   });
 
+  it("counts the completions of its own resume whose process dies before the model answers, and gives up", async () => {
+    // The run is killed before its second model call; each sweep's resume (a `resumed` of the
+    // sweeper's, then completions of it) dies in the same place.
+    const model = script(dir, "own-loop", [
+      { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
+      { text: "ok" },
+    ]);
+    const started = await runlog(dir, ["run", "--run-id", "own-loop", "--model", model, "wait"], {
+      RUNLOG_CRASH_AT: "model:before@2",
+    });
+    expect(started.code, started.stderr).toBe(137);
+    const crash = { RUNLOG_CRASH_AT: "model:before" };
+    const codes: number[] = [];
+    for (let sweep = 0; sweep < 5; sweep++) {
+      codes.push((await runlog(dir, ["sweep", "--max-resumes", "2"], crash)).code);
+    }
+    // Sweep 1 opens a generation (1 resume); sweep 2 completes it, as a sweep retried after dying
+    // before its execution would (still 1); sweep 3 finds that completion's execution died too (2).
+    expect(codes).toEqual([137, 137, 137, 0, 0]);
+    const log = await events(dir, "own-loop");
+    expect(log.filter((event) => event.type === "resumed").map((event) => event.by)).toEqual(["sweeper"]);
+    expect(log.filter((event) => event.type === "given_up")).toHaveLength(1);
+  });
+
   it("rejects a bad flag value with exit 2", async () => {
     const result = await runlog(dir, ["sweep", "--stale-after", "soon"]);
     expect(result.code).toBe(2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RESUMED_BY } from "../../lib/core/eventConstants.ts";
-import { autoResumesAfter, nextAutoResumeAt } from "../../lib/steps/autoResumes.ts";
+import { autoResumesAfter, countedAutoResumes, nextAutoResumeAt } from "../../lib/steps/autoResumes.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
@@ -32,8 +32,23 @@ describe("nextAutoResumeAt", () => {
 });
 
 describe("a sweeper's claim the log never followed", () => {
-  it("counts: a resume that died before its first write spent one of the budget", () => {
-    const claim = { count: 3, lastAt: NOW - 1_000 };
-    expect(autoResumesAfter(claim, { by: RESUMED_BY.sweeper }, NOW)).toEqual({ count: 4, lastAt: NOW });
+  const claim = { count: 3, lastAt: NOW - 1_000 };
+
+  it("to open a generation: is not counted and sets no back-off; a claim the log went on from is", () => {
+    expect(countedAutoResumes(claim, NOW - 5_000, false)).toEqual({ count: 2 });
+    expect(countedAutoResumes(claim, NOW - 1_000, false)).toEqual(claim);
+    expect(countedAutoResumes(undefined, NOW, false)).toBeUndefined();
+  });
+
+  it("to complete an opened generation (which writes nothing): counts, so a run dying there every time reaches the budget", () => {
+    expect(countedAutoResumes(claim, NOW - 5_000, true)).toEqual(claim);
+    const sweeper = { by: RESUMED_BY.sweeper };
+    expect(autoResumesAfter(claim, sweeper, NOW, NOW - 5_000, true)).toEqual({ count: 4, lastAt: NOW });
+  });
+
+  it("is replaced by the sweeper's next claim, not added to", () => {
+    const sweeper = { by: RESUMED_BY.sweeper };
+    expect(autoResumesAfter(claim, sweeper, NOW, NOW - 5_000)).toEqual({ count: 3, lastAt: NOW });
+    expect(autoResumesAfter(claim, sweeper, NOW, NOW - 500)).toEqual({ count: 4, lastAt: NOW });
   });
 });

@@ -1,10 +1,12 @@
 import { ConflictError, NotFoundError } from "../../core/errors.ts";
+import { RESUMED_BY } from "../../core/eventConstants.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
+import type { AutoResumes, RunHead } from "../../ports/eventStore.ts";
 import type { ControlDeps } from "../deps.ts";
 import { leaseFor } from "../lease.ts";
 import { recordAfter } from "./lease.ts";
 import { assertAgentHere, modelInForce, type Opener, openedAction, openedKind } from "./opened.ts";
-import type { Move, Outcome } from "./opening.ts";
+import { byOf, type Move, type Outcome } from "./opening.ts";
 
 /** What completing an opened generation came to. */
 export type Completion =
@@ -47,10 +49,8 @@ export async function completeGeneration(
   }
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation, createdAt: head.createdAt });
   // Claimed even by the owner that holds it (on AWS the generation's own name): the version check
-  // lets one of two requests completing at once start the execution. A sweeper completing an
-  // opening counts it as one of its resumes, its own opening included: it costs what one does, and
-  // whether the execution before it ran (and died) is not always known (a local process that died).
-  const record = recordAfter(deps, head, opening);
+  // lets one of two requests completing at once start the execution.
+  const record = completionRecord(deps, head, opening, opener);
   try {
     await deps.store.claimLease(runId, leaseFor(deps, owner), head.leaseVersion, record);
   } catch (error) {
@@ -66,4 +66,26 @@ export async function completeGeneration(
     kind: "started",
     outcome: { kind: "completed", runId, generation, resumeKind: openedKind(opener) },
   };
+}
+
+/**
+ * The head's automatic-resume record after a completion claims the run. A sweeper completing an
+ * opening counts it as one of its resumes (it costs what one does). Its own opening was counted
+ * when it was claimed: the first completion after it (its claimer died before executing it) only
+ * notes when; a later one finds that claim newer than the opening, so the execution it started may
+ * have run and died (a local process's cannot be told from one that never began), and it counts.
+ */
+function completionRecord(
+  deps: ControlDeps,
+  head: RunHead,
+  opening: Move,
+  opener: Opener,
+): AutoResumes | undefined {
+  const ownOpening = opener.type === "resumed" && opener.by === RESUMED_BY.sweeper;
+  const lastAt = head.autoResumes?.lastAt;
+  if (ownOpening && (lastAt === undefined || lastAt <= Date.parse(opener.at))) {
+    if (byOf(opening) !== RESUMED_BY.sweeper || head.autoResumes === undefined) return undefined;
+    return { count: head.autoResumes.count, lastAt: deps.clock.now().getTime() };
+  }
+  return recordAfter(deps, head, opening, Date.parse(opener.at), true);
 }

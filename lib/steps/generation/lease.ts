@@ -9,11 +9,19 @@ import { byOf, inputOf, type Move } from "./opening.ts";
 // written, and given back when the request will not use it.
 
 /** The head's automatic-resume record after this opening claims the run (see autoResumesAfter). */
-export const recordAfter = (deps: ControlDeps, head: RunHead, opening: Move) =>
+export const recordAfter = (
+  deps: ControlDeps,
+  head: RunHead,
+  opening: Move,
+  lastWrite: number,
+  completing = false,
+) =>
   autoResumesAfter(
     head.autoResumes,
     { by: byOf(opening), input: inputOf(opening) },
     deps.clock.now().getTime(),
+    lastWrite,
+    completing,
   );
 
 /**
@@ -26,6 +34,7 @@ export async function claimGenerationLease(
   head: RunHead,
   owner: string,
   opening: Move,
+  lastWrite: number,
 ): Promise<void> {
   const { runId } = opening;
   const holder = head.lease?.owner;
@@ -47,7 +56,7 @@ export async function claimGenerationLease(
       runId,
       leaseFor(deps, owner),
       head.leaseVersion,
-      recordAfter(deps, head, opening),
+      recordAfter(deps, head, opening, lastWrite),
     );
   } catch (error) {
     if (error instanceof ConflictError && !(error instanceof LeaseHeldError) && opening.kind !== "handoff") {

@@ -10,7 +10,7 @@ import { nextAction } from "../nextAction.ts";
 import { keepRun } from "../retention.ts";
 import { writeNext } from "../writeNext.ts";
 import { claimGenerationLease, handBack } from "./lease.ts";
-import { assertAgentHere, modelInForce } from "./opened.ts";
+import { assertAgentHere, lastWriteAt, modelInForce } from "./opened.ts";
 import { byOf, inputOf, keyOf, limitsAsked, type Move, modelAsked, settingsAsked, whoOf } from "./opening.ts";
 import { carriedOut, plan, resumedEvent } from "./plan.ts";
 import type { Attempt } from "./replan.ts";
@@ -43,7 +43,7 @@ export async function openNext(
   if (head.lastSeq > seen && mayReplan) return { kind: "replan" };
   const generation = facts.generation + 1;
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation, createdAt: head.createdAt });
-  await claimGenerationLease(deps, head, owner, opening);
+  await claimGenerationLease(deps, head, owner, opening, lastWriteAt(tail));
   deps.faults.reached(handoff ? "handoff:after-claim" : "control:after-claim");
   // Holding the lease, stop a finished run's retention clock before anything is written to it
   // (a run comes to rest, and starts that clock, only while its executor holds the lease).

@@ -21,6 +21,9 @@ import { inputOf, limitsAsked, type Move, modelAsked, settingsAsked } from "./op
 
 export type Opener = Extract<RunEvent, { type: "resumed" | "run_started" }>;
 
+/** When the log was last written (epoch ms): its last event's time. */
+export const lastWriteAt = (tail: LogView) => Date.parse(tail.events.at(-1)?.at ?? "");
+
 /** The event that opened the generation in force, when nothing has happened in it since. */
 export function openedGeneration(tail: LogView, facts: LogFacts): Opener | undefined {
   const last = tail.events.at(-1);
