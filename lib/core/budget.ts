@@ -148,7 +148,7 @@ export function assertPriced(
 ): void {
   if (limits.maxCostUsd === undefined || priceOf(prices, spec)) return;
   throw new InvalidInputError(
-    `${field}: model ${spec} has no price, so maxCostUsd cannot be counted; give its price (inputUsdPerMillion, outputUsdPerMillion) in the price table`,
+    `${field}: ${spec} has no price, so maxCostUsd cannot be counted; give its price (inputUsdPerMillion, outputUsdPerMillion) in the price table`,
     { field },
   );
 }

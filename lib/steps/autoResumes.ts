@@ -40,6 +40,19 @@ export function countedAutoResumes(
   return { count: Math.max(0, record.count - 1) };
 }
 
+/**
+ * Whether completing the generation `opener` opened is the sweeper finishing its own resume: the
+ * opening was the sweeper's and no claim came after it (its claimer died before executing it).
+ * That resume was counted when it was claimed: finishing it is the same resume, not another.
+ */
+export function finishesOwnResume(
+  record: AutoResumes | undefined,
+  opener: { type: string; by?: string | undefined; at: string },
+): boolean {
+  if (opener.type !== "resumed" || opener.by !== RESUMED_BY.sweeper) return false;
+  return record?.lastAt === undefined || record.lastAt <= Date.parse(opener.at);
+}
+
 /** When the next automatic resume is due (epoch ms): the wait doubles with each one, up to a cap. */
 export function nextAutoResumeAt(
   record: AutoResumes | undefined,

@@ -62,7 +62,10 @@ export async function startRun(
   const modelSettings = startSettings(agent, deps.models(modelSpec), request.modelSettings);
   const asked = request.limits === undefined ? undefined : checkLimits(request.limits);
   const limits = startLimits(agentLimits(agent.limits), asked);
-  assertPriced(limits, deps.prices, modelSpec);
+  // Blame what the caller gave: the model it named, else the cost limit it asked for.
+  const blamed =
+    request.model === undefined && asked?.maxCostUsd !== undefined ? "limits.maxCostUsd" : "model";
+  assertPriced(limits, deps.prices, modelSpec, blamed);
   const runId = request.runId === undefined ? deps.ids.runId() : validateRunId(request.runId);
   // A caller's id may name a run already (a retried start): its head, read once, says so. A new id has none.
   const exists = request.runId !== undefined && (await deps.store.getHead(runId)) !== undefined;

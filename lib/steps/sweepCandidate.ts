@@ -8,7 +8,7 @@ import type { RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import { restingStatusOf } from "../core/status.ts";
 import type { RunHead } from "../ports/eventStore.ts";
-import { countedAutoResumes, nextAutoResumeAt } from "./autoResumes.ts";
+import { countedAutoResumes, finishesOwnResume, nextAutoResumeAt } from "./autoResumes.ts";
 import type { ControlDeps } from "./deps.ts";
 import { lastWriteAt, openedGeneration } from "./generation/opened.ts";
 import { leaseIsLive } from "./liveness.ts";
@@ -88,7 +88,13 @@ export async function consider(
     if (!WAITS.has(classification.reason)) await answerParent(deps, await firstOf(deps, runId, tail), tail);
     await rest(deps, head, restingStatusOf(facts, classification), marked ?? lastSeq, facts.agent);
     // A parent waiting for its sub-agents looks them up: a child never started, or ended unannounced.
-    if (classification.reason === "awaiting_children") await lookUpChildren(deps, runId);
+    if (classification.reason === "awaiting_children") {
+      await lookUpChildren(deps, runId);
+      // Its children, resumed or answered, may have carried it on: the report says where it is now.
+      const status = (await deps.store.getHead(runId))?.status;
+      if (status !== undefined && status !== "waiting")
+        return settle(`was awaiting_children: its children were looked up and it went on (now ${status})`);
+    }
     return settle(`not resumable: ${classification.reason}`);
   }
   // Every resume of the sweeper's counts against the budget, the completion of a generation opened
@@ -99,7 +105,12 @@ export async function consider(
   const opener = openedGeneration(tail, facts);
   const record = countedAutoResumes(head.autoResumes, lastWriteAt(tail), opener !== undefined);
   const count = record?.count ?? 0;
-  if (count >= policy.maxAutoResumes) {
+  // Completing an opening (its opener died, or its start failed) waits for no back-off: it opens
+  // nothing, and a sweep retried after dying between its claim and its execution goes on at once;
+  // finishing the sweeper's own resume is that resume, already counted, so the budget allows it.
+  const completes = opener !== undefined && (await neverExecuted(deps, head));
+  const finishesOwn = completes && finishesOwnResume(head.autoResumes, opener);
+  if (count >= policy.maxAutoResumes && !finishesOwn) {
     // Resting, the run leaves the `running` heads: later sweeps do not read it again. It rests as
     // `interrupted` whatever its tail (even a failed model call): waiting for a person, not final.
     // The log says so first (`given_up`, once: a later sweep meeting the rested run finds it there).
@@ -108,9 +119,6 @@ export async function consider(
     deps.observer?.gaveUp?.(runId, count);
     return settle(`gave up after ${count} resumes since the latest message; resume it by hand`);
   }
-  // Completing an opening (its opener died, or its start failed) waits for no back-off: it opens
-  // nothing, and a sweep retried after dying between its claim and its execution goes on at once.
-  const completes = opener !== undefined && (await neverExecuted(deps, head));
   const due = completes ? undefined : nextAutoResumeAt(record, policy);
   if (due !== undefined && now < due)
     return skip(`resume ${count + 1} is due at ${new Date(due).toISOString()}`);

@@ -83,6 +83,28 @@ describe("runlog sweep", () => {
     expect(log.filter((event) => event.type === "given_up")).toHaveLength(1);
   });
 
+  it("finishes its own resume after a sweep that died before executing it, within --max-resumes 1", async () => {
+    const model = script(dir, "sweep-died", [
+      { toolCalls: [{ name: "wait", arguments: { ms: 1 } }] },
+      { text: "ok" },
+    ]);
+    const started = await runlog(dir, ["run", "--run-id", "sweep-died", "--model", model, "wait"], {
+      RUNLOG_CRASH_AT: "tool:after-run",
+    });
+    expect(started.code, started.stderr).toBe(137);
+    const died = await runlog(dir, ["sweep", "--max-resumes", "1"], {
+      RUNLOG_CRASH_AT: "control:before-execute",
+    });
+    expect(died.code).toBe(137);
+    const retried = await runlogJson<Report>(dir, ["sweep", "--max-resumes", "1"]);
+    expect(retried.json.resumed.map((r) => r.runId)).toEqual(["sweep-died"]);
+    expect((await runlogJson(dir, ["resume-point", "sweep-died"])).json).toMatchObject({
+      reason: "completed",
+    });
+    const log = await events(dir, "sweep-died");
+    expect(log.filter((event) => event.type === "resumed").map((event) => event.by)).toEqual(["sweeper"]);
+  });
+
   it("rejects a bad flag value with exit 2", async () => {
     const result = await runlog(dir, ["sweep", "--stale-after", "soon"]);
     expect(result.code).toBe(2);

@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError } from "../../core/errors.ts";
 import { RESUMED_BY } from "../../core/eventConstants.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
 import type { AutoResumes, RunHead } from "../../ports/eventStore.ts";
+import { finishesOwnResume } from "../autoResumes.ts";
 import type { ControlDeps } from "../deps.ts";
 import { leaseFor } from "../lease.ts";
 import { recordAfter } from "./lease.ts";
@@ -81,9 +82,7 @@ function completionRecord(
   opening: Move,
   opener: Opener,
 ): AutoResumes | undefined {
-  const ownOpening = opener.type === "resumed" && opener.by === RESUMED_BY.sweeper;
-  const lastAt = head.autoResumes?.lastAt;
-  if (ownOpening && (lastAt === undefined || lastAt <= Date.parse(opener.at))) {
+  if (finishesOwnResume(head.autoResumes, opener)) {
     if (byOf(opening) !== RESUMED_BY.sweeper || head.autoResumes === undefined) return undefined;
     return { count: head.autoResumes.count, lastAt: deps.clock.now().getTime() };
   }
