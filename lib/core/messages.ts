@@ -34,6 +34,14 @@ export function timedOutToolResult(name: string, timeoutMs: number): string {
   );
 }
 
+/** What a fork's model is told of a sub-agent call under way where the fork was taken: the child is the parent's. */
+export function forkedSubagentResult(parentRunId: string, atSeq: number, child: string): string {
+  return unfinishedToolResult(
+    `This sub-agent call was under way when this run was forked from run ${parentRunId} at seq ${atSeq}: ` +
+      `its child run ${child} belongs to run ${parentRunId}, and its answer does not come here.`,
+  );
+}
+
 /** What the model is told about a call that was asked to stop because its run was stopped. */
 export function stoppedToolResult(name: string, reason: string): string {
   return unfinishedToolResult(

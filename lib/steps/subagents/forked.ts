@@ -1,5 +1,6 @@
 import type { RunEvent } from "../../core/events.ts";
 import { readLog } from "../../core/logReader.ts";
+import { forkedSubagentResult } from "../../core/messages.ts";
 import { stamp } from "../../core/storedEvents.ts";
 
 /**
@@ -30,7 +31,7 @@ export function ownForkCopy(events: readonly RunEvent[], parentRunId: string, at
           type: "tool_result",
           callId: call.id,
           name: call.name,
-          content: forkedCallResult(parentRunId, atSeq, cut.get(call.id)!),
+          content: forkedSubagentResult(parentRunId, atSeq, cut.get(call.id)!),
           isError: true,
           interrupted: true,
         },
@@ -40,19 +41,6 @@ export function ownForkCopy(events: readonly RunEvent[], parentRunId: string, at
       ),
     );
   return [...copy, ...answers];
-}
-
-/**
- * What the fork's model is told of such a call. Worded as lib/core/messages.ts words an interrupted
- * call (that module keeps its wording private; it is being changed by another hand as this is written).
- */
-function forkedCallResult(parentRunId: string, atSeq: number, child: string): string {
-  return (
-    `This sub-agent call was under way when this run was forked from run ${parentRunId} at seq ${atSeq}: ` +
-    `its child run ${child} belongs to run ${parentRunId}, and its answer does not come here. ` +
-    "It may or may not have finished, and anything it changes may or may not have changed. " +
-    "Check the current state before calling it again."
-  );
 }
 
 function withoutChild(event: Extract<RunEvent, { type: "tool_started" }>): RunEvent {
