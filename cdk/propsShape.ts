@@ -65,6 +65,17 @@ function expectNumber(prop: string, value: unknown): void {
 }
 
 /**
+ * `true` when the list `L` names every key of `T`, else the keys it lacks: a list of prop names
+ * typed with it (`const listed: EveryKeyListed<T, typeof NAMES> = true`) fails the build when a
+ * key is added to `T` and not to the list, rather than a user's synth.
+ */
+export type EveryKeyListed<T, L extends readonly PropertyKey[]> = [Exclude<keyof T, L[number]>] extends [
+  never,
+]
+  ? true
+  : Exclude<keyof T, L[number]>;
+
+/**
  * What TypeScript would have refused, checked for JavaScript callers and `as any`: props an object,
  * no unknown key, and each prop of the kind it must be, so a wrong one is named rather than a
  * TypeError thrown from deep in the construct.

@@ -6,7 +6,7 @@ import { validateFunctionsSizing } from "./functionProps.ts";
 import { validateNetworkProps } from "./network.ts";
 import type { RunlogProps } from "./props.ts";
 import { RunlogPropsError } from "./propsError.ts";
-import { checkPropsShape, describeValue } from "./propsShape.ts";
+import { checkPropsShape, describeValue, type EveryKeyListed } from "./propsShape.ts";
 import { validateToolGroups } from "./toolGroups.ts";
 
 /*
@@ -87,8 +87,7 @@ export const PROP_NAMES = [
 ] as const satisfies readonly (keyof RunlogProps)[];
 
 // A prop added to RunlogProps and not to the list above fails the build here.
-type Unlisted = Exclude<keyof RunlogProps, (typeof PROP_NAMES)[number]>;
-const everyPropListed: [Unlisted] extends [never] ? true : Unlisted = true;
+const everyPropListed: EveryKeyListed<RunlogProps, typeof PROP_NAMES> = true;
 void everyPropListed;
 
 /** Check the props that a template would accept but a deployment or a run would not. */

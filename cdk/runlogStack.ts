@@ -7,6 +7,7 @@ import type { Queue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
 import type { RunlogProps } from "./props.ts";
+import type { EveryKeyListed } from "./propsShape.ts";
 import { Runlog } from "./runlog.ts";
 import { functionFile, type HandlerName } from "./runlogFunction.ts";
 
@@ -33,8 +34,7 @@ const STACK_PROP_NAMES = [
   "propertyInjectors",
 ] as const satisfies readonly (keyof StackProps)[];
 // A StackProps key aws-cdk-lib adds and the list above lacks fails the build here, not a user's synth.
-type UnlistedStackProp = Exclude<keyof StackProps, (typeof STACK_PROP_NAMES)[number]>;
-const everyStackPropListed: [UnlistedStackProp] extends [never] ? true : UnlistedStackProp = true;
+const everyStackPropListed: EveryKeyListed<StackProps, typeof STACK_PROP_NAMES> = true;
 void everyStackPropListed;
 
 /**

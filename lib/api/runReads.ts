@@ -261,9 +261,7 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
       if (error instanceof CorruptEventError) return { ...head, status: "malformed" };
       throw error;
     }
-    if (last === undefined || last.seq <= head.lastSeq) return head;
-    const updatedAt = Date.parse(last.at) > Date.parse(head.updatedAt) ? last.at : head.updatedAt;
-    return { ...head, lastSeq: last.seq, updatedAt };
+    return last === undefined ? head : uptoLast(head, last);
   }
 
   /** A `running` head brought up to its log's tail: last seq, last activity, agent in charge (when the tail shows it), and status if nobody executes it. */
@@ -276,12 +274,9 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
       if (error instanceof CorruptEventError) return { ...head, status: "malformed" };
       throw error;
     }
-    const last = tail.events.at(-1)!;
-    const updatedAt = Date.parse(last.at) > Date.parse(head.updatedAt) ? last.at : head.updatedAt;
     const facts = viewFacts(this.deps, head.runId, tail);
     // A transfer while it runs: the head learns the agent when the run rests, the tail may know it now.
-    const agent = facts.agent ?? head.agent;
-    const shown = { ...head, agent, lastSeq: Math.max(head.lastSeq, last.seq), updatedAt };
+    const shown = { ...uptoLast(head, tail.events.at(-1)!), agent: facts.agent ?? head.agent };
     if (await this.isLive(head)) return shown;
     return { ...shown, status: restingStatusOf(facts, classifyFacts(facts)) };
   }
@@ -290,4 +285,10 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
   private isLive(head: RunHead): Promise<boolean> {
     return leaseIsLive(this.deps, head.lease);
   }
+}
+
+/** A head that lags its log brought up to the log's last event: its seq and, if later, its time. */
+function uptoLast(head: RunHead, last: RunEvent): RunHead {
+  const updatedAt = Date.parse(last.at) > Date.parse(head.updatedAt) ? last.at : head.updatedAt;
+  return { ...head, lastSeq: Math.max(head.lastSeq, last.seq), updatedAt };
 }

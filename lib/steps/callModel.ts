@@ -1,38 +1,25 @@
 import { assertCounted, type Exhaustion, exhausted, limitsInForce } from "../core/budget.ts";
 import { classify, classifyFacts } from "../core/classify.ts";
 import { continuedText } from "../core/continuation.ts";
-import {
-  errorMessage,
-  ModelRejectedError,
-  ModelUnavailableError,
-  RetryableError,
-  StaleError,
-} from "../core/errors.ts";
+import { StaleError } from "../core/errors.ts";
 import type { NewEvent, RunEvent } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
 import { mcpToolSpecs } from "../core/mcpTools.ts";
 import { checkOutput, type JsonValue } from "../core/structuredOutput.ts";
 import { toolSpecs } from "../core/toolSpecs.ts";
-import type { Model, ModelReply, ModelRequest } from "../ports/model.ts";
+import type { ModelReply, ModelRequest } from "../ports/model.ts";
 import type { NextAction } from "../ports/runtime.ts";
 import type { Agent } from "../ports/tool.ts";
 import { assertCurrent } from "./appendNext.ts";
-import { stepCheckpoints } from "./checkpoint.ts";
+import { askSaving, resolveModel } from "./askModel.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { currentRun } from "./logReads.ts";
 import { callsNeedingApproval, expiringApprovals, normalize } from "./modelReply.ts";
 import { nextAction } from "./nextAction.ts";
 import { recordedReplayOf } from "./recordedAnswer.ts";
-import {
-  deadlineSignal,
-  modelDeadline,
-  STEPS_PER_EXECUTION,
-  stepDeadline,
-  withinBudget,
-} from "./stepBudget.ts";
+import { STEPS_PER_EXECUTION, stepDeadline, withinBudget } from "./stepBudget.ts";
 import { storeWithin } from "./storeRetry.ts";
 import { transferTools } from "./transfer.ts";
-import type { Kept } from "./unstoredWork.ts";
 import { writeNext } from "./writeNext.ts";
 
 /**
@@ -213,94 +200,4 @@ function modelRequest(
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(streamed ? { onText: (delta: string) => streamed(input.runId, input.generation, delta) } : {}),
   };
-}
-
-/** ask, saving the text as it streams (checkpoint.ts); the saves end before the response is written. */
-async function askSaving(
-  deps: StepDeps,
-  input: StepInput,
-  facts: LogFacts,
-  model: Model,
-  request: ModelRequest,
-  startedAt: Date,
-): Promise<Kept<ModelReply>> {
-  const checkpoints = stepCheckpoints(deps, input, facts);
-  const onText = (delta: string) => {
-    checkpoints.add(delta);
-    request.onText?.(delta);
-  };
-  try {
-    return await ask(deps, model, { ...request, onText }, modelDeadline(startedAt, deps.stepTimeoutSeconds));
-  } finally {
-    await checkpoints.settle();
-  }
-}
-
-/** The model a spec names; what resolving it throws is the model's failure (an unknown spec, no key). */
-function resolveModel(deps: StepDeps, spec: string): Model {
-  try {
-    return deps.models(spec);
-  } catch (error) {
-    throw asModelError(spec, error);
-  }
-}
-
-/**
- * Call the model: the one boundary inside which a failure is the model's own. A call still under
- * way at `endBy` (epoch ms) is told to end (ModelRequest.deadline), so what it streamed is stored
- * as a cut-off response before the step's function runs out of time, and a resume continues it.
- */
-async function ask(
-  deps: StepDeps,
-  model: Model,
-  request: ModelRequest,
-  endBy: number,
-): Promise<Kept<ModelReply>> {
-  deps.faults.reached("model:before");
-  // The injected clock, as for the event's `at`: durations and timestamps of a log agree, and a
-  // test controls both. A clock set back mid-call would give a negative span: it counts as 0.
-  const startedAt = deps.clock.now().getTime();
-  const deadline = deadlineSignal(endBy, startedAt);
-  let value: ModelReply;
-  try {
-    value = await model.call({ ...request, deadline: deadline.signal });
-  } catch (error) {
-    if (deps.signal?.aborted) throw stoppedDuringCall(request.runId, deps.signal.reason);
-    throw asModelError(model.spec, error);
-  } finally {
-    deadline.release();
-  }
-  return { value, ms: Math.max(0, deps.clock.now().getTime() - startedAt) };
-}
-
-/**
- * What a model call throws once its execution was stopped (a cancel) is the stop, not the model
- * failing: this writer must stop (StaleError), and nothing is recorded as a model failure.
- */
-function stoppedDuringCall(runId: string, reason: unknown): StaleError {
-  if (reason instanceof StaleError) return reason;
-  return new StaleError(
-    `run ${runId}: the execution was stopped during a model call: ${errorMessage(reason)}`,
-    {
-      cause: reason,
-    },
-  );
-}
-
-/**
- * What resolving or calling a model threw, as a model error: ModelUnavailableError
- * when it is transient, ModelRejectedError otherwise. A stop (a cancel, a newer
- * generation) stays what it is.
- */
-function asModelError(spec: string, error: unknown): unknown {
-  if (
-    error instanceof ModelUnavailableError ||
-    error instanceof ModelRejectedError ||
-    error instanceof StaleError
-  ) {
-    return error;
-  }
-  const detail = `${spec}: ${error instanceof Error ? `${error.name}: ` : ""}${errorMessage(error)}`;
-  if (error instanceof RetryableError) return new ModelUnavailableError(detail, { cause: error });
-  return new ModelRejectedError(detail, { cause: error });
 }
