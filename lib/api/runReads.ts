@@ -277,8 +277,11 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     const facts = viewFacts(this.deps, head.runId, tail);
     // A transfer while it runs: the head learns the agent when the run rests, the tail may know it now.
     const shown = { ...uptoLast(head, tail.events.at(-1)!), agent: facts.agent ?? head.agent };
-    if (await this.isLive(head)) return shown;
-    return { ...shown, status: restingStatusOf(facts, classifyFacts(facts)) };
+    const status = restingStatusOf(facts, classifyFacts(facts));
+    // As outcome() gives it: what the log settles shows at once, though its execution holds the
+    // lease a moment more; anything else is running while its executor lives.
+    if (SETTLED_BY_LOG.has(status) || !(await this.isLive(head))) return { ...shown, status };
+    return shown;
   }
 
   /** The one liveness check (lib/steps/liveness.ts), as resume and the sweeper ask it. */

@@ -104,7 +104,7 @@ describe("a run whose lease was just claimed", () => {
 });
 
 describe("a run whose final answer is stored while its execution still holds the lease", () => {
-  it("is completed to outcome at once; a failure its execution may retry is still running", async () => {
+  it("is completed to outcome and the listing at once; a failure its execution may retry is still running", async () => {
     for (const runId of ["answered", "failing"]) await claimed(runId, 1_000);
     await store.append(
       "answered",
@@ -128,5 +128,8 @@ describe("a run whose final answer is stored while its execution still holds the
       output: "Done",
     });
     expect(await runlog.outcome("failing")).toMatchObject({ status: "running", output: null });
+    // The listing says what outcome says.
+    expect((await listed("answered"))?.status).toBe("completed");
+    expect((await listed("failing"))?.status).toBe("running");
   });
 });
