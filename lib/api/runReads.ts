@@ -226,7 +226,18 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     const runs: RunHead[] = [];
     for (const head of page.runs) runs.push(await this.asListed(head));
     const shown = wanted === undefined ? runs : runs.filter((run) => wanted.includes(run.status));
+    // No forks of a run nobody can see is a typo'd id, not an empty answer; a deleted run's forks still list.
+    if (options.parent !== undefined && options.cursor === undefined && page.runs.length === 0)
+      await this.mustSee(options.parent);
     return { ...page, runs: shown };
+  }
+
+  /** NotFoundError unless the run exists and the caller may read it, as a read of the run itself answers. */
+  private async mustSee(runId: string): Promise<void> {
+    check.runId(runId);
+    const head = await this.deps.store.getHead(runId);
+    if (head === undefined) throw new NotFoundError(`run ${runId} not found`, { runId });
+    this.access.checkHead(runId, head);
   }
 
   /**

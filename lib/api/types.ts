@@ -176,11 +176,15 @@ export interface ListRequest {
   cursor?: string;
   /** Only runs shown in this status, or in one of these (at least one). @default every status */
   status?: RunStatus | readonly RunStatus[];
-  /** Only the runs forked from this run (its direct forks). @default every run */
+  /**
+   * Only the runs forked from this run (its direct forks). NotFoundError when it has none and is
+   * not a run the caller can read (a deleted run's forks still list). @default every run
+   */
   parent?: string;
   /**
    * Only the child runs of this run's sub-agent calls (agentAsTool), in the order they were called,
-   * read from its log: one page, no cursor; `status` filters them. @default every run
+   * read from its log: one page, no cursor; `status` filters them. NotFoundError for a run the
+   * caller cannot read. @default every run
    */
   childrenOf?: string;
 }

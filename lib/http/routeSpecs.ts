@@ -104,6 +104,8 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       summary: "List runs, newest first",
       query: ListQuery,
       ok: { 200: "a page of runs" },
+      // `parent` or `childrenOf` naming a run the caller cannot see.
+      errors: [404],
     },
   },
   "/runs/redrive": {

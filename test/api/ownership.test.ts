@@ -97,7 +97,11 @@ describe("another owner's run", () => {
     expect(await ids(alice)).toContain("alices");
     expect(await ids(bob)).not.toContain("alices");
     expect(await ids(bob, "paused")).not.toContain("alices");
-    expect((await bob.list({ parent: "alices" })).runs).toEqual([]);
+    // Naming it as the parent answers as naming a run that does not exist.
+    const forksOf = await bob.list({ parent: "alices" }).catch((error: unknown) => error);
+    expect(forksOf).toBeInstanceOf(NotFoundError);
+    expect((forksOf as NotFoundError).message).toBe("run alices not found");
+    expect((await alice.list({ parent: "alices" })).runs).toEqual([]);
   });
 
   it("a start under its id is refused without quoting its input", async () => {

@@ -31,6 +31,9 @@ describe("runlog ls", () => {
 
     const none = await cli(["ls", "--forks-of", "grandchild"], { dir });
     expect(none).toMatchObject({ code: 0, stdout: `no forks of run grandchild in ${dir}\n` });
+    // A typo'd id is not a run without forks.
+    const typo = await cli(["ls", "--forks-of", "no-such-run"], { dir });
+    expect(typo).toMatchObject({ code: 2, stdout: "", stderr: "runlog: run no-such-run not found\n" });
     const human = await cli(["ls", "--status", "paused"], { dir });
     expect(human.stdout).toBe(`no paused runs in ${dir}\n`);
   });
