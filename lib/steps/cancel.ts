@@ -66,8 +66,9 @@ export async function cancelRun(deps: ControlDeps, request: CancelRequest): Prom
   // `ls` reads the head: a resting run (paused, interrupted) has no execution left to record the cancel there.
   await deps.store.setStatus(runId, "cancelled", outcome.event.seq);
   await stopExecution(deps, runId, outcome.event);
-  // A cancelled run takes nothing more: its retention starts now (again, for a repeated cancel).
-  await expireRun(deps, runId, "cancelled");
+  // A cancelled run takes nothing more: its retention runs from its cancel, so a repeated cancel
+  // (which finishes what a failed one left undone) sets the same expiry, never a later one.
+  await expireRun(deps, runId, "cancelled", new Date(outcome.event.at));
   // Its sub-agents' runs are cancelled with it, and a cancelled sub-agent answers its parent's call.
   const events = await loadRun(deps, runId);
   await cancelChildren(deps, events, request);

@@ -33,12 +33,18 @@ type RetentionDeps = Pick<StepDeps, "store" | "clock" | "retentionMs">;
 /**
  * Start the retention clock of a run that came to rest in `status`, when that
  * status is final and a retention is configured: every item of the run then
- * expires `retentionMs` from now. Call it while no one can continue the run
- * (Finish calls it before giving back its lease). True when it set a TTL.
+ * expires `retentionMs` after `since` (when it came to rest; now by default).
+ * Call it while no one can continue the run (Finish calls it before giving
+ * back its lease). True when it set a TTL.
  */
-export async function expireRun(deps: RetentionDeps, runId: string, status: RunStatus): Promise<boolean> {
+export async function expireRun(
+  deps: RetentionDeps,
+  runId: string,
+  status: RunStatus,
+  since: Date = deps.clock.now(),
+): Promise<boolean> {
   if (deps.retentionMs === undefined || !expiresWhenResting(status)) return false;
-  await deps.store.expire(runId, new Date(deps.clock.now().getTime() + deps.retentionMs));
+  await deps.store.expire(runId, new Date(since.getTime() + deps.retentionMs));
   return true;
 }
 

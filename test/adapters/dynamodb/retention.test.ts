@@ -196,6 +196,26 @@ describe("retention through the library API", () => {
     for (const item of run) expect(ttlOf(item)).toBeUndefined();
   });
 
+  it("a cancelled run expires a retention after its cancel, and a repeated cancel days later does not push that back", async () => {
+    const runId = id("cancelled");
+    const model = script(dataDir, "cancelled", [{ toolCalls: [EMAIL] }]);
+    expect(await runlog.start({ agent: "demo", input: "email Ana", model, runId })).toMatchObject({
+      status: "paused",
+    });
+    const cancelledAt = now;
+    expect(await runlog.cancel(runId, { by: "ops" })).toMatchObject({ status: "cancelled" });
+    const expected = Math.ceil((cancelledAt + 7 * DAY) / 1000);
+    for (const item of (await itemsOf(runId)).run) expect(ttlOf(item)).toBe(expected);
+
+    now += 3 * DAY;
+    try {
+      expect(await runlog.cancel(runId, { by: "ops" })).toMatchObject({ status: "cancelled" });
+      for (const item of (await itemsOf(runId)).run) expect(ttlOf(item)).toBe(expected);
+    } finally {
+      now -= 3 * DAY;
+    }
+  });
+
   it("a fork keeps the payloads it shares with a parent that expires first", async () => {
     const parentId = id("parent");
     const content = compressibleText(2 * MB, parentId) + randomBytes(1.5 * MB).toString("base64");
