@@ -113,6 +113,8 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   const first: RunStarted = {
     ...originFields,
     runId: forkId,
+    // The fork is created now: its head, listing and executions carry its own time, not its parent's.
+    at: deps.clock.now().toISOString(),
     parent: { runId: request.runId, seq: atSeq },
     ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
   };

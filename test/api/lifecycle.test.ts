@@ -117,7 +117,11 @@ describe("fork", () => {
     const [first, ...rest] = await local.runlog.events("copy");
     const [origin, ...parentRest] = await local.runlog.events("parent");
     expect(rest).toEqual(parentRest);
-    expect(first).toEqual({ ...origin, runId: "copy", parent: { runId: "parent", seq: 10 } });
+    // Its own creation time: the listing and the viewer say when the fork was made, not its parent.
+    expect(first).toEqual({ ...origin, runId: "copy", parent: { runId: "parent", seq: 10 }, at: first!.at });
+    expect(Date.parse(first!.at)).toBeGreaterThan(Date.parse(origin!.at));
+    const listed = (await local.runlog.list({ parent: "parent" })).runs.find((run) => run.runId === "copy");
+    expect(listed?.createdAt).toBe(first!.at);
   });
 
   it("with input continues the copy with that message", async () => {
