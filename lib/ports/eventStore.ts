@@ -177,7 +177,9 @@ export interface EventStore {
   /**
    * Drop the lease if this owner holds it, recording how the run rests. False, with nothing
    * written, when the lease is not this owner's (taken over, or already released): the caller
-   * decides what that means.
+   * decides what that means. A head that a writer without the lease moved on since (a cancel:
+   * status `cancelled`, or a `lastSeq` beyond the one given) keeps its status, seq and agent; the
+   * lease is dropped all the same.
    */
   releaseLease(runId: string, owner: string, resting: Resting): Promise<boolean>;
   /**

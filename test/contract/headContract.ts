@@ -171,6 +171,24 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       expect(await s.raw.head(runId)).toMatchObject({ status: "completed", lastSeq: 3 });
     });
 
+    it("keeps what a cancel recorded while the lease was held: the holder's older status and seq do not overwrite it", async () => {
+      const s = get();
+      const { runId } = await runWithEvents("release-after-cancel", 5, "holder");
+      // The holder read the log at seq 4 and found the run paused; a cancel wrote seq 5 meanwhile.
+      await s.store.setStatus(runId, "cancelled", 5);
+      expect(await s.store.releaseLease(runId, "holder", { status: "paused", lastSeq: 4, agent: "other" })).toBe(
+        true,
+      );
+      const head = await s.store.getHead(runId);
+      expect(head).toMatchObject({ status: "cancelled", lastSeq: 5 });
+      expect(head?.agent).not.toBe("other");
+      expect(head?.lease).toBeUndefined();
+      expect(await s.store.releaseLease(runId, "holder", { status: "paused", lastSeq: 5 })).toBe(false);
+      expect(await s.raw.head(runId)).toMatchObject({ status: "cancelled", lastSeq: 5 });
+      const paused = (await s.store.listRuns({ status: "paused", limit: 1000 })).runs;
+      expect(paused.map((run) => run.runId)).not.toContain(runId);
+    });
+
     it("is false for a run that does not exist, and creates no head", async () => {
       const s = get();
       const runId = id("release-unknown");

@@ -127,11 +127,11 @@ export class MemoryStore implements EventStore {
     const head = this.heads.get(runId);
     if (head?.lease?.owner !== owner) return false;
     const { lease: _, ...rest } = head;
+    // As the stores: a head a writer without the lease moved on (a cancel) keeps what it says.
+    const movedOn = head.status === "cancelled" || (lastSeq !== undefined && head.lastSeq > lastSeq);
     this.heads.set(runId, {
       ...rest,
-      agent: agent ?? head.agent,
-      status,
-      lastSeq: lastSeq ?? head.lastSeq,
+      ...(movedOn ? {} : { agent: agent ?? head.agent, status, lastSeq: lastSeq ?? head.lastSeq }),
       updatedAt: this.stamp(),
     });
     return true;

@@ -137,17 +137,51 @@ export async function releaseLease(
           "releaseToken = :token" +
           (withSeq ? ", lastSeq = :seq" : "") +
           setAgent.set,
-        // The holder's last seq is the log's: nobody else writes while it holds the lease.
-        ConditionExpression: "leaseOwner = :owner",
+        // Unless a writer without the lease moved the head on since (a cancel records `cancelled`
+        // and its seq): the holder's resting status was read before that.
+        ConditionExpression:
+          "leaseOwner = :owner AND #status <> :cancelled" +
+          (withSeq ? " AND (attribute_not_exists(lastSeq) OR lastSeq <= :seq)" : ""),
         ExpressionAttributeNames: { "#status": "status", ...setAgent.names },
         ExpressionAttributeValues: {
           ...setAgent.values,
           ":owner": str(owner),
           ":status": str(status),
+          ":cancelled": str("cancelled"),
           ":shard": str(statusShardOf(status, runId, ctx.statusShards)),
           ":now": str(ctx.now().toISOString()),
           ":token": str(token),
           ...(withSeq ? { ":seq": num(lastSeq) } : {}),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw toRunlogError(error, what, ctx.tableName);
+    const head = await getItem(ctx, runId, HEAD_SEQ);
+    if (head === undefined) return false;
+    // The SDK sent the update twice and the first attempt was applied.
+    if (wasRetried(error) && readString(head, "releaseToken") === token) return true;
+    if (readString(head, "leaseOwner") !== owner) return false;
+    // Still ours, and the head moved on: drop the lease alone, keeping what the head says.
+    return dropLeaseOnly(ctx, runId, owner, what);
+  }
+}
+
+/** Drop this owner's lease and nothing else (exact, as releaseLease: true when this call dropped it). */
+async function dropLeaseOnly(ctx: StoreContext, runId: string, owner: string, what: string): Promise<boolean> {
+  const token = randomUUID();
+  try {
+    await ctx.client.send(
+      new UpdateItemCommand({
+        TableName: ctx.tableName,
+        Key: key(runId, HEAD_SEQ),
+        UpdateExpression: "REMOVE leaseOwner, leaseUntil SET updatedAt = :now, releaseToken = :token",
+        ConditionExpression: "leaseOwner = :owner",
+        ExpressionAttributeValues: {
+          ":owner": str(owner),
+          ":now": str(ctx.now().toISOString()),
+          ":token": str(token),
         },
       }),
     );

@@ -15,9 +15,16 @@ const CLAIM_AUTO_RESUMED = runSql(
   `${CLAIM}, auto_resumes = ?, auto_resumed_at = ? WHERE run_id = ? AND lease_version = ?`,
 );
 const RENEW = runSql("UPDATE heads SET lease_until = ?, updated_at = ? WHERE run_id = ? AND lease_owner = ?");
+/**
+ * A head that a writer without the lease moved on (a cancel, which records `cancelled` and its seq)
+ * keeps what it recorded: the holder's resting status was read before it. SET reads the old row.
+ */
+const MOVED_ON = "(status = 'cancelled' OR last_seq > coalesce(?1, last_seq))";
 const RELEASE = runSql(
-  "UPDATE heads SET lease_owner = NULL, lease_until = NULL, status = ?, updated_at = ?, " +
-    "last_seq = coalesce(?, last_seq), agent = coalesce(?, agent) WHERE run_id = ? AND lease_owner = ?",
+  "UPDATE heads SET lease_owner = NULL, lease_until = NULL, updated_at = ?2, " +
+    `status = CASE WHEN ${MOVED_ON} THEN status ELSE ?3 END, ` +
+    `agent = CASE WHEN ${MOVED_ON} THEN agent ELSE coalesce(?4, agent) END, ` +
+    "last_seq = max(last_seq, coalesce(?1, last_seq)) WHERE run_id = ?5 AND lease_owner = ?6",
 );
 
 /**
@@ -89,7 +96,8 @@ export function renewLease(
 }
 
 /**
- * Drop the lease and record the resting status (and last seq and agent in charge, when given). Exact: one statement
+ * Drop the lease and record the resting status (and last seq and agent in charge, when given),
+ * unless a writer without the lease moved the head on since (MOVED_ON). Exact: one statement
  * conditional on the owner, so true means this call released it, and false (another owner, or
  * released already) means nothing was written. A busy try changed nothing and is made again whole.
  */
@@ -109,7 +117,7 @@ export function releaseLease(
       changed(
         db
           .statement(RELEASE)
-          .run(status, db.now().toISOString(), lastSeq ?? null, agent ?? null, runId, owner),
+          .run(lastSeq ?? null, db.now().toISOString(), status, agent ?? null, runId, owner),
       ),
   });
 }
