@@ -2,9 +2,11 @@
  * The one configuration table: what every variable in NAMES may hold, with its default and the
  * words docs/reference/configuration.md and a ConfigError say of it, kept beside how it is read.
  */
+import { MAX_RETENTION_DAYS } from "../steps/retention.ts";
 import { type ConfigField, DEFAULT_DATA_DIR, NAMES, OPENAI_DEFAULT_BASE_URL } from "./config.ts";
 import {
   arn,
+  atMost,
   crashAt,
   credential,
   functionArns,
@@ -48,10 +50,10 @@ export const CONFIG = {
     default: "500",
     allowed: "a whole number of steps, 1 or more",
   }),
-  retentionDays: optional(positiveNumber, {
+  retentionDays: optional((value) => atMost(positiveNumber(value), MAX_RETENTION_DAYS), {
     readBy: "both",
     default: "unset: finished runs are kept forever",
-    allowed: "a positive number of days (e.g. 30 or 0.5)",
+    allowed: `a positive number of days up to ${MAX_RETENTION_DAYS} (e.g. 30 or 0.5)`,
   }),
   durability: withDefault(oneOf("full", "normal"), "full", {
     readBy: LOCAL,

@@ -84,6 +84,9 @@ export const wholeNumber =
 /** A number above 0, as `30` or `0.5` (spaces around it allowed). */
 export const positiveNumber = (value: string): number | undefined =>
   /^\s*\d*\.?\d+\s*$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
+/** A number parsed, kept when it is not above `max`. */
+export const atMost = (value: number | undefined, max: number): number | undefined =>
+  value !== undefined && value <= max ? value : undefined;
 /** Text without spaces or line breaks (a claim name, a scope). */
 export const noSpaces = pattern(/^\S+$/);
 /** A header value: a key pasted with a line break or a space in it would fail every call. */

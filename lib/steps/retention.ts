@@ -3,6 +3,8 @@ import { type RunStatus, SETTLED_BY_LOG } from "../core/status.ts";
 import type { StepDeps } from "./deps.ts";
 
 const DAY_MS = 86_400_000;
+/** The longest retention: a hundred years (a date past it may not be representable, or mean anything). */
+export const MAX_RETENTION_DAYS = 36_500;
 
 /**
  * Statuses a run rests in for good: nothing continues it on its own. The
@@ -20,9 +22,9 @@ export const expiresWhenResting = (status: RunStatus) => FINAL.has(status);
  */
 export function retentionMs(days: number | undefined, name = "retentionDays"): number | undefined {
   if (days === undefined) return undefined;
-  if (!Number.isFinite(days) || days <= 0) {
+  if (typeof days !== "number" || !Number.isFinite(days) || days <= 0 || days > MAX_RETENTION_DAYS) {
     throw new InvalidInputError(
-      `${name} must be a positive number of days (e.g. 30), got ${JSON.stringify(days)}`,
+      `${name} must be a positive number of days up to ${MAX_RETENTION_DAYS} (e.g. 30), got ${JSON.stringify(days)}`,
     );
   }
   return days * DAY_MS;

@@ -265,17 +265,18 @@ describe("retention through the library API", () => {
 });
 
 describe("the retention setting", () => {
-  it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])(
+  it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY, 36_501, 1e8, "30"])(
     "%j days is bad input naming the option",
     (value) => {
-      expect(() => retentionMs(value)).toThrow(InvalidInputError);
-      expect(() => retentionMs(value)).toThrow(/retentionDays must be a positive number of days/);
+      expect(() => retentionMs(value as number)).toThrow(InvalidInputError);
+      expect(() => retentionMs(value as number)).toThrow(/retentionDays must be a positive number of days up to 36500/);
     },
   );
 
   it("takes days, and nothing for forever", () => {
     expect(retentionMs(30)).toBe(30 * DAY);
     expect(retentionMs(0.5)).toBe(DAY / 2);
+    expect(retentionMs(36_500)).toBe(36_500 * DAY);
     expect(retentionMs(undefined)).toBeUndefined();
   });
 
