@@ -37,7 +37,18 @@ export interface TestRunlogOptions extends Omit<LocalOptions, "agents" | "dataDi
   script?: Script | readonly ScriptTurn[];
   /** Where the store and the agents' files live. @default a new temporary directory, removed by close() */
   dataDir?: string;
+  /**
+   * The environment to read the configuration from (docs/reference/configuration.md).
+   * @default this process's without its RUNLOG_* variables: a test's store is its own temporary
+   * SQLite file whatever the shell says (a `runlog.env` of a deployed table sourced into it, a
+   * fault injection), while a model provider's key and endpoint still reach the test
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
+
+/** This process's environment without runlog's own variables, which choose the store, the data dir and faults. */
+const withoutRunlogVariables = (): Record<string, string | undefined> =>
+  Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("RUNLOG_")));
 
 export interface TestRunlog extends LocalRunlog {
   /** The model spec that plays `script` (`scripted:<file>`), if one was given. */
@@ -56,7 +67,7 @@ export async function createTestRunlog(options: TestRunlogOptions): Promise<Test
       { field: "agents" },
     );
   }
-  const { agents, script, dataDir: given, ...rest } = options;
+  const { agents, script, dataDir: given, env = withoutRunlogVariables(), ...rest } = options;
   const dataDir = given ?? mkdtempSync(join(tmpdir(), "runlog-test-"));
   const cleanup = () => {
     if (given === undefined) rmSync(dataDir, { recursive: true, force: true });
@@ -65,6 +76,7 @@ export async function createTestRunlog(options: TestRunlogOptions): Promise<Test
     const model = script === undefined ? undefined : writeScript(dataDir, script);
     const local = await openLocal({
       ...rest,
+      env,
       dataDir,
       agents: model === undefined ? agents : withModel(agents, model),
     });
