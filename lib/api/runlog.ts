@@ -1,4 +1,4 @@
-import { ConflictError } from "../core/errors.ts";
+import { ConflictError, IdempotencyKeyReusedError, IdTakenError } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
 import { cancelRun } from "../steps/cancel.ts";
 import { decide } from "../steps/decide.ts";
@@ -153,12 +153,20 @@ export class Runlog extends RunReads<RunlogDeps> {
     check.optionalModelSettings(given.modelSettings);
     await this.access.check(request.runId);
     // A key with no id chosen names the fork: the same key on the same run is the same fork.
-    const forkId = request.forkId ?? (key === undefined ? undefined : keyedForkId(request.runId, key));
-    const { forkId: made } = await forkRun(this.deps, {
-      ...request,
-      ...(forkId === undefined ? {} : { forkId }),
-    });
-    return this.outcome<Output>(made);
+    const keyed = request.forkId === undefined && key !== undefined;
+    const forkId = keyed ? keyedForkId(request.runId, key) : request.forkId;
+    try {
+      const { forkId: made } = await forkRun(this.deps, {
+        ...request,
+        ...(forkId === undefined ? {} : { forkId }),
+      });
+      return this.outcome<Output>(made);
+    } catch (error) {
+      // The fork's id is the key's: another fork under it is this key used for another request.
+      // An id the caller chose that is taken stays what it is, whatever key came with it.
+      if (!keyed || !(error instanceof IdTakenError)) throw error;
+      throw new IdempotencyKeyReusedError(key, error.differences, { runId: error.id, cause: error });
+    }
   }
 
   /** Approve a call waiting for a decision; the last decision resumes the run. */

@@ -1,4 +1,4 @@
-import { ConflictError, IdempotencyKeyReusedError, IdTakenError, InvalidInputError } from "../core/errors.ts";
+import { ConflictError, IdTakenError, InvalidInputError } from "../core/errors.ts";
 import { RESUMED_BY } from "../core/eventConstants.ts";
 import type { RunStarted } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
@@ -17,6 +17,7 @@ import { carriedOut, plan, resumedEvent } from "./generation/plan.ts";
 import { loadRun } from "./logReads.ts";
 import { settingsAsked } from "./modelSettingsAsked.ts";
 import { expireRun } from "./retention.ts";
+import { withinOwnerCap } from "./ownerCap.ts";
 import { ownForkCopy } from "./subagents/forked.ts";
 
 export interface ForkRequest {
@@ -31,7 +32,8 @@ export interface ForkRequest {
   forkId?: string;
   /**
    * The caller's key for this fork, recorded on the fork's `run_started`. The API derives the fork's
-   * id from it when none is given, so the same key again is the same fork. @default none
+   * id from it when none is given, so the same key again is the same fork (and a different fork
+   * under that id is the key reused). @default none
    */
   idempotencyKey?: string;
   /**
@@ -58,18 +60,6 @@ export interface ForkResult {
  * another fork under a taken id is an IdTakenError.
  */
 export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkRequest): Promise<ForkResult> {
-  const key = request.idempotencyKey;
-  if (key === undefined) return forkOnce(deps, request);
-  try {
-    return await forkOnce(deps, request);
-  } catch (error) {
-    // The fork's id is the key's: a run under it that is another fork is this key used for another request.
-    if (!(error instanceof IdTakenError)) throw error;
-    throw new IdempotencyKeyReusedError(key, error.differences, { runId: error.id, cause: error });
-  }
-}
-
-async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest): Promise<ForkResult> {
   const parent = await loadRun(deps, validateRunId(request.runId));
   const atSeq = request.atSeq ?? parent.length;
   if (!Number.isInteger(atSeq) || atSeq < 1 || atSeq > parent.length) {
@@ -87,12 +77,13 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
     );
   }
   if (request.input !== undefined && request.input.trim() === "")
-    throw new InvalidInputError("input must not be empty");
+    throw new InvalidInputError("input must not be empty", { field: "input" });
   // Checked before the copy: once the fork exists, an input the store refuses would leave it half done.
   const inputBytes = jsonBytes(request.input ?? "");
   if (inputBytes > MAX_EVENT_BYTES - 1024) {
     throw new InvalidInputError(
       `input is ${inputBytes} bytes as stored, over the ${MAX_EVENT_BYTES - 1024} a run's event can hold: shorten the input`,
+      { field: "input" },
     );
   }
   const forkId = request.forkId === undefined ? deps.ids.runId() : validateRunId(request.forkId, "fork id");
@@ -137,6 +128,7 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
     if (request.model !== undefined) {
       throw new InvalidInputError(
         `model: run ${request.runId} at seq ${atSeq} rests (${point.reason}), so its fork would not go on with ${request.model}; give input, or fork at an earlier seq`,
+        { field: "model" },
       );
     }
     // An identical copy of a run that rests (completed, paused …): it rests the same way.
@@ -162,6 +154,9 @@ async function forkOnce(deps: ControlDeps & { ids: Ids }, request: ForkRequest):
   // its input included, so nobody (the sweeper included) can go on with it without that input.
   // The same fork made before (anything else was refused by the copy) completes what it began.
   const generation = facts.generation + 1;
+  // A fork that goes on is one more running run of its owner; the same fork retried is not.
+  if (deps.maxRunningPerOwner !== undefined && (await deps.store.getHead(forkId)) === undefined)
+    await withinOwnerCap(deps, first.owner);
   // The fork resumes with the tools of the agent that asked for the copied batch.
   const agent = facts.batch?.agent ?? facts.agent;
   const described = agent === undefined ? point : carriedOut(point, deps.agents(agent).tools);

@@ -16,6 +16,7 @@ import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
 import { loadRun, readTail, viewFacts } from "./logReads.ts";
 import { settingsAsked } from "./modelSettingsAsked.ts";
+import { restingWithinOwnerCap } from "./ownerCap.ts";
 import { lookUpChildren } from "./subagents/lookUp.ts";
 
 export type { ResumeResult } from "./generation/outcome.ts";
@@ -74,6 +75,8 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
     const earlier = await sentBefore(deps, request, key, false);
     if (earlier) return earlier;
   }
+  // A new message sets a resting run running again: one more of its owner's running runs.
+  if (input !== undefined) await restingWithinOwnerCap(deps, runId);
   const asked = {
     ...(model === undefined ? {} : { model }),
     ...(request.actor === undefined ? {} : { actor: request.actor }),

@@ -1,10 +1,10 @@
 import { agentLimits, assertPriced, checkLimits, type Limits, startLimits } from "../core/budget.ts";
-import { InvalidInputError, TooManyRunsError } from "../core/errors.ts";
+import { InvalidInputError } from "../core/errors.ts";
 import type { CallParent } from "../core/eventFields.ts";
 import { validateRunId } from "../core/ids.ts";
 import { checkMetadata, type Metadata } from "../core/metadata.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
-import { type Owner, ownerScope } from "../core/principal.ts";
+import type { Owner } from "../core/principal.ts";
 import { stamp } from "../core/storedEvents.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps } from "./deps.ts";
@@ -12,6 +12,7 @@ import { assertNoForkCopy } from "./forkCopy.ts";
 import { openGeneration } from "./generation/open.ts";
 import { discoverMcpTools } from "./mcpTools.ts";
 import { startSettings } from "./modelSettingsAsked.ts";
+import { withinOwnerCap } from "./ownerCap.ts";
 
 export interface StartRequest {
   agent: string;
@@ -54,7 +55,7 @@ export async function startRun(
   request: StartRequest,
 ): Promise<StartResult> {
   if (typeof request.input !== "string" || request.input.trim() === "") {
-    throw new InvalidInputError("input must be a non-empty string");
+    throw new InvalidInputError("input must be a non-empty string", { field: "input" });
   }
   const metadata = request.metadata === undefined ? undefined : checkMetadata(request.metadata);
   const agent = deps.agents(request.agent);
@@ -95,17 +96,4 @@ export async function startRun(
   if (first.type !== "run_started") throw new Error("unreachable");
   const outcome = await openGeneration(deps, { kind: "start", first });
   return { runId, created: outcome.kind === "created" };
-}
-
-/**
- * Refuse a new run of an owner at the deployment's cap (`maxRunningPerOwner`); a retried start of a
- * run that exists is not asked (it is answered as the retry it is). Counted before the run is
- * written, so two starts at once may both pass at cap minus one: a bound on a caller's share of
- * the deployment, not a lock.
- */
-async function withinOwnerCap(deps: ControlDeps, owner: Owner): Promise<void> {
-  const cap = deps.maxRunningPerOwner;
-  if (cap === undefined) return;
-  const scope = ownerScope(owner);
-  if ((await deps.store.countRunning(scope, cap)) >= cap) throw new TooManyRunsError(scope, cap);
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalRunlog } from "../../lib/api/local.ts";
 import { classify } from "../../lib/core/classify.ts";
-import { IdTakenError, NotFoundError } from "../../lib/core/errors.ts";
+import { IdempotencyKeyReusedError, IdTakenError, NotFoundError } from "../../lib/core/errors.ts";
 import { localPrincipal } from "../../lib/runtime/local/localPrincipal.ts";
 import { cleanup, library, script, tempDataDir, testEnv } from "../support/cli.ts";
 import { connectStore } from "../support/store.ts";
@@ -165,6 +165,21 @@ describe("fork", () => {
     await expect(local.runlog.fork({ runId: "parent", atSeq: 99 })).rejects.toThrow(
       /atSeq must be a whole number from 1 to 10/,
     );
+  });
+
+  it("a taken fork id given with a new key is the id taken, not the key reused; a key that names its fork is", async () => {
+    const taken = await local.runlog
+      .fork({ runId: "parent", forkId: "copy", atSeq: 2, idempotencyKey: "brand-new-key" })
+      .catch((error: unknown) => error);
+    expect(taken).toBeInstanceOf(IdTakenError);
+    expect(taken).not.toBeInstanceOf(IdempotencyKeyReusedError);
+    expect((taken as Error).message).toMatch(/fork id copy is taken by a different run/);
+
+    await local.runlog.fork({ runId: "parent", atSeq: 3, idempotencyKey: "keyed-fork" });
+    const reused = await local.runlog
+      .fork({ runId: "parent", atSeq: 4, idempotencyKey: "keyed-fork" })
+      .catch((error: unknown) => error);
+    expect(reused).toBeInstanceOf(IdempotencyKeyReusedError);
   });
 });
 

@@ -244,4 +244,28 @@ describe("the per-owner cap", () => {
       local.runlog.as({ id: "grace" }).start({ agent: "demo", input: "x", model: "scripted:demo" }),
     ).resolves.toMatchObject({ created: true });
   });
+
+  it("refuses a fork that goes on and a new message over the cap too; a copy that rests is not a running run", async () => {
+    const heidi = local.runlog.as({ id: "heidi" });
+    await rested(heidi, "heidi-done", [{ text: "done" }, { text: "again" }]);
+    const before = await heidi.events("heidi-done");
+    const slow = [{ text: "slow", delayMs: 3_000 }];
+    for (const runId of ["heidi-1", "heidi-2"])
+      await heidi.start({ agent: "demo", input: runId, runId, model: script(dir, runId, slow) });
+
+    const fork = await heidi
+      .fork({ runId: "heidi-done", forkId: "heidi-fork", input: "and then?" })
+      .catch((error: unknown) => error);
+    expect(fork).toBeInstanceOf(TooManyRunsError);
+    expect(fork).toMatchObject({ cap: 2, ownerScope: "principal:heidi" });
+    await expect(local.runlog.outcome("heidi-fork")).rejects.toBeInstanceOf(NotFoundError);
+
+    const sent = await heidi.send("heidi-done", "one more thing").catch((error: unknown) => error);
+    expect(sent).toBeInstanceOf(TooManyRunsError);
+    expect(await heidi.events("heidi-done")).toEqual(before);
+
+    await expect(heidi.fork({ runId: "heidi-done", forkId: "heidi-copy" })).resolves.toMatchObject({
+      status: "completed",
+    });
+  });
 });

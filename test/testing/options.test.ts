@@ -34,7 +34,7 @@ describe("createTestRunlog's store", () => {
         expect(local.where).toContain(local.dataDir);
         expect(local.where).not.toContain("a-deployed-table");
         // No crash injected: the run completes in this process.
-        const outcome = await local.runlog.start({ agent: "demo", input: "hi", model: local.model });
+        const outcome = await local.runlog.start({ agent: "demo", input: "hi", model: local.model! });
         expect(outcome).toMatchObject({ status: "completed", output: "Hello" });
       } finally {
         await local.close();
