@@ -2,7 +2,9 @@ import { errorMessage, McpUnavailableError } from "../core/errors.ts";
 import type { ToolCall } from "../core/eventFields.ts";
 import { stoppedToolResult, timedOutToolResult } from "../core/messages.ts";
 import { issuesText } from "../core/structuredOutput.ts";
+import { jsonBytes } from "../core/utf8.ts";
 import { WITHOUT_JIT } from "../core/withoutJit.ts";
+import { MAX_EVENT_BYTES } from "../ports/eventStore.ts";
 import type { Agent, Tool } from "../ports/tool.ts";
 
 export interface ToolOutcome {
@@ -101,7 +103,7 @@ export async function runWithTimeout(
  * tool's error, named, never a result without content.
  */
 function render(name: string, value: unknown): string {
-  if (typeof value === "string") return value;
+  if (typeof value === "string") return fitting(name, value);
   if (value === undefined) return "";
   let json: string | undefined;
   try {
@@ -116,7 +118,27 @@ function render(name: string, value: unknown): string {
       `${name} returned ${kindOf(value)}, which has no JSON text; return text or a JSON value`,
     );
   }
-  return json;
+  return fitting(name, json);
+}
+
+/** Room in a `tool_result` event for what is not the content (its call id, name, seq, time). */
+const EVENT_FIELDS_BYTES = 64 * 1024;
+/** The most bytes of content a `tool_result` event holds, as stored (JSON-escaped, UTF-8). */
+export const MAX_TOOL_RESULT_BYTES = MAX_EVENT_BYTES - EVENT_FIELDS_BYTES;
+
+/**
+ * Content the log can hold, else the tool's error naming its size and the limit: a result no event
+ * can store would fail the step, and an idempotent tool's every retry with it. Measured as stored
+ * only when it could be over (escaping takes a character to 6 bytes at most).
+ */
+function fitting(name: string, content: string): string {
+  if (content.length * 6 <= MAX_TOOL_RESULT_BYTES) return content;
+  const bytes = jsonBytes(content);
+  if (bytes <= MAX_TOOL_RESULT_BYTES) return content;
+  throw new ToolErrorResult(
+    `${name} returned ${bytes} bytes (as stored), over the ${MAX_TOOL_RESULT_BYTES} a tool result can hold; ` +
+      "return less (a summary, a page of it, or where to find it)",
+  );
 }
 
 function kindOf(value: unknown): string {

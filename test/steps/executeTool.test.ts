@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { defineTool } from "../../lib/agents/defineTool.ts";
 import { stoppedToolResult } from "../../lib/core/messages.ts";
-import { runWithTimeout } from "../../lib/steps/executeTool.ts";
+import { MAX_TOOL_RESULT_BYTES, runWithTimeout } from "../../lib/steps/executeTool.ts";
 
 const echo = defineTool({
   name: "echo",
@@ -83,5 +83,33 @@ describe("what a tool returns, as the result the model reads", () => {
     ["an object", { a: [1, "b"] }, '{"a":[1,"b"]}'],
   ])("%s is a result", async (_l, value, content) => {
     expect(await returning(value)).toEqual({ content, isError: false });
+  });
+});
+
+describe("a result no event can hold", () => {
+  const returning = (value: unknown) =>
+    defineTool({
+      name: "dump",
+      description: "Returns what it was built with.",
+      parameters: z.object({}),
+      run: () => value as string,
+    });
+  const run = (value: unknown) => runWithTimeout(returning(value) as never, {}, { runId: "r", callId: "c" });
+
+  it("is the tool's error naming its size and the limit, text or JSON, so the step (and a retry) does not fail", async () => {
+    const text = await run("x".repeat(MAX_TOOL_RESULT_BYTES + 1));
+    expect(text.isError).toBe(true);
+    expect(text.content).toBe(
+      `dump returned ${MAX_TOOL_RESULT_BYTES + 3} bytes (as stored), over the ${MAX_TOOL_RESULT_BYTES} a tool result can hold; return less (a summary, a page of it, or where to find it)`,
+    );
+    // Escaping counts: a newline is 2 bytes as stored, and the JSON value's text is escaped again.
+    const json = await run({ lines: "\n".repeat(MAX_TOOL_RESULT_BYTES / 2) });
+    expect(json.isError).toBe(true);
+    expect(json.content).toMatch(/^dump returned \d+ bytes \(as stored\), over the /);
+  });
+
+  it("up to the limit is the result as it is", async () => {
+    const big = "y".repeat(MAX_TOOL_RESULT_BYTES - 2);
+    expect(await run(big)).toEqual({ content: big, isError: false });
   });
 });
