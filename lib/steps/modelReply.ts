@@ -1,4 +1,3 @@
-import { errorMessage, InvalidInputError } from "../core/errors.ts";
 import type { ModelReply } from "../ports/model.ts";
 import type { Agent } from "../ports/tool.ts";
 import { findTool, parseArguments } from "./executeTool.ts";
@@ -29,14 +28,16 @@ export function expiringApprovals(
   return timeouts.length > 0 ? Object.fromEntries(timeouts) : undefined;
 }
 
-/** A tool's own approval rule; what it throws is the tool's fault, named as such, not the model's. */
+/**
+ * A tool's own approval rule. One that throws asks a person (fail closed):
+ * an error in the rule never runs a tool unasked, and never fails the step that holds the model's
+ * paid-for reply (a failed step would lose it, and every retry would ask the model again).
+ */
 function needsApproval(tool: Agent["tools"][number], args: unknown): boolean {
   try {
-    return tool.needsApproval(args);
-  } catch (error) {
-    throw new InvalidInputError(`tool ${tool.name}: needsApproval threw: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    return Boolean(tool.needsApproval(args));
+  } catch {
+    return true;
   }
 }
 

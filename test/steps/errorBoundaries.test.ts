@@ -200,6 +200,35 @@ describe("a tool whose schema has no JSON Schema", () => {
   });
 });
 
+describe("an approval rule that throws", () => {
+  it("asks a person for that call (fail closed): the model's reply is stored, asked for once, and the tool does not run", async () => {
+    const tool = defineTool({
+      name: "guarded",
+      description: "Runs only when its rule says so.",
+      parameters: z.object({ amount: z.number() }),
+      needsApproval: ({ amount }) => {
+        if (amount > 100) throw new Error("the limits service is down");
+        return false;
+      },
+      run: () => "ran",
+    });
+    const agent = defineAgent({ name: "test", instructions: "", model: "test:m", tools: [tool] });
+    const model = countingModel({
+      text: "",
+      toolCalls: [
+        { id: "c1", name: "guarded", arguments: '{"amount":500}' },
+        { id: "c2", name: "guarded", arguments: '{"amount":5}' },
+      ],
+      stop: "tool_calls",
+    });
+    const runId = await runWith([]);
+    await callModel(depsFor(agent, model), { runId, generation: 1 });
+    expect(model.calls).toBe(1);
+    const response = (await store.read(runId)).find((event) => event.type === "model_response");
+    expect(response).toMatchObject({ approvals: ["c1"] });
+  });
+});
+
 describe("a tool's result and a store blip", () => {
   it("is stored by trying the append again within the step", async () => {
     const counted = countedTool("counted");
