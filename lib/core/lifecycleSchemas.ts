@@ -122,7 +122,7 @@ export const RunCancelledDetail = z.object({
 export const RunResumedDetail = z.object({
   ...common,
   type: z.literal("runlog.RunResumed"),
-  /** Who resumed: `person` (API, CLI, a decision, a new message), `event` (runlog.ResumeRun), `sweeper`, `redrive`; `unknown` on logs that did not record it. */
+  /** Who resumed: `person` (API, CLI, a decision, a new message), `event` (runlog.ResumeRun), `sweeper`, `redrive`, `timeout` (an approval expired), `subagent` (a child run answered); `unknown` on logs that did not record it. Switch on it with a default: a later version may add one. */
   by: z.string().min(1),
   /** The authenticated caller who asked, when a caller did. */
   actor: z.string().min(1).optional(),
