@@ -16,6 +16,8 @@ export function pageLimit(limit: number | undefined): number {
 
 /** How much of a refused cursor an error quotes: enough to recognise it, never a whole forged blob. */
 const QUOTED_CURSOR_CHARS = 40;
+/** How every store writes updatedAt: Date.toISOString(). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
  * The error for a listRuns cursor the store did not issue: InvalidInputError naming the cursor (quoted,
@@ -24,8 +26,8 @@ const QUOTED_CURSOR_CHARS = 40;
 export function invalidCursor(cursor: string, problem: string, cause?: unknown): InvalidInputError {
   const shown = cursor.length > QUOTED_CURSOR_CHARS ? `${cursor.slice(0, QUOTED_CURSOR_CHARS)}…` : cursor;
   return new InvalidInputError(
-    `cursor ${JSON.stringify(shown)}: expected a cursor returned by listRuns (${problem})`,
-    cause === undefined ? undefined : { cause },
+    `cursor ${JSON.stringify(shown)}: expected the cursor of an earlier page of this listing, as it came (${problem})`,
+    { field: "cursor", ...(cause === undefined ? {} : { cause }) },
   );
 }
 
@@ -56,7 +58,9 @@ export function decodePosition(cursor: string, order: ListOrder = "newestFirst")
     u?: unknown;
     r?: unknown;
   };
-  if (typeof u !== "string" || typeof r !== "string" || r === "") {
+  // A position is an update time as the store wrote it (ISO 8601) and a run id: anything else would
+  // compare as some other place in the list, a page that silently starts somewhere else.
+  if (typeof u !== "string" || typeof r !== "string" || r === "" || !ISO_TIME.test(u)) {
     throw invalidCursor(cursor, "it names no position in the list of runs");
   }
   const oldest = (parsed as { o?: unknown }).o === 1;

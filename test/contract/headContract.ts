@@ -364,6 +364,10 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       ["JSON that is no position", Buffer.from(JSON.stringify({ a: 1 })).toString("base64url")],
       ["an empty object", Buffer.from("{}").toString("base64url")],
       ["a JSON array", Buffer.from("[1,2]").toString("base64url")],
+      [
+        "a position whose time is no time (it would start the listing somewhere else)",
+        Buffer.from(JSON.stringify({ u: "zzzz", r: "some-run" })).toString("base64url"),
+      ],
     ])("rejects a cursor it did not issue (%s) as invalid input naming the cursor", async (_, cursor) => {
       const error = await get()
         .store.listRuns({ cursor })
@@ -372,6 +376,7 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
           (e: unknown) => e,
         );
       expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ field: "cursor" });
       expect((error as Error).message).toContain(JSON.stringify(cursor.slice(0, 40)).slice(0, -1));
     });
   });
