@@ -31,7 +31,8 @@ export interface CancelRequest {
  * run that already ended cannot be cancelled.
  */
 export async function cancelRun(deps: ControlDeps, request: CancelRequest): Promise<{ cancelled: boolean }> {
-  if (request.by.trim() === "") throw new InvalidInputError("a cancel needs a non-empty `by`", { field: "by" });
+  if (request.by.trim() === "")
+    throw new InvalidInputError("a cancel needs a non-empty `by`", { field: "by" });
   const { runId } = request;
   const outcome = await writeNext<Outcome>(deps, runId, "any", (events, facts) => {
     // Under the seq lock, on the whole log: this cancel made before (its answer lost) answers as it did.

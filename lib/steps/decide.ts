@@ -33,7 +33,8 @@ export async function decide(
   deps: ControlDeps,
   request: DecisionRequest,
 ): Promise<ResumeResult | { resumed: false; waiting: number }> {
-  if (request.by.trim() === "") throw new InvalidInputError("a decision needs a non-empty `by`", { field: "by" });
+  if (request.by.trim() === "")
+    throw new InvalidInputError("a decision needs a non-empty `by`", { field: "by" });
   const waiting = await writeNext<number | ResumeResult | ExpiringApproval>(
     deps,
     request.runId,

@@ -16,8 +16,8 @@ import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
 import { carriedOut, plan, resumedEvent } from "./generation/plan.ts";
 import { loadRun } from "./logReads.ts";
 import { settingsAsked } from "./modelSettingsAsked.ts";
-import { expireRun } from "./retention.ts";
 import { withinOwnerCap } from "./ownerCap.ts";
+import { expireRun } from "./retention.ts";
 import { ownForkCopy } from "./subagents/forked.ts";
 
 export interface ForkRequest {

@@ -176,9 +176,9 @@ export function headContract(get: () => ContractStore, id: (label: string) => st
       const { runId } = await runWithEvents("release-after-cancel", 5, "holder");
       // The holder read the log at seq 4 and found the run paused; a cancel wrote seq 5 meanwhile.
       await s.store.setStatus(runId, "cancelled", 5);
-      expect(await s.store.releaseLease(runId, "holder", { status: "paused", lastSeq: 4, agent: "other" })).toBe(
-        true,
-      );
+      expect(
+        await s.store.releaseLease(runId, "holder", { status: "paused", lastSeq: 4, agent: "other" }),
+      ).toBe(true);
       const head = await s.store.getHead(runId);
       expect(head).toMatchObject({ status: "cancelled", lastSeq: 5 });
       expect(head?.agent).not.toBe("other");

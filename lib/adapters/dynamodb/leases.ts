@@ -169,7 +169,12 @@ export async function releaseLease(
 }
 
 /** Drop this owner's lease and nothing else (exact, as releaseLease: true when this call dropped it). */
-async function dropLeaseOnly(ctx: StoreContext, runId: string, owner: string, what: string): Promise<boolean> {
+async function dropLeaseOnly(
+  ctx: StoreContext,
+  runId: string,
+  owner: string,
+  what: string,
+): Promise<boolean> {
   const token = randomUUID();
   try {
     await ctx.client.send(

@@ -269,7 +269,9 @@ describe("the retention setting", () => {
     "%j days is bad input naming the option",
     (value) => {
       expect(() => retentionMs(value as number)).toThrow(InvalidInputError);
-      expect(() => retentionMs(value as number)).toThrow(/retentionDays must be a positive number of days up to 36500/);
+      expect(() => retentionMs(value as number)).toThrow(
+        /retentionDays must be a positive number of days up to 36500/,
+      );
     },
   );
 
