@@ -10,7 +10,7 @@ import type { Io } from "./io.ts";
 import { writablePath } from "./outputFile.ts";
 import type { CliRuns, ListedRun, ReadRuns, RunFilter } from "./runs.ts";
 import { columns } from "./table.ts";
-import { EXIT } from "./usage.ts";
+import { EXIT, UsageError } from "./usage.ts";
 
 export interface CommandContext<Runs extends ReadRuns = CliRuns> {
   /** The runs: a store this process opened, or the API `--url` names. */
@@ -75,9 +75,22 @@ export async function runCommand(
   return reportOutcome(context, outcome, note);
 }
 
-export async function resumeCommand(context: CommandContext, request: { runId: string; model?: string }) {
+/**
+ * `resume`. `settingFlags` are the flags typed that change how the run goes on (--model, its
+ * settings, its limits): on a run that does not resume they cannot take effect, which is refused
+ * (exit 2) rather than dropped; nothing was written.
+ */
+export async function resumeCommand(
+  context: CommandContext,
+  request: { runId: string; model?: string },
+  settingFlags: readonly string[] = [],
+) {
   const { view, description }: { view: ResumeView; description?: string } =
     await context.runs.resume(request);
+  if (!view.resumed && settingFlags.length > 0)
+    throw new UsageError(
+      `resume: ${settingFlags.join(", ")} cannot take effect: run ${request.runId} does not resume (${description}); nothing was written`,
+    );
   const note = view.resumed ? undefined : `nothing to resume: ${description}`;
   return reportOutcome(context, view, note, view);
 }

@@ -3,9 +3,10 @@ import { resolve } from "node:path";
 import { errorMessage } from "../core/errors.ts";
 import { deploymentEnvFile, deploymentOf, type StackOutputs } from "../runtime/deploymentOutputs.ts";
 import type { RunlogConfig } from "../runtime/readConfig.ts";
+import { parseFlags } from "./flags.ts";
 import { commandHelp } from "./help.ts";
 import type { Io } from "./io.ts";
-import { EXIT, parseCommand, UsageError } from "./usage.ts";
+import { EXIT, UsageError } from "./usage.ts";
 
 /** `config from-stack`'s flags (its help, in help.ts, names each). */
 export const CONFIG_OPTIONS = {
@@ -29,10 +30,11 @@ export async function configCommand(args: string[], io: Io, config: RunlogConfig
   }
   if (sub !== "from-stack")
     throw new UsageError(`config: unknown subcommand ${JSON.stringify(sub)}; expected from-stack`);
-  const { values, positionals } = parseCommand(
+  const { values, positionals } = parseFlags(
     "config from-stack",
     { args: rest, options: CONFIG_OPTIONS, strict: true, allowPositionals: true },
     { min: 1, max: 1, names: "the stack's name" },
+    "config",
   );
   if (values.help) {
     io.out(commandHelp("config"));

@@ -3,12 +3,14 @@ import { NotFoundError } from "../core/errors.ts";
 import { validateRunId } from "../core/ids.ts";
 import { NAMES } from "../runtime/config.ts";
 import { readConfig } from "../runtime/readConfig.ts";
+import { withAgentsHint } from "./agentErrors.ts";
 import type { Command, ReadCommand } from "./command.ts";
 import { dataDir } from "./dataDir.ts";
-import { printFailure } from "./failure.ts";
+import { type FailedCommand, printFailure } from "./failure.ts";
+import { givenFlags, parseFlags } from "./flags.ts";
 import { commandHelp, HELP, hasHelp } from "./help.ts";
 import { type Io, processIo } from "./io.ts";
-import { BASE, COMMON, EXIT, exitCodeFor, parseCommand, REMOTE, UsageError } from "./usage.ts";
+import { BASE, COMMON, EXIT, exitCodeFor, REMOTE, UsageError } from "./usage.ts";
 import { runlogVersion } from "./version.ts";
 
 /**
@@ -31,18 +33,28 @@ export async function main(
   let local: LocalRunlog | undefined;
   // Known once the command's flags are parsed: a failure then prints its error as JSON too.
   let json = false;
+  // The command line a failure names its flags from, and the agents module served, once known.
+  const failed: FailedCommand & { module?: string } = { flags: givenFlags(args) };
+  if (name !== undefined) failed.command = name;
   try {
     if (name === undefined || name === "help" || name === "--help" || name === "-h") {
       // `runlog help ls` is `runlog ls --help`.
       const topic = name === "help" ? args[0] : undefined;
+      if (topic?.startsWith("-") && topic !== "-")
+        throw new UsageError(`help takes no ${topic}; it takes the name of a command: runlog help ls`);
       if (topic !== undefined && !hasHelp(topic))
         throw new UsageError(`help: unknown command ${JSON.stringify(topic)}; run "runlog help"`);
       io.out(topic !== undefined && topic !== "help" ? commandHelp(topic) : HELP);
       return name === undefined ? EXIT.usage : EXIT.completed;
     }
     if (name === "version" || name === "--version" || name === "-v") {
-      if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) return help(io, "version");
-      if (args.length > 0) throw new UsageError(`${name}: expected no arguments, got ${args.length}`);
+      const { values } = parseFlags(
+        "version",
+        { args, options: { help: BASE.help }, strict: true, allowPositionals: true },
+        { min: 0, max: 0, names: "no arguments" },
+        "version",
+      );
+      if (values.help) return help(io, "version");
       io.out(await runlogVersion());
       return EXIT.completed;
     }
@@ -52,7 +64,7 @@ export async function main(
     json = asksJson(args);
     if (name === "demo") {
       const { RUN_HERE, isDeployedTable } = await import("./stepsPlace.ts");
-      const { values } = parseCommand(
+      const { values } = parseFlags(
         name,
         { args, options: { ...BASE, ...RUN_HERE }, strict: true, allowPositionals: true },
         { min: 0, max: 0, names: "no arguments" },
@@ -93,7 +105,7 @@ export async function main(
       allowPositionals: true,
       strict: true,
     } as const;
-    const { values, positionals } = parseCommand(name, parsing, command.positionals);
+    const { values, positionals } = parseFlags(name, parsing, command.positionals);
     if (values.help) return help(io, name);
     json = values.json === true;
     const progress = json ? io.err : io.out;
@@ -114,10 +126,12 @@ export async function main(
       import("./agentsModule.ts"),
       import("../runtime/store.ts"),
     ]);
+    const agentsPath = typeof values.agents === "string" ? values.agents : config.agents;
     const module = await agentsOption(
       typeof values.agents === "string" ? values.agents : undefined,
       config.agents,
     );
+    if (module !== undefined && agentsPath !== undefined) failed.module = agentsPath;
     if (place.kind === "deployment") {
       const { openServeDeployment } = await import("./serveTarget.ts");
       const target = await openServeDeployment(place.deployment, module, {
@@ -128,14 +142,15 @@ export async function main(
       try {
         const { localRuns } = await import("./runs.ts");
         const runs = localRuns(target.runlog);
-        const context = { runs, io, json, where: dir.path, deployment: target.where };
+        const context = { runs, io, json, where: target.where, deployment: target.where };
         return await command.run(context, values, positionals);
       } finally {
         await target.close();
       }
     }
-    if (!dir.exists && dynamoTarget(config) === undefined)
-      return await withoutRuns(command, { io, json, where: dir.path }, positionals);
+    // Where messages say the runs are: the data dir, or the DynamoDB table the store opens instead.
+    const dynamo = dynamoTarget(config) !== undefined;
+    if (!dir.exists && !dynamo) return await withoutRuns(command, { io, json, where: dir.path }, positionals);
     if (command.readsOnly) {
       // A read opens the store alone: no state machine, model adapter or lifecycle delivery loads.
       const [{ openLocalReads }, { localReads }] = await Promise.all([
@@ -148,7 +163,7 @@ export async function main(
       );
       try {
         return await command.run(
-          { runs: localReads(opened.reads), io, json, where: dir.path },
+          { runs: localReads(opened.reads), io, json, where: dynamo ? opened.where : dir.path },
           values,
           positionals,
         );
@@ -172,13 +187,17 @@ export async function main(
     );
     const { localRuns } = await import("./runs.ts");
     return await command.run(
-      { runs: localRuns(local.runlog), io, json, where: dir.path },
+      { runs: localRuns(local.runlog), io, json, where: dynamo ? local.where : dir.path },
       values,
       positionals,
     );
   } catch (error) {
-    printFailure(io, error, json);
-    return exitCodeFor(error);
+    const failure =
+      name === undefined
+        ? error
+        : withAgentsHint(error, { ...failed, command: name, flags: failed.flags ?? [] });
+    printFailure(io, failure, json, failed);
+    return exitCodeFor(failure);
   } finally {
     await (local as LocalRunlog | undefined)?.close();
   }

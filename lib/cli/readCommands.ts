@@ -43,11 +43,17 @@ export const READ_COMMANDS = {
     positionals: { min: 0, max: 0, names: "no arguments" },
     readsOnly: true,
     withoutRuns: (context) => printRuns(context, []),
-    run: (context, values) =>
-      listCommand(context, {
+    run: (context, values) => {
+      // The library refuses the two together by its field names; here they are two flags.
+      if (str(values, "forks-of") !== undefined && str(values, "children-of") !== undefined)
+        throw new UsageError(
+          "ls: --forks-of and --children-of are alternatives (a run's forks, or its sub-agent runs): give one of them",
+        );
+      return listCommand(context, {
         ...optional("status", listedStatus(str(values, "status"))),
         ...optional("parent", str(values, "forks-of")),
         ...optional("childrenOf", str(values, "children-of")),
-      }),
+      });
+    },
   },
 } satisfies Record<string, ReadCommand>;

@@ -12,12 +12,13 @@ import { NAMES } from "../runtime/config.ts";
 import type { RunlogConfig } from "../runtime/readConfig.ts";
 import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
+import { parseFlags } from "./flags.ts";
 import { commandHelp } from "./help.ts";
 import type { Io } from "./io.ts";
 import { junitOf } from "./junit.ts";
 import { writablePath } from "./outputFile.ts";
 import { isDeployedTable } from "./stepsPlace.ts";
-import { COMMON, EXIT, parseCommand, UsageError } from "./usage.ts";
+import { COMMON, EXIT, UsageError } from "./usage.ts";
 
 /** `replay`'s flags (its help, in help.ts, names each). */
 export const REPLAY_OPTIONS = {
@@ -42,7 +43,7 @@ export async function replayCommand(
   /** Progress lines go to stderr only on a terminal. @default whether stderr is a TTY */
   terminal = process.stderr.isTTY === true,
 ): Promise<number> {
-  const { values, positionals } = parseCommand(
+  const { values, positionals } = parseFlags(
     "replay",
     { args, options: REPLAY_OPTIONS, strict: true, allowPositionals: true },
     { min: 0, max: Number.POSITIVE_INFINITY, names: "run ids" },

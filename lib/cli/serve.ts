@@ -9,6 +9,7 @@ import { loopbackOnly } from "../http/loopback.ts";
 import type { RunlogConfig } from "../runtime/readConfig.ts";
 import { agentsOption } from "./agentsModule.ts";
 import { dataDir } from "./dataDir.ts";
+import { parseFlags } from "./flags.ts";
 import { progressLine } from "./format.ts";
 import { commandHelp } from "./help.ts";
 import type { Io } from "./io.ts";
@@ -22,7 +23,7 @@ import {
 import { serveToken } from "./serveToken.ts";
 import { RUN_HERE, stepsPlace } from "./stepsPlace.ts";
 import { toolGroupsOption } from "./toolGroupOption.ts";
-import { BASE, EXIT, parseCommand, UsageError } from "./usage.ts";
+import { BASE, EXIT, UsageError } from "./usage.ts";
 
 const DEFAULT_PORT = 8787;
 const HOST = "127.0.0.1";
@@ -106,7 +107,7 @@ export const SERVE_OPTIONS = {
  * signal gives up waiting (the runs left behind are resumable).
  */
 export async function serveCommand(args: string[], io: Io, config: RunlogConfig): Promise<number> {
-  const { values } = parseCommand(
+  const { values } = parseFlags(
     "serve",
     { args, options: SERVE_OPTIONS, strict: true },
     { min: 0, max: 0, names: "no arguments" },

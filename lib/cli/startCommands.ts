@@ -79,11 +79,18 @@ export const START_COMMANDS = {
     options: { ...MODEL, ...LIMITS, ...SETTINGS },
     positionals: one("<runId>"),
     run: (context, values, [runId]) =>
-      resumeCommand(context, {
-        runId: runId!,
-        ...optional("model", str(values, "model")),
-        ...parseLimits("resume", values),
-        ...parseSettings("resume", values),
-      }),
+      resumeCommand(
+        context,
+        {
+          runId: runId!,
+          ...optional("model", str(values, "model")),
+          ...parseLimits("resume", values),
+          ...parseSettings("resume", values),
+        },
+        // Each of these changes how the run goes on: typed on a run that does not resume, it is refused.
+        Object.keys({ ...MODEL, ...LIMITS, ...SETTINGS })
+          .filter((flag) => values[flag] !== undefined)
+          .map((flag) => `--${flag}`),
+      ),
   },
 } satisfies Record<string, Command>;

@@ -20,6 +20,7 @@ import {
   optional,
   pattern,
   positiveNumber,
+  regionName,
   tableName,
   text,
   type ValuesOf,
@@ -111,15 +112,15 @@ export const CONFIG = {
     default: "unset: the key's default project",
     allowed: "an OpenAI project id, without spaces",
   }),
-  awsRegion: optional(text, {
+  awsRegion: optional(regionName, {
     readBy: LOCAL,
     default: "local (with an endpoint); else the SDK's",
-    allowed: "an AWS region name",
+    allowed: "an AWS region name: lowercase letters, digits and dashes, as us-east-1",
   }),
-  awsDefaultRegion: optional(text, {
+  awsDefaultRegion: optional(regionName, {
     readBy: LOCAL,
     default: "unset",
-    allowed: "an AWS region name",
+    allowed: "an AWS region name: lowercase letters, digits and dashes, as us-east-1",
   }),
   awsAccessKeyId: optional(credential, {
     readBy: LOCAL,

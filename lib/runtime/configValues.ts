@@ -96,6 +96,12 @@ export const httpUrl = (value: string): string | undefined => {
   const { protocol } = new URL(value);
   return protocol === "http:" || protocol === "https:" ? value : undefined;
 };
+/**
+ * An AWS region's name: lowercase letters and digits in dash-separated words (us-east-1,
+ * us-gov-west-1, cn-north-1; `local` for a DynamoDB-compatible server), so a region AWS adds later
+ * passes and a typo such as `us east 1` or `US-EAST-1` does not.
+ */
+export const regionName = pattern(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/);
 /** An ARN (`arn:…`). */
 export const arn = (value: string): string | undefined => (value.startsWith("arn:") ? value : undefined);
 /** Comma-separated values, each trimmed, each one `item` allows. */

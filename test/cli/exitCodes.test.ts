@@ -96,16 +96,17 @@ describe("messages", () => {
     // The library's own check, rethrown with its words: no "cause:" line repeating them.
     [
       ["run", "--run-id", "", "hi"],
-      'runlog: run id "" is invalid: use 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit\n',
+      'runlog: --run-id: run id "" is invalid: use 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit\n',
     ],
     [["help", "nosuch"], 'runlog: help: unknown command "nosuch"; run "runlog help"\n'],
     // The library names its own field: the flag the user typed goes in front.
     [["fork", "source", "--at", "99"], /^runlog: --at: atSeq must be a whole number from 1 to \d+/],
     [["run", "--temperature", "5", "hi"], /^runlog: --temperature: modelSettings\.temperature must be/],
-    [["run", "--metadata", "[1]", "hi"], /^runlog: --metadata: metadata: expected a JSON object/],
+    // A message that opens with the field opens with the flag instead, not with both.
+    [["run", "--metadata", "[1]", "hi"], /^runlog: --metadata: expected a JSON object/],
     [
       ["ls", "--frob"],
-      "runlog: ls: Unknown option '--frob'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--frob\"\n",
+      /^runlog: ls takes no --frob; it takes --status, --forks-of, --children-of \(and --dir, --agents, --help, --json, --url, --token\)\nusage:\n {2}runlog ls /,
     ],
   ])("%j has one runlog: prefix", async (args, stderr) => {
     const result = await cli(args, { dir });

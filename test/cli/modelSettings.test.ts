@@ -74,6 +74,6 @@ describe("runlog resume and fork with model settings", () => {
   it("fork refuses settings for a copy that calls no model", async () => {
     const result = await runlog(dir, ["fork", "flagged", "--id", "idle-fork", "--temperature", "1"]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("modelSettings: the fork of run flagged");
+    expect(result.stderr).toMatch(/^runlog: --temperature: the fork of run flagged/);
   });
 });

@@ -127,6 +127,9 @@ describe("readConfig", () => {
     ["openaiApiKey", "sk-abc", "sk-abc"],
     ["awsRegion", "eu-west-1", "eu-west-1"],
     ["awsDefaultRegion", "eu-west-1", "eu-west-1"],
+    ["awsRegion", "us-gov-west-1", "us-gov-west-1"],
+    ["awsRegion", "cn-north-1", "cn-north-1"],
+    ["awsRegion", "local", "local"],
     ["awsAccessKeyId", "AKIAEXAMPLE", "AKIAEXAMPLE"],
     ["awsSecretAccessKey", "secret/key+1", "secret/key+1"],
     ["awsSessionToken", "token", "token"],
@@ -177,6 +180,11 @@ describe("readConfig", () => {
     ["leaseMs", "0"],
     ["leaseMs", "1h"],
     ["cancelPollMs", "0"],
+    ["awsRegion", "us east 1"],
+    ["awsRegion", "US-EAST-1"],
+    ["awsRegion", "us_east_1"],
+    ["awsDefaultRegion", "eu-west-1 "],
+    ["awsDefaultRegion", "-eu-west-1"],
   ];
   it.each(invalid)(
     "%s: %j is refused, naming the variable, the value and what is allowed",
