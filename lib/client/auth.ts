@@ -53,6 +53,31 @@ export function authenticator(auth: ClientAuth, url: URL): Authenticate {
       };
     }
     case "sigv4": {
+      for (const name of ["region", "service"] as const) {
+        const value = auth[name];
+        if (value !== undefined && (typeof value !== "string" || value.trim() === "")) {
+          throw new InvalidInputError(
+            `auth.${name}: expected a non-empty string, got ${JSON.stringify(value)}`,
+            {
+              field: `auth.${name}`,
+            },
+          );
+        }
+      }
+      const { credentials } = auth;
+      if (
+        credentials !== undefined &&
+        typeof credentials !== "function" &&
+        (typeof credentials !== "object" ||
+          credentials === null ||
+          typeof credentials.accessKeyId !== "string" ||
+          typeof credentials.secretAccessKey !== "string")
+      ) {
+        throw new InvalidInputError(
+          "auth.credentials: expected { accessKeyId, secretAccessKey, sessionToken? } or a function that returns them",
+          { field: "auth.credentials" },
+        );
+      }
       const endpoint = awsEndpointOf(url.hostname);
       const region = auth.region ?? endpoint?.region;
       if (region === undefined) {

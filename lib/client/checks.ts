@@ -1,4 +1,5 @@
 import { InvalidInputError } from "../core/errors.ts";
+import { validateRunId } from "../core/ids.ts";
 
 /**
  * The client's own checks of what a call from plain JavaScript passes: what the server checks
@@ -24,6 +25,16 @@ const describe = (value: unknown) =>
 export function text(value: unknown, field: string): string {
   if (typeof value !== "string" || value.trim() === "") throw invalid(field, "a non-empty string", value);
   return value;
+}
+
+/** A run id, by the rule the server checks it with (validateRunId), or InvalidInputError naming `field`. */
+export function runId(value: unknown, field: string): string {
+  if (typeof value !== "string") throw invalid(field, "a run id (a string)", value);
+  try {
+    return validateRunId(value, field);
+  } catch (error) {
+    throw new InvalidInputError((error as Error).message, { field, cause: error });
+  }
 }
 
 /** An object argument (a request, options), or `{}` when it is left out. */

@@ -10,6 +10,7 @@ import {
   callOptions,
   actor as checkedActor,
   afterSeq as checkedAfter,
+  runId as checkedRunId,
   object,
   optionalObject,
   streamOptions,
@@ -18,7 +19,7 @@ import {
 import { type ClientOptions, transportDeps } from "./clientOptions.ts";
 import { type FollowOptions, follow } from "./follow.ts";
 import { type LifecycleStreamOptions, lifecycle } from "./lifecycle.ts";
-import { newKey, present, segment } from "./requestParts.ts";
+import { newKey, present, runSegment, segment } from "./requestParts.ts";
 import { type ApiRequest, sendJson, type TransportDeps } from "./transport.ts";
 import type {
   ActorInput,
@@ -119,7 +120,7 @@ export class RunlogClient {
   /** A run's status and final output (GET /runs/{id}). */
   async get(runId: string, options?: CallOptions): Promise<RunOutcome> {
     options = callOptions(options);
-    const path = `/runs/${segment(runId, "runId")}`;
+    const path = `/runs/${runSegment(runId, "runId")}`;
     return (await this.#json<RunOutcome>({ method: "GET", path, signal: options?.signal })).body;
   }
 
@@ -146,7 +147,7 @@ export class RunlogClient {
   ): Promise<EventPageAnswer> {
     request = optionalObject(request, "request");
     options = callOptions(options);
-    const path = `/runs/${segment(runId, "runId")}/events`;
+    const path = `/runs/${runSegment(runId, "runId")}/events`;
     const query = {
       ...present("after", request.after),
       ...present("limit", request.limit),
@@ -173,7 +174,7 @@ export class RunlogClient {
     if (!Number.isInteger(seq) || seq < 1) {
       throw new InvalidInputError(`seq: expected a whole number from 1, got ${seq}`, { field: "seq" });
     }
-    const path = `/runs/${segment(runId, "runId")}/events/${seq}`;
+    const path = `/runs/${runSegment(runId, "runId")}/events/${seq}`;
     return (await this.#json<{ event: RunEvent }>({ method: "GET", path, signal: options?.signal })).body
       .event;
   }
@@ -181,7 +182,7 @@ export class RunlogClient {
   /** Where a run would resume and what resuming would do, or why it cannot (GET /runs/{id}/resume-point). */
   async resumePoint(runId: string, options?: CallOptions): Promise<ResumePointAnswer> {
     options = callOptions(options);
-    const path = `/runs/${segment(runId, "runId")}/resume-point`;
+    const path = `/runs/${runSegment(runId, "runId")}/resume-point`;
     return (await this.#json<ResumePointAnswer>({ method: "GET", path, signal: options?.signal })).body;
   }
 
@@ -191,7 +192,7 @@ export class RunlogClient {
    * `response.reason` says why (`awaiting_approval`, `cancelled` …).
    */
   async resume(request: ResumeRunInput, options?: CallOptions): Promise<ResumeRunAnswer> {
-    const path = `/runs/${segment(object(request, "request").runId, "runId")}/resume`;
+    const path = `/runs/${runSegment(object(request, "request").runId, "runId")}/resume`;
     options = callOptions(options);
     const body = { ...present("model", request.model), ...present("limits", request.limits) };
     return (await this.#json<ResumeRunAnswer>({ method: "POST", path, body, signal: options?.signal })).body;
@@ -199,14 +200,14 @@ export class RunlogClient {
 
   /** Continue a run with a new user message (POST /runs/{id}/messages). */
   async send(runId: string, message: string, options?: ControlCallOptions): Promise<RunOutcome> {
-    const path = `/runs/${segment(runId, "runId")}/messages`;
+    const path = `/runs/${runSegment(runId, "runId")}/messages`;
     return this.#control(path, { message: text(message, "message") }, options);
   }
 
   /** Copy a run's log up to a seq into a new run, which goes on from there (POST /runs/{id}/fork). */
   async fork(request: ForkRunInput, options?: ControlCallOptions): Promise<RunOutcome> {
     const { runId, ...body } = object(request, "request");
-    return this.#control(`/runs/${segment(runId, "runId")}/fork`, body, options);
+    return this.#control(`/runs/${runSegment(runId, "runId")}/fork`, body, options);
   }
 
   /** Approve or reject a call waiting for a decision (POST /runs/{id}/approvals/{callId}); the last decision resumes the run. */
@@ -220,7 +221,7 @@ export class RunlogClient {
     if (typeof approved !== "boolean") {
       throw new InvalidInputError("approved: expected true or false", { field: "approved" });
     }
-    const path = `/runs/${segment(runId, "runId")}/approvals/${segment(callId, "callId")}`;
+    const path = `/runs/${runSegment(runId, "runId")}/approvals/${segment(callId, "callId")}`;
     return this.#control(path, { approved, ...checkedActor(actor) }, options);
   }
 
@@ -246,7 +247,7 @@ export class RunlogClient {
 
   /** Cancel a run (POST /runs/{id}/cancel): whoever executes it stops at its next step. */
   async cancel(runId: string, actor: ActorInput = {}, options?: ControlCallOptions): Promise<RunOutcome> {
-    return this.#control(`/runs/${segment(runId, "runId")}/cancel`, checkedActor(actor), options);
+    return this.#control(`/runs/${runSegment(runId, "runId")}/cancel`, checkedActor(actor), options);
   }
 
   /**
@@ -254,7 +255,7 @@ export class RunlogClient {
    * (see follow.ts): `for await (const event of client.follow(runId)) …`, `break` to stop.
    */
   follow(runId: string, options?: FollowOptions): AsyncGenerator<ListedEvent, void, undefined> {
-    text(runId, "runId");
+    checkedRunId(runId, "runId");
     const checked = streamOptions(options, ["onDelta"]);
     if (checked.after !== undefined) checkedAfter(checked.after, "options.after");
     return follow(this.#deps, runId, checked);

@@ -21,6 +21,11 @@ export interface ClientOptions {
 
 /** The transport of a client: the options checked, the authenticator made (a bad option fails here, not on the first call). */
 export function transportDeps(options: ClientOptions): TransportDeps {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InvalidInputError("options: expected an object { url, auth, retry?, fetch? }", {
+      field: "options",
+    });
+  }
   let url: URL;
   try {
     url = new URL(options?.url);
@@ -34,6 +39,11 @@ export function transportDeps(options: ClientOptions): TransportDeps {
   }
   if (typeof options.auth !== "object" || options.auth === null) {
     throw new InvalidInputError('auth: expected { type: "sigv4" | "bearer" | "none", … }', { field: "auth" });
+  }
+  if (options.fetch !== undefined && typeof options.fetch !== "function") {
+    throw new InvalidInputError(`fetch: expected a fetch function, got ${typeof options.fetch}`, {
+      field: "fetch",
+    });
   }
   return {
     url,

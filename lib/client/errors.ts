@@ -1,15 +1,21 @@
 import {
   ConflictError,
+  CorruptEventError,
   ForbiddenError,
   IdempotencyKeyReusedError,
+  IdTakenError,
   InvalidInputError,
   LeaseHeldError,
   MissingIndexError,
+  ModelRejectedError,
+  ModelUnavailableError,
   NotFoundError,
   PermanentError,
   RetryableError,
+  RunCancelledError,
   RunlogError,
   type RunlogErrorOptions,
+  StaleError,
   TooManyRunsError,
   UnauthorizedError,
 } from "../core/errors.ts";
@@ -61,10 +67,10 @@ function errorFor(
   status: number,
   code: string | undefined,
   message: string,
-  facts: RunlogErrorOptions & { field?: string; cap?: number },
+  facts: RunlogErrorOptions & { field?: string; cap?: number; id?: string; differences?: string[] },
   idempotencyKey: string | undefined,
 ): RunlogError {
-  const { field, cap, ...options } = facts;
+  const { field, cap, id, differences, ...options } = facts;
   // Every 400 keeps the field the server named (`model` for a refused model spec).
   const invalid = () =>
     new InvalidInputError(message, { ...options, ...(field === undefined ? {} : { field }) });
@@ -94,9 +100,21 @@ function errorFor(
         );
       }
       return new ConflictError(message, options);
+    case "id_taken":
+      return new IdTakenError(id ?? options.runId ?? "", differences ?? [], message, options);
+    case "run_cancelled":
+      return new RunCancelledError(message, options);
+    case "stale":
+      return new StaleError(message, options);
     case "conflict":
     case "not_resumable":
       return new ConflictError(message, options);
+    case "model_rejected":
+      return new ModelRejectedError(message, options);
+    case "model_unavailable":
+      return new ModelUnavailableError(message, options);
+    case "corrupt_event":
+      return withMessage(new CorruptEventError(options.runId ?? "", options.seq ?? 0, ""), message);
     case "too_many_runs":
       return withMessage(new TooManyRunsError("the caller", cap ?? 0, options), message);
     case "index_missing":
@@ -144,6 +162,8 @@ export function errorFromResponse(
     ...(said?.seq === undefined ? {} : { seq: said.seq }),
     ...(said?.generation === undefined ? {} : { generation: said.generation }),
     ...(said?.cap === undefined ? {} : { cap: said.cap }),
+    ...(typeof said?.id === "string" ? { id: said.id } : {}),
+    ...(Array.isArray(said?.differences) ? { differences: said.differences.map(String) } : {}),
   };
   const message = said?.message ?? otherMessage(status, body, text);
   const error = errorFor(status, said?.code, message, facts, idempotencyKey);

@@ -1,3 +1,5 @@
+import { InvalidInputError } from "../core/errors.ts";
+
 /** How the client tries again after a 429, a 5xx or a connection that failed. */
 export interface RetryOptions {
   /** Attempts in all, the first included (1: never retry). @default 4 */
@@ -16,18 +18,47 @@ export interface RetryOptions {
 /** RetryOptions with every default applied. */
 export type RetryPolicy = Required<RetryOptions>;
 
-/** RetryOptions with the defaults. */
-export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
+/** The most attempts a call makes: enough for any backoff, few enough that a typo (1e9) is refused. */
+export const MAX_ATTEMPTS = 100;
+
+/** A whole number option within [min, max], or InvalidInputError naming it (`retry.attempts` …). */
+function whole(value: unknown, field: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    const got =
+      typeof value === "string" ? JSON.stringify(value) : typeof value === "number" ? value : typeof value;
+    throw new InvalidInputError(`${field}: expected a whole number from ${min} to ${max}, got ${got}`, {
+      field,
+    });
+  }
+  return value;
+}
+
+/** RetryOptions checked (a bad one is an InvalidInputError naming it, never clamped), with the defaults. */
+export function retryPolicy(options: RetryOptions | undefined = {}): RetryPolicy {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InvalidInputError(
+      "retry: expected an object { attempts?, baseDelayMs?, maxDelayMs?, sleep? }",
+      {
+        field: "retry",
+      },
+    );
+  }
+  const day = 24 * 60 * 60 * 1000;
+  const maxDelayMs = whole(options.maxDelayMs, "retry.maxDelayMs", 0, day, 20_000);
+  const baseDelayMs = whole(options.baseDelayMs, "retry.baseDelayMs", 0, day, Math.min(250, maxDelayMs));
+  if (options.sleep !== undefined && typeof options.sleep !== "function") {
+    throw new InvalidInputError("retry.sleep: expected a function (ms, signal) => Promise<void>", {
+      field: "retry.sleep",
+    });
+  }
   return {
-    attempts: Math.max(1, Math.floor(options.attempts ?? 4)),
-    baseDelayMs: options.baseDelayMs ?? 250,
-    maxDelayMs: options.maxDelayMs ?? 20_000,
+    attempts: whole(options.attempts, "retry.attempts", 1, MAX_ATTEMPTS, 4),
+    baseDelayMs,
+    maxDelayMs,
     sleep: options.sleep ?? sleep,
   };
 }
-
-/** A status worth trying again: throttled, or the server's (or a gateway's) failure. */
-export const retryableStatus = (status: number) => status === 429 || status >= 500;
 
 /** Retry-After in milliseconds: seconds (`120`) or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {

@@ -1,7 +1,7 @@
-import { RetryableError } from "../core/errors.ts";
+import { PermanentError, RetryableError } from "../core/errors.ts";
 import { errorFromResponse } from "./errors.ts";
 import type { Authenticate } from "./outgoing.ts";
-import { delayBefore, type RetryPolicy, retryAfterMs, retryableStatus } from "./retry.ts";
+import { delayBefore, type RetryPolicy, retryAfterMs } from "./retry.ts";
 
 /** One request to the API. */
 export interface ApiRequest {
@@ -76,8 +76,9 @@ export async function send(deps: TransportDeps, request: ApiRequest): Promise<Re
     if (response.ok) return response;
     const asked = retryAfterMs(response.headers.get("retry-after"));
     const error = errorFromResponse(response.status, await response.text(), asked, request.idempotencyKey);
+    // By the class its code stands for: a 429 or a 5xx, but not a 501 index_missing or a corrupt event.
     const wait =
-      retryableStatus(response.status) && attempt + 1 < deps.retry.attempts
+      error instanceof RetryableError && attempt + 1 < deps.retry.attempts
         ? delayBefore(attempt, deps.retry, asked)
         : undefined;
     if (wait === undefined) throw error;
@@ -85,11 +86,27 @@ export async function send(deps: TransportDeps, request: ApiRequest): Promise<Re
   }
 }
 
-/** Send a request and read its JSON answer, with the status (a repeat of a start is 200, a new one 202). */
+/**
+ * Send a request and read its JSON answer, with the status (a repeat of a start is 200, a new one
+ * 202). An answer that is not JSON (a web page at a wrong URL, a proxy's) is a PermanentError
+ * naming its status and content type, never a SyntaxError.
+ */
 export async function sendJson<T>(
   deps: TransportDeps,
   request: ApiRequest,
 ): Promise<{ status: number; body: T }> {
   const response = await send(deps, request);
-  return { status: response.status, body: (await response.json()) as T };
+  const type = response.headers.get("content-type") ?? "no content type";
+  const text = await response.text();
+  const notJson = (why: string) =>
+    new PermanentError(
+      `${request.method} ${urlOf(deps.url, request.path).pathname} answered ${response.status} with ${why} ` +
+        `(${type}), not the API's JSON: is the client's url the API's base URL?`,
+    );
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) throw notJson("a body that is not JSON");
+  try {
+    return { status: response.status, body: JSON.parse(text) as T };
+  } catch {
+    throw notJson("a body that does not parse as JSON");
+  }
 }

@@ -125,9 +125,12 @@ export function createApp(runlog: Runlog, options: AppOptions = {}): Hono {
   for (const table of tables) register(app, table);
   for (const table of [described, ...tables]) refuseOtherMethods(app, table);
   if (options.viewer) app.route("/", viewerRoutes(deps.runlogFor, report));
-  app.notFound((c) =>
-    c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404),
-  );
+  const noRoute = (c: Context) =>
+    c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404);
+  // A route of its own, last: hono does not carry a sub-app's notFound over when it is mounted
+  // (`outer.route("/runlog", app)`), and an unknown path under the prefix must still answer JSON.
+  app.all("*", noRoute);
+  app.notFound(noRoute);
   app.onError((error, c) => {
     const { status, body, internal } = errorAnswer(error);
     if (internal) report(error, c);

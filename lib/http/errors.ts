@@ -1,18 +1,24 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   ConflictError,
+  CorruptEventError,
   errorFacts,
   ForbiddenError,
   IdempotencyKeyReusedError,
+  IdTakenError,
   InvalidInputError,
   LeaseHeldError,
   MissingIndexError,
   ModelNotAllowedError,
+  ModelRejectedError,
+  ModelUnavailableError,
   NotFoundError,
   RetryableError,
+  RunCancelledError,
   RunlogError,
   StaleError,
   TooManyRunsError,
+  UnauthorizedError,
   UnknownModelError,
 } from "../core/errors.ts";
 import { redact } from "../core/redact.ts";
@@ -32,6 +38,10 @@ export interface ErrorBody {
     generation?: number;
     /** A 429's cap: the runs one owner may have running at once. */
     cap?: number;
+    /** An `id_taken`'s id: the run id or fork id the caller chose, which names a different run. */
+    id?: string;
+    /** An `id_taken`'s differences: what sets the stored run apart from the one asked for. */
+    differences?: string[];
   };
 }
 
@@ -101,10 +111,12 @@ const answer = (
 
 /**
  * Map anything a route throws to a status by the error's kind, never by its
- * message: bad input 400, unknown (or another owner's) run 404, an admin's operation 403, an owner
- * at its cap of running runs 429, someone else's write or lease 409,
- * transient 503 (safe to retry), 501 for what this deployment lacks (an index an older
- * table was made without), and 500 only for failures of ours.
+ * message: bad input 400, no identity 401, unknown (or another owner's) run 404, an admin's
+ * operation 403, an owner at its cap of running runs 429, someone else's write or lease 409,
+ * a model that refuses the request 422, transient 503 (safe to retry), 501 for what this
+ * deployment lacks (an index an older table was made without), and 500 only for failures of ours.
+ * Each runlog error class a client can tell apart keeps a code of its own (`id_taken`,
+ * `run_cancelled` …), so runlog/client throws the same class the library would.
  */
 export function errorAnswer(error: unknown): ErrorAnswer {
   if (error instanceof HttpError) {
@@ -119,6 +131,7 @@ export function errorAnswer(error: unknown): ErrorAnswer {
     return answer(400, error.code, error);
   }
   if (error instanceof InvalidInputError) return answer(400, "invalid_input", error);
+  if (error instanceof UnauthorizedError) return answer(401, "unauthorized", error);
   if (error instanceof NotFoundError) return answer(404, "not_found", error);
   if (error instanceof ForbiddenError) return answer(403, "forbidden", error);
   if (error instanceof TooManyRunsError) {
@@ -127,11 +140,24 @@ export function errorAnswer(error: unknown): ErrorAnswer {
   }
   if (error instanceof LeaseHeldError) return answer(409, "run_in_progress", error);
   if (error instanceof IdempotencyKeyReusedError) return answer(409, "idempotency_key_reused", error);
-  if (error instanceof ConflictError || error instanceof StaleError) return answer(409, "conflict", error);
+  if (error instanceof IdTakenError) {
+    const taken = answer(409, "id_taken", error);
+    const said = { id: error.id, differences: error.differences.map((text) => redact(text)) };
+    return { ...taken, body: { error: { ...taken.body.error, ...said } } };
+  }
+  if (error instanceof RunCancelledError) return answer(409, "run_cancelled", error);
+  if (error instanceof StaleError) return answer(409, "stale", error);
+  if (error instanceof ConflictError) return answer(409, "conflict", error);
+  // The model refused the request itself (a bad key, a request it will never take): not ours, and
+  // not worth a retry, but not the caller's input either.
+  if (error instanceof ModelRejectedError) return answer(422, "model_rejected", error, true);
+  if (error instanceof ModelUnavailableError) return answer(503, "model_unavailable", error, true);
   if (error instanceof RetryableError) return answer(503, "unavailable", error, true);
   // The deployment lacks what the route needs (a table made before an index): not a failure of
   // the request, nor one a retry fixes; the message names the index and what adds it.
   if (error instanceof MissingIndexError) return answer(501, "index_missing", error, true);
+  // A stored event that cannot be read fails the same way every time: a retry will not help.
+  if (error instanceof CorruptEventError) return answer(500, "corrupt_event", error, true);
   // runlog's own errors say what failed in words meant for users; anything else may hold internals.
   if (error instanceof RunlogError) return answer(500, "internal", error, true);
   return { status: 500, body: { error: { code: "internal", message: "internal error" } }, internal: true };

@@ -52,7 +52,7 @@ export function openApiDocument(): Json {
   for (const [path, methods] of Object.entries(ROUTE_SPECS)) {
     const item: Json = {};
     for (const [method, spec] of Object.entries(methods)) {
-      item[method.toLowerCase()] = operation(path, spec, schemaOf);
+      item[method.toLowerCase()] = operation(path, method, spec, schemaOf);
     }
     paths[openApiPath(path)] = item;
   }
@@ -97,7 +97,7 @@ export function openApiDocument(): Json {
   };
 }
 
-function operation(path: string, spec: RouteSpec, schemaOf: (s: z.ZodType) => Json): Json {
+function operation(path: string, method: string, spec: RouteSpec, schemaOf: (s: z.ZodType) => Json): Json {
   const parameters: Json[] = [];
   for (const [name, schema] of Object.entries(spec.params ?? {})) {
     parameters.push({ name, in: "path", required: true, schema: schemaOf(schema) });
@@ -129,9 +129,34 @@ function operation(path: string, spec: RouteSpec, schemaOf: (s: z.ZodType) => Js
   for (const [status, description] of Object.entries(spec.ok)) {
     responses[status] = {
       description,
+      ...(spec.location === undefined
+        ? {}
+        : {
+            headers: {
+              Location: { description: spec.location, schema: { type: "string", format: "uri-reference" } },
+            },
+          }),
       content: spec.stream
         ? { "text/event-stream": { schema: { type: "string" } } }
         : { "application/json": { schema: { type: "object" } } },
+    };
+  }
+  // `runlog serve`'s lock (localAuth.ts): a GET with `?token=TOKEN` sets the token cookie and is
+  // sent on to the same URL without it, so the token leaves the address bar.
+  if (method === "GET" && !spec.public) {
+    responses["303"] = {
+      description:
+        "`runlog serve` only: the request carried `?token=TOKEN` (the URL it prints); the answer sets the `runlog_token` cookie and sends the caller to the same URL without the token",
+      headers: {
+        Location: {
+          description: "The same URL without `token`",
+          schema: { type: "string", format: "uri-reference" },
+        },
+        "Set-Cookie": {
+          description: "`runlog_token`, HttpOnly, SameSite=Strict",
+          schema: { type: "string" },
+        },
+      },
     };
   }
   for (const status of errorStatuses(path, spec)) {

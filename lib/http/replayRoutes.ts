@@ -1,8 +1,8 @@
-import { ConflictError, LeaseHeldError } from "../core/errors.ts";
+import { IdTakenError } from "../core/errors.ts";
 import { keyReused } from "./errors.ts";
 import { callerKey, controlKey } from "./idempotency.ts";
 import { check, readBody } from "./request.ts";
-import { optional, type RouteDeps, type RouteTable } from "./routes.ts";
+import { mountedPath, optional, type RouteDeps, type RouteTable } from "./routes.ts";
 import { BatchId, ReplaysBody } from "./schemas.ts";
 
 /**
@@ -31,16 +31,14 @@ export function replayRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
             ),
           });
         } catch (error) {
-          // Replay 0 records the whole request: a key's batch started with another body refuses it.
-          if (
-            idempotencyKey !== undefined &&
-            error instanceof ConflictError &&
-            !(error instanceof LeaseHeldError)
-          )
-            throw keyReused(error.runId, "replay request");
+          // Replay 0 records the whole request: a key's batch (its ids derived from the key) started
+          // with another body refuses it. Any other conflict (a run still running) is its own answer.
+          if (idempotencyKey !== undefined && error instanceof IdTakenError)
+            throw keyReused(error.runId ?? error.id, "replay request");
           throw error;
         }
-        c.header("Location", `/replays/${started.batchId}`);
+        // Where the app is mounted: `/runlog/replays/…` under `outer.route("/runlog", createApp(…))`.
+        c.header("Location", mountedPath(c, "/runs/replays", `/replays/${started.batchId}`));
         // A repeat names the batch that exists and starts nothing: 200, not 202.
         return c.json({ batchId: started.batchId, runs: started.runs }, started.created ? 202 : 200);
       },

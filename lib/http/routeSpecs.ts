@@ -34,6 +34,9 @@ export const ERROR_CODES = [
   "not_found",
   "method_not_allowed",
   "conflict",
+  "id_taken",
+  "run_cancelled",
+  "stale",
   "not_resumable",
   "run_in_progress",
   "idempotency_key_reused",
@@ -43,9 +46,12 @@ export const ERROR_CODES = [
   "response_too_large",
   "live_unavailable",
   "lifecycle_unavailable",
+  "model_rejected",
   "internal",
+  "corrupt_event",
   "index_missing",
   "unavailable",
+  "model_unavailable",
 ] as const;
 
 /** The one shape of every error response (errors.ts ErrorBody). */
@@ -59,6 +65,13 @@ export const ErrorBodySchema = z.object({
     seq: z.number().int().optional(),
     generation: z.number().int().optional(),
     cap: z.number().int().optional(),
+    id: z
+      .string()
+      .optional()
+      .meta({ description: "An `id_taken`'s id: the run id or fork id chosen, which names a different run" }),
+    differences: z.array(z.string()).optional().meta({
+      description: "An `id_taken`'s differences: what sets the stored run apart from the one asked for",
+    }),
   }),
 });
 
@@ -84,6 +97,8 @@ export interface RouteSpec {
   stream?: { lastEventId: z.ZodType; means: string };
   /** Served without authentication (the document itself). */
   public?: boolean;
+  /** What the success answers' Location header names, where they carry one. */
+  location?: string;
 }
 
 const run = { id: runId("run id") };
@@ -127,6 +142,7 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       ok: { 202: "started", 200: "an Idempotency-Key repeat: the batch that exists, nothing started" },
       errors: [409, 429],
       idempotent: true,
+      location: "The batch's report (GET /replays/{batchId}), under the prefix the API is served at",
     },
   },
   "/replays/:batchId": {
@@ -213,7 +229,8 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       summary: "Fork a run at a seq",
       params: run,
       body: ForkBody,
-      errors: [409],
+      // 429: the owner's cap of running runs (a fork that goes on, a message to a resting run).
+      errors: [409, 429],
       ok: { 202: "the fork, started" },
       idempotent: true,
     },
@@ -224,7 +241,8 @@ export const ROUTE_SPECS: Record<string, Partial<Record<Method, RouteSpec>>> = {
       summary: "Send a run a message",
       params: run,
       body: MessageBody,
-      errors: [409],
+      // 429: the owner's cap of running runs (a fork that goes on, a message to a resting run).
+      errors: [409, 429],
       ok: { 202: "resumed" },
       idempotent: true,
     },

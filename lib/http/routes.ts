@@ -22,3 +22,14 @@ export interface RouteDeps {
 /** Spread `{key: value}` only when the value is present (exactOptionalPropertyTypes forbids `key: undefined`). */
 export const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
   (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+
+/**
+ * One of this app's own paths (`/replays/x`) as the caller reaches it: under the prefix the app is
+ * mounted at (`outer.route("/runlog", createApp(…))`), which the request's path holds before the
+ * path of the route that answers it (`route`, as the route table names it, without parameters).
+ */
+export function mountedPath(c: Context, route: string, path: string): string {
+  const at = c.req.path;
+  const prefix = at.endsWith(route) ? at.slice(0, at.length - route.length) : "";
+  return `${prefix}${path}`;
+}

@@ -1,6 +1,6 @@
 import type { Runlog } from "../api/runlog.ts";
 import { headView, outcomeView, resumePointView } from "../api/views.ts";
-import { ConflictError, InvalidInputError, LeaseHeldError, NotFoundError } from "../core/errors.ts";
+import { IdTakenError, InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunPage } from "../ports/eventStore.ts";
 import { asModelRefusal, invalidInput, keyReused } from "./errors.ts";
 import { requestedRunId } from "./idempotency.ts";
@@ -33,13 +33,8 @@ export function runRoutes({ runlogFor, checkModel }: RouteDeps): RouteTable {
           // The body is valid by now; what the library still refuses is the model it names.
           // A limit or setting above the agent's names its own field (limits.maxTurns …).
           if (error instanceof InvalidInputError) throw asModelRefusal(error, body.model);
-          if (
-            fromKey &&
-            runId !== undefined &&
-            error instanceof ConflictError &&
-            !(error instanceof LeaseHeldError)
-          )
-            throw keyReused(runId);
+          // The run id was derived from the key: that id taken means the key named another request.
+          if (fromKey && runId !== undefined && error instanceof IdTakenError) throw keyReused(runId);
           throw error;
         }
         // A repeat names the run that exists and starts nothing: 200, not 202.

@@ -65,6 +65,12 @@ const modelSettings = KnownModelSettingsSchema.extend({
 
 const short = (max: number) => z.string().min(1).max(max);
 
+/** A whole number of a body, from `min` to `max`, refused in one sentence that says the range. */
+const whole = (min: number, max: number = Number.MAX_SAFE_INTEGER) => {
+  const words = `must be a whole number, ${max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`}`;
+  return z.number({ error: words }).int(words).min(min, words).max(max, words);
+};
+
 /** POST /runs. */
 export const StartBody = z.strictObject({
   agent: short(128),
@@ -89,7 +95,7 @@ export const ResumeBody = z.strictObject({
 
 /** POST /runs/{id}/fork. */
 export const ForkBody = z.strictObject({
-  atSeq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  atSeq: whole(1).optional(),
   input: text.optional(),
   forkId: runId("fork id").optional(),
   model: short(1024).optional(),
@@ -100,7 +106,14 @@ export const ForkBody = z.strictObject({
 /** POST /runs/{id}/messages. */
 export const MessageBody = z.strictObject({ message: text });
 
-const actor = { by: short(256).optional(), reason: z.string().max(4096).optional() };
+/** Whom a decision or cancel is for: not blank (the library would refuse it as `actor.by`, a field no body has). */
+const actor = {
+  by: short(256)
+    .refine((value) => value.trim() !== "", "must not be blank")
+    .meta({ description: "not blank" })
+    .optional(),
+  reason: z.string().max(4096).optional(),
+};
 
 /** POST /runs/{id}/cancel. */
 export const CancelBody = z.strictObject(actor);
@@ -111,20 +124,31 @@ export const DecisionBody = z.strictObject({ approved: z.boolean(), ...actor });
 /** POST /runs/redrive: which failed runs to resume, and how fast. */
 export const RedriveBody = z.strictObject({
   /** Only runs whose head changed within this many milliseconds. */
-  sinceMs: z.number().int().min(1).optional(),
+  sinceMs: whole(1).optional(),
   agent: z.string().min(1).max(256).optional(),
   dryRun: z.boolean().optional(),
-  concurrency: z.number().int().min(1).max(64).optional(),
-  perSecond: z.number().int().min(1).max(1000).optional(),
+  concurrency: whole(1, 64).optional(),
+  perSecond: whole(1, 1000).optional(),
 });
 
-/** A whole number in a query string: digits only, so "1e3", "-1" and "0x10" are refused. */
-const count = (min: number, max: number) =>
-  z
+/**
+ * A whole number in a query string (or a path, a header): digits only, so "1e3", "-1" and "0x10"
+ * are refused, and one message for any refusal that says the range. The OpenAPI document
+ * describes it as the integer it stands for (a query parameter's schema may be an integer), so a
+ * generated client types it as a number and knows its range.
+ */
+const count = (min: number, max: number) => {
+  const words = `must be a whole number from ${min} to ${max}`;
+  return z
     .string()
-    .regex(/^\d{1,16}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().min(min).max(max));
+    .transform((value, ctx) => {
+      const number = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
+      if (number >= min && number <= max) return number;
+      ctx.addIssue({ code: "custom", message: `${words}, got ${JSON.stringify(value.slice(0, 40))}` });
+      return z.NEVER;
+    })
+    .meta({ type: "integer", minimum: min, maximum: max });
+};
 
 /** GET /runs?limit&cursor. */
 export const ListQuery = z.strictObject({
@@ -159,6 +183,13 @@ export const LifecycleId = z
   .max(300)
   .superRefine((value, ctx) => {
     const slash = value.lastIndexOf("/");
+    if (slash < 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be RUN_ID/SEQ (the id of a lifecycle event): ${JSON.stringify(value.slice(0, 40))} has no "/SEQ" part`,
+      });
+      return;
+    }
     const seq = value.slice(slash + 1);
     try {
       validateRunId(value.slice(0, Math.max(slash, 0)), "the id's run id");

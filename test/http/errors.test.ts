@@ -66,8 +66,9 @@ describe("run ids in the path", () => {
         400,
         "invalid_input",
       );
-      expect(error.field).toBe("runId");
-      expect(error.message).toMatch(/run id .* is invalid/);
+      // The path parameter, by its name in the OpenAPI document (`/runs/{id}`).
+      expect(error.field).toBe("id");
+      expect(error.message).toMatch(/^id: run id .* is invalid/);
     },
   );
 

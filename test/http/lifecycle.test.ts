@@ -125,7 +125,8 @@ describe("POST /runs/{id}/fork", () => {
     expect(forks.body.runs).toMatchObject([{ runId: "child", parent: { runId: "parent", seq: 2 } }]);
     expect((await call(t.app, "GET", "/runs?parent=child")).body).toEqual({ runs: [] });
     const taken = await call(t.app, "POST", "/runs/parent/fork", { forkId: "approve" });
-    expectError(taken, 409, "conflict");
+    expectError(taken, 409, "id_taken");
+    expect(taken.body).toMatchObject({ error: { id: "approve", differences: expect.any(Array) } });
     const outOfRange = await call(t.app, "POST", "/runs/parent/fork", { atSeq: 999 });
     expectError(outOfRange, 400, "invalid_input");
   });

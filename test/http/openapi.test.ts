@@ -181,12 +181,13 @@ describe("the limits the document states are those the server enforces", () => {
   const header = (path: string, name: string) =>
     doc.paths[path]?.get?.parameters?.find((p) => p.in === "header" && p.name === name)?.schema;
 
-  it.each([
-    ["/runs/{id}/live", "7", "run-1/7"],
-    ["/lifecycle", "run-1/7", "7"],
-  ])("%s: Last-Event-ID is described as its handler reads it", (path, taken, refused) => {
-    const pattern = new RegExp(header(path, "Last-Event-ID")?.pattern ?? "(?!)");
-    expect([pattern.test(taken), pattern.test(refused)]).toEqual([true, false]);
+  it("/lifecycle: Last-Event-ID is described as its handler reads it", () => {
+    const pattern = new RegExp(header("/lifecycle", "Last-Event-ID")?.pattern ?? "(?!)");
+    expect([pattern.test("run-1/7"), pattern.test("7")]).toEqual([true, false]);
+  });
+
+  it("/runs/{id}/live: Last-Event-ID is described as the seq its handler reads, an integer", () => {
+    expect(header("/runs/{id}/live", "Last-Event-ID")).toMatchObject({ type: "integer", minimum: 0 });
   });
 
   it("every route lists 403 (`runlog serve`'s forbidden_host and forbidden_origin; redrive's forbidden)", () => {

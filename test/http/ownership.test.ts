@@ -119,8 +119,8 @@ describe("ownership over HTTP", () => {
   it("a start under another owner's id is 409 naming the id, not the other run's input", async () => {
     const body = { agent: "demo", input: "mine", runId: "alices", model: "scripted:demo" };
     const answer = await call(app, "POST", "/runs", body, as("bob"));
-    const error = expectError(answer, 409, "conflict");
-    expect(error.message).toContain("alices");
+    const error = expectError(answer, 409, "id_taken");
+    expect(error).toMatchObject({ id: "alices" });
     expect(JSON.stringify(answer.body)).not.toContain("secret plan");
   });
 

@@ -66,7 +66,7 @@ describe("errorAnswer", () => {
   it.each([
     [new InvalidInputError("bad"), 400, "invalid_input", "bad"],
     [new LeaseHeldError("held"), 409, "run_in_progress", "held"],
-    [new ModelUnavailableError("slow down"), 503, "unavailable", "slow down"],
+    [new ModelUnavailableError("slow down"), 503, "model_unavailable", "slow down"],
     [new PermanentError("table missing"), 500, "internal", "table missing"],
     [
       new MissingIndexError("runs", "byParent", "no index byParent"),

@@ -57,7 +57,10 @@ describe("POST /runs", () => {
   it("a run id taken by a different run is 409, and the taken run is unchanged", async () => {
     const before = (await call(t.app, "GET", "/runs/demo-1/events")).body;
     const taken = await start({ agent: "demo", input: "another prompt", runId: "demo-1" });
-    expect(expectError(taken, 409, "conflict").message).toMatch(/taken by a different run/);
+    expect(expectError(taken, 409, "id_taken")).toMatchObject({
+      id: "demo-1",
+      differences: ['input "Plan my afternoon", not "another prompt"'],
+    });
     expect((await call(t.app, "GET", "/runs/demo-1/events")).body).toEqual(before);
   });
 
