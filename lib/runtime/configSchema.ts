@@ -2,7 +2,7 @@
  * The one configuration table: what every variable in NAMES may hold, with its default and the
  * words docs/reference/configuration.md and a ConfigError say of it, kept beside how it is read.
  */
-import { MAX_RETENTION_DAYS } from "../steps/retention.ts";
+import { MAX_RETENTION_DAYS } from "../core/retention.ts";
 import { type ConfigField, DEFAULT_DATA_DIR, NAMES, OPENAI_DEFAULT_BASE_URL } from "./config.ts";
 import {
   arn,

@@ -1,10 +1,9 @@
 import { InvalidInputError } from "../core/errors.ts";
+import { MAX_RETENTION_DAYS } from "../core/retention.ts";
 import { type RunStatus, SETTLED_BY_LOG } from "../core/status.ts";
 import type { StepDeps } from "./deps.ts";
 
 const DAY_MS = 86_400_000;
-/** The longest retention: a hundred years (a date past it may not be representable, or mean anything). */
-export const MAX_RETENTION_DAYS = 36_500;
 
 /**
  * Statuses a run rests in for good: nothing continues it on its own. The
