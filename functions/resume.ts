@@ -16,8 +16,11 @@ import { ExecutionEndedDetail, eventBridge, ResumeRunDetail } from "./schemas.ts
 import { defined } from "./stepInput.ts";
 
 const ResumeRunEvent = eventBridge("runlog.ResumeRun", ResumeRunDetail);
-const Schema = z.union([
-  eventBridge("Step Functions Execution Status Change", ExecutionEndedDetail),
+/** Told apart by `detail-type`, so a bad one's issues name its own fields; an execution's end comes from Step Functions only. */
+const Schema = z.discriminatedUnion("detail-type", [
+  eventBridge("Step Functions Execution Status Change", ExecutionEndedDetail).extend({
+    source: z.literal("aws.states"),
+  }),
   ResumeRunEvent,
 ]);
 type ResumeEvent = z.output<typeof Schema>;
@@ -80,6 +83,9 @@ export const handler = controlHandler(
           runId,
           by: RESUMED_BY.event,
           actor: resumer.id,
+          // The event's id is the key of the message it carries: a redelivery (EventBridge, Lambda's
+          // retries, a redrive) finds it in the log and answers what the first delivery did.
+          idempotencyKey: event.id,
           ...defined({ model, input, limits, modelSettings }),
         }),
       );

@@ -1,6 +1,6 @@
 import { dueApprovals, type ExpiringApproval } from "../core/approvalExpiry.ts";
 import { classify } from "../core/classify.ts";
-import { ConflictError, InvalidInputError, NotFoundError } from "../core/errors.ts";
+import { ConflictError, InvalidInputError, LeaseHeldError, NotFoundError } from "../core/errors.ts";
 import { APPROVAL_EXPIRED, DECIDED_BY_TIMEOUT } from "../core/eventConstants.ts";
 import type { ToolDecided } from "../core/events.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
@@ -8,6 +8,7 @@ import type { ControlDeps } from "./deps.ts";
 import { expireRun } from "./expireApprovals.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
+import { readTail } from "./logReads.ts";
 import { writeNext } from "./writeNext.ts";
 
 export interface DecisionRequest {
@@ -101,14 +102,33 @@ export async function decide(
   deps.faults.reached("decide:after-append");
   if (typeof waiting !== "number") return waiting;
   if (waiting > 0) return { resumed: false, waiting };
-  return resumeResult(
-    await openGeneration(deps, {
-      kind: "decide",
+  try {
+    return resumeResult(
+      await openGeneration(deps, {
+        kind: "decide",
+        runId: request.runId,
+        actor: request.by,
+        ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
+      }),
+    );
+  } catch (error) {
+    // The same decision again (a redelivered event, a retried request) while the resume it made is
+    // executing: that execution is what this decision asked for, so it answers as the first did.
+    // Only a resume opened after this call's decision is: one before it is the pause's own generation,
+    // still giving back its lease, and the person is told to try again.
+    if (!(error instanceof LeaseHeldError)) throw error;
+    const { events } = await readTail(deps, request.runId);
+    const decided = events.findLast((e) => e.type === "tool_decided" && e.callId === request.callId);
+    const opened = events.findLast((e) => e.type === "resumed");
+    if (decided === undefined || opened?.type !== "resumed" || opened.seq < decided.seq) throw error;
+    return {
+      resumed: true,
       runId: request.runId,
-      actor: request.by,
-      ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: request.onBehalfOf }),
-    }),
-  );
+      generation: opened.generation,
+      kind: opened.kind,
+      opened: false,
+    };
+  }
 }
 
 /** The fields that make a decision the one it is: a keyed retry must repeat them. */

@@ -173,6 +173,20 @@ describe("runlog.ResumeRun events", () => {
     await expect(resume(trusted)).resolves.toMatchObject({ runId: "theirs" });
   });
 
+  it("refuse another detail-type, or an execution's end that Step Functions did not send, naming the field", async () => {
+    const unknown = await refusal(resume(busEvent("runlog.Resume", { runId: "res" })));
+    expect(unknown.cause).toMatchObject({ code: "invalid_input", field: "detail-type" });
+    const forged = {
+      ...busEvent("Step Functions Execution Status Change", {
+        executionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x",
+        status: "FAILED",
+        input: JSON.stringify({ runId: "res", generation: 1 }),
+      }),
+      source: "runlog",
+    };
+    expect((await refusal(resume(forged))).cause).toMatchObject({ code: "invalid_input", field: "source" });
+  });
+
   it("refuse a detail the API would refuse, naming the field", async () => {
     const event = busEvent("runlog.ResumeRun", { runId: "res", input: "" });
     expect((await refusal(resume(event))).cause).toMatchObject({

@@ -16,7 +16,7 @@ import { execute } from "./execute.ts";
 import { handlers } from "./handlers.ts";
 import { busEvent, nameOf, STATE_MACHINE_ARN, useFunctionEnvironment } from "./support.ts";
 
-const { startRun, steerRun } = handlers;
+const { resume, startRun, steerRun } = handlers;
 
 const env = useFunctionEnvironment("fn-steer", {
   STATE_MACHINE_ARN,
@@ -128,10 +128,10 @@ describe("a runlog.Decide event", () => {
     const callId = await pausedRun("st-twice");
     const event = busEvent("runlog.Decide", { runId: "st-twice", callId, approved: true }, "e-twice");
     const before = starts().length;
-    await steerRun(event);
+    expect(await steerRun(event)).toMatchObject({ acted: true });
     // Delivered again before the execution it started has begun: the same generation, started again
-    // under its own name, which Step Functions refuses to start twice.
-    await steerRun(event);
+    // under its own name, which Step Functions refuses to start twice; answered as the first was.
+    expect(await steerRun(event)).toMatchObject({ acted: true, status: "running" });
     expect(await eventsOf("st-twice", "tool_decided")).toHaveLength(1);
     expect(await eventsOf("st-twice", "resumed")).toHaveLength(1);
     const names = sfn
@@ -146,6 +146,21 @@ describe("a runlog.Decide event", () => {
     expect(await steerRun(event)).toMatchObject({ runId: "st-twice", status: "completed" });
     expect(await env.store().read("st-twice")).toEqual(log);
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(started);
+  });
+
+  it("a runlog.ResumeRun with a message, delivered again after its run completed, adds the message once", async () => {
+    expect(await scriptedRun("st-resume-twice", [{ text: "first" }, { text: "second" }])).toMatchObject({
+      status: "completed",
+    });
+    const event = busEvent("runlog.ResumeRun", { runId: "st-resume-twice", input: "more please" }, "e-rr");
+    expect(await resume(event)).toMatchObject({ resumed: true, generation: 2 });
+    await execute(starts().at(-1)!);
+    const log = await env.store().read("st-resume-twice");
+    const started = sfn.commandCalls(StartExecutionCommand).length;
+    expect(await resume(event)).toMatchObject({ resumed: true, generation: 2 });
+    expect(await env.store().read("st-resume-twice")).toEqual(log);
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(started);
+    expect(log.filter((e) => e.type === "resumed" && e.input === "more please")).toHaveLength(1);
   });
 
   it("refuses another owner's run as one that does not exist, writing nothing", async () => {
