@@ -28,6 +28,14 @@ function shown(field: ConfigField, value: string | undefined): string | undefine
 }
 
 /**
+ * This process's environment without runlog's own variables (those that choose the store, the data
+ * dir, faults …): what a test's throwaway runlog reads, whatever the shell holds.
+ */
+export function processEnvWithoutRunlog(): Env {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("RUNLOG_")));
+}
+
+/**
  * Parse every variable of `env` once, for the local runtime and CLI (`for: "local"`, the default)
  * or a Lambda handler (`for: "handlers"`, which requires TABLE_NAME and the lease time). Pure over
  * `env`: a deprecated name is told to `warn`. Throws one ConfigError listing every problem.

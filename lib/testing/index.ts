@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { parseScript, type Script, type ScriptTurn } from "../adapters/scripted/script.ts";
 import { type AgentFactory, derivedAgent } from "../agents/registry.ts";
 import { type LocalOptions, type LocalRunlog, openLocal } from "../api/local.ts";
+import { processEnvWithoutRunlog } from "../runtime/readConfig.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { AgentContext } from "../ports/tool.ts";
@@ -46,9 +47,7 @@ export interface TestRunlogOptions extends Omit<LocalOptions, "agents" | "dataDi
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** This process's environment without runlog's own variables, which choose the store, the data dir and faults. */
-const withoutRunlogVariables = (): Record<string, string | undefined> =>
-  Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("RUNLOG_")));
+
 
 export interface TestRunlog extends LocalRunlog {
   /** The model spec that plays `script` (`scripted:<file>`), if one was given. */
@@ -67,7 +66,7 @@ export async function createTestRunlog(options: TestRunlogOptions): Promise<Test
       { field: "agents" },
     );
   }
-  const { agents, script, dataDir: given, env = withoutRunlogVariables(), ...rest } = options;
+  const { agents, script, dataDir: given, env = processEnvWithoutRunlog(), ...rest } = options;
   const dataDir = given ?? mkdtempSync(join(tmpdir(), "runlog-test-"));
   const cleanup = () => {
     if (given === undefined) rmSync(dataDir, { recursive: true, force: true });
