@@ -1,4 +1,5 @@
-import { Duration, Stack, Token } from "aws-cdk-lib";
+import { createHash } from "node:crypto";
+import { Duration } from "aws-cdk-lib";
 import type { IHttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
@@ -69,11 +70,10 @@ export class RunlogAlarms extends Construct {
     super(scope, id);
     const action = props.topic ? new SnsAction(props.topic) : undefined;
     const base = (props.runbookBaseUrl ?? RUNBOOKS).replace(/\/+$/, "");
-    const prefix = alarmNamePrefix(this);
     const alarm = (name: string, runbook: string, metric: IMetric, shape: Shape, meaning: string) => {
       const made = new Alarm(this, name, {
         metric,
-        ...(prefix === undefined ? {} : { alarmName: `${prefix}-${name}` }),
+        alarmName: alarmName(props.deployment, name),
         threshold: shape.threshold,
         evaluationPeriods: shape.evaluationPeriods ?? 1,
         datapointsToAlarm: shape.datapointsToAlarm ?? shape.evaluationPeriods ?? 1,
@@ -276,18 +276,21 @@ export function staleRunLimit(sweepEvery = Duration.minutes(5), staleAfter = STA
   return Duration.seconds(staleAfter.toSeconds() + 3 * sweepEvery.toSeconds());
 }
 
+/** CloudWatch's longest alarm name. */
+const MAX_ALARM_NAME = 255;
+
 /**
- * `<stack>-<path to the alarms>`: readable in the console and in a page, and unique per
- * deployment (one stack name per account and region, one path per construct). None (CloudFormation
- * names them) when the stack's name is only known at deploy time.
+ * `<deployment>-Alarms-<alarm>` (`Runlog-Alarms-DeadLetters`, `Prod/Agents-Alarms-DeadLetters`):
+ * readable in the console and in a page, and apart for two deployments because their names are
+ * (cdk/deployment.ts), which a join of stack name and ids with "-" is not (stack `Team`, construct
+ * `Agents-Prod` and stack `Team-Agents`, construct `Prod` gave one name). An alarm's name holds no
+ * "-", so the last one ends the deployment's. Too long for CloudWatch, the deployment's name is
+ * cut and a hash of it added.
  */
-function alarmNamePrefix(alarms: Construct): string | undefined {
-  const stack = Stack.of(alarms);
-  if (Token.isUnresolved(stack.stackName)) return undefined;
-  const path = alarms.node.scopes
-    .slice(alarms.node.scopes.indexOf(stack) + 1)
-    .map((scope) => scope.node.id)
-    // As in logical ids: a construct named Default stands for its parent (RunlogStack's Runlog).
-    .filter((id) => id !== "Default");
-  return [stack.stackName, ...path].join("-");
+export function alarmName(deployment: string, alarm: string): string {
+  const suffix = `-Alarms-${alarm}`;
+  const name = `${deployment}${suffix}`;
+  if (name.length <= MAX_ALARM_NAME) return name;
+  const hash = createHash("sha256").update(deployment).digest("hex").slice(0, 8);
+  return `${deployment.slice(0, MAX_ALARM_NAME - suffix.length - hash.length - 1)}/${hash}${suffix}`;
 }

@@ -1,6 +1,7 @@
 import { Token } from "aws-cdk-lib";
 import { NAMES } from "../lib/runtime/config.ts";
 import { RunlogPropsError } from "./propsError.ts";
+import { describeValue } from "./propsShape.ts";
 import { EVENT_SOURCE } from "./triggers.ts";
 
 /** A JWT authorizer on every route of the HTTP API, in place of IAM. */
@@ -53,13 +54,18 @@ export const DEFAULT_API_RESERVED_CONCURRENCY = 10;
 /** A list of strings joined into one variable with commas: none may be empty or hold a comma. */
 function checkList(prop: string, value: unknown): void {
   if (!Array.isArray(value) || value.length === 0) {
-    throw new RunlogPropsError(prop, `must list at least one value, got ${JSON.stringify(value)}`);
+    throw new RunlogPropsError(
+      prop,
+      Array.isArray(value)
+        ? "must list at least one value, got []"
+        : `must be an array of strings (["…"]), got ${describeValue(value)}`,
+    );
   }
   for (const item of value) {
     if (typeof item !== "string" || item.trim() === "" || item.includes(",") || Token.isUnresolved(item)) {
       throw new RunlogPropsError(
         prop,
-        `must hold non-empty strings written out, without commas; got ${JSON.stringify(item)}`,
+        `must hold non-empty strings written out, without commas; got ${describeValue(item)}`,
       );
     }
   }
@@ -80,7 +86,7 @@ function checkAuth(auth: RunlogAuth | undefined): void {
   ) {
     throw new RunlogPropsError(
       "auth.jwt.issuer",
-      `must be an https:// URL, got ${JSON.stringify(jwt.issuer)}`,
+      `must be an https:// URL, got ${describeValue(jwt.issuer)}`,
     );
   }
   checkList("auth.jwt.audience", jwt.audience);
@@ -89,7 +95,7 @@ function checkAuth(auth: RunlogAuth | undefined): void {
     if (value !== undefined && (typeof value !== "string" || !/^\S+$/.test(value))) {
       throw new RunlogPropsError(
         `auth.jwt.${key}`,
-        `must be a name without spaces, got ${JSON.stringify(value)}`,
+        `must be a name without spaces, got ${describeValue(value)}`,
       );
     }
   }
@@ -110,7 +116,7 @@ export function validateEdgeProps(props: RunlogEdgeProps): void {
   if (props.maxRunningPerOwner !== undefined && !positiveInteger(props.maxRunningPerOwner)) {
     throw new RunlogPropsError(
       "maxRunningPerOwner",
-      `must be a positive whole number of runs, got ${props.maxRunningPerOwner}`,
+      `must be a positive whole number of runs, got ${describeValue(props.maxRunningPerOwner)}`,
     );
   }
   if (props.models !== undefined) checkList("models.allow", props.models?.allow);
@@ -131,20 +137,20 @@ export function validateEdgeProps(props: RunlogEdgeProps): void {
   ) {
     throw new RunlogPropsError(
       "throttle.rateLimit",
-      `must be a positive number of requests per second, got ${rateLimit}`,
+      `must be a positive number of requests per second, got ${describeValue(rateLimit)}`,
     );
   }
   if (burstLimit !== undefined && !positiveInteger(burstLimit)) {
     throw new RunlogPropsError(
       "throttle.burstLimit",
-      `must be a positive whole number of requests, got ${burstLimit}`,
+      `must be a positive whole number of requests, got ${describeValue(burstLimit)}`,
     );
   }
   const reserved = props.apiReservedConcurrency;
   if (reserved !== undefined && reserved !== false && !positiveInteger(reserved)) {
     throw new RunlogPropsError(
       "apiReservedConcurrency",
-      `must be a positive whole number, or false for no reservation (0 would stop the API), got ${reserved}`,
+      `must be a positive whole number, or false for no reservation (0 would stop the API), got ${describeValue(reserved)}`,
     );
   }
 }

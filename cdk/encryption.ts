@@ -104,6 +104,26 @@ export function encryptionKeysOf(props: EncryptionProps): RunlogEncryptionKeys {
   return keys;
 }
 
+/**
+ * A KMS key is used only in its own Region: the table, log groups, queues, bus and secret of this
+ * stack cannot be encrypted with a key of another (a key imported by ARN names its Region).
+ */
+function checkKeyRegions(
+  stack: Stack,
+  given: RunlogEncryptionKey | undefined,
+  keys: RunlogEncryptionKeys,
+): void {
+  if (Token.isUnresolved(stack.region)) return;
+  for (const [kind, key] of Object.entries(keys)) {
+    const region = key.env.region;
+    if (Token.isUnresolved(region) || region === stack.region) continue;
+    throw new RunlogPropsError(
+      isKey(given) ? "encryptionKey" : `encryptionKey.${kind}`,
+      `is a key in ${region} (${shownKey(key)}): a KMS key encrypts only in its own Region, and this stack is in ${stack.region}; give a key (or a multi-Region replica) of ${stack.region}`,
+    );
+  }
+}
+
 /** Add a statement to a key's policy, or warn (naming the prop) that the key's owner must: an imported key's policy is not this stack's. */
 function allowService(scope: Construct, prop: string, key: IKey, statement: PolicyStatement): void {
   if (key.addToResourcePolicy(statement).statementAdded) return;
@@ -132,6 +152,7 @@ export function applyEncryption(
 ): RunlogEncryptionKeys {
   const keys = encryptionKeysOf(props);
   const stack = Stack.of(scope);
+  checkKeyRegions(stack, props.encryptionKey, keys);
   const all = scope.node.findAll();
   const tableKey = keys.table ?? props.table?.encryptionKey;
   if (tableKey) {

@@ -10,6 +10,7 @@ import {
   TASK_TIMEOUT_SECONDS,
 } from "../lib/workflow/timeouts.ts";
 import { RunlogPropsError } from "./propsError.ts";
+import { describeValue } from "./propsShape.ts";
 import type { HandlerName } from "./runlogFunction.ts";
 
 /** How one of runlog's functions is sized: each field replaces runlog's own choice for that function. */
@@ -27,7 +28,7 @@ export interface RunlogFunctionSizing {
   architecture?: Architecture;
   /** Reserved concurrency of this function, over `concurrency.reservedConcurrency` and `apiReservedConcurrency`. @default those props' */
   reservedConcurrency?: number;
-  /** Variables added to the function's environment; runlog's own (`RUNLOG_*` and every other name its configuration reads) and Lambda's reserved (`AWS_*`) are refused. @default none */
+  /** Variables added to the function's environment, at most 4 KB: the model provider's (`OPENAI_BASE_URL`, `OPENAI_ORG_ID`, `OPENAI_PROJECT_ID`) and the team's own; runlog's own (`RUNLOG_*`, the table's, the state machine's …, `OPENAI_API_KEY`: use `modelKeySecret`) and Lambda's reserved (`AWS_*` …) are refused, each saying why. @default none */
   environment?: Record<string, string>;
 }
 
@@ -75,10 +76,38 @@ const TIMEOUT_BOUNDS: Partial<Record<HandlerName, { min?: number; max?: number; 
   handoff: { max: LEASE_MARGIN_SECONDS, why: "a lease outlasts its execution by 5 minutes only" },
   api: { max: 29, why: "API Gateway waits at most 30 s for the function" },
 };
-/** runlog's own variables (every name in the one configuration schema) and Lambda's reserved ones. */
-const OWN_VARIABLES = new Set<string>(Object.values(NAMES));
-const LAMBDA_RESERVED = /^(RUNLOG_|AWS_|_|LAMBDA_)|^(NODE_OPTIONS|TZ|LANG|PATH|LD_LIBRARY_PATH|NODE_PATH)$/;
-const isReservedVariable = (key: string): boolean => OWN_VARIABLES.has(key) || LAMBDA_RESERVED.test(key);
+/**
+ * The variables of the configuration schema that are the team's to set on a function: the model
+ * provider's (another OpenAI-compatible endpoint, the organization and project requests are sent
+ * for), which the construct never sets. Every other name of the schema is runlog's own.
+ */
+export const USER_VARIABLES: ReadonlySet<string> = new Set([
+  NAMES.openaiBaseUrl,
+  NAMES.openaiOrgId,
+  NAMES.openaiProjectId,
+]);
+const OWN_VARIABLES = new Set<string>(Object.values(NAMES).filter((name) => !USER_VARIABLES.has(name)));
+const LAMBDA_RESERVED = /^(AWS_|_|LAMBDA_)|^(NODE_OPTIONS|TZ|LANG|PATH|LD_LIBRARY_PATH|NODE_PATH)$/;
+/** Lambda's limit on the size of one function's variables, names and values together. */
+export const LAMBDA_ENVIRONMENT_BYTES = 4_096;
+
+/** Why a team may not set a variable on one of runlog's functions, or undefined when it may. */
+export function refusedVariable(key: string): string | undefined {
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key)) {
+    return "a variable's name is a letter, then letters, digits and _";
+  }
+  if (USER_VARIABLES.has(key)) return undefined;
+  if (key === NAMES.openaiApiKey) {
+    return "the model key is kept in a secret, not in a function's variables: give it as modelKeySecret";
+  }
+  if (LAMBDA_RESERVED.test(key)) {
+    return "Lambda reserves it (AWS_*, _*, LAMBDA_*, NODE_OPTIONS, TZ, LANG, PATH …)";
+  }
+  if (key.startsWith("RUNLOG_") || OWN_VARIABLES.has(key)) {
+    return "it is runlog's own (RUNLOG_*, TABLE_NAME, STATE_MACHINE_ARN, MODEL_KEY_SECRET_ARN …): the construct sets it from its props, or it is read by the CLI only";
+  }
+  return undefined;
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -112,7 +141,7 @@ export function validateFunctionsSizing(functions: unknown, sweepEvery: Duration
   if (!isObject(functions)) {
     throw new RunlogPropsError(
       "functions",
-      `must be an object keyed by function name, got ${String(functions)}`,
+      `must be an object keyed by function name, got ${describeValue(functions)}`,
     );
   }
   for (const [handler, sizing] of Object.entries(functions)) {
@@ -127,7 +156,7 @@ export function validateFunctionsSizing(functions: unknown, sweepEvery: Duration
     if (!isObject(sizing)) {
       throw new RunlogPropsError(
         `functions.${name}`,
-        `must be { ${FIELDS.join(", ")} }, got ${String(sizing)}`,
+        `must be { ${FIELDS.join(", ")} }, got ${describeValue(sizing)}`,
       );
     }
     for (const field of Object.keys(sizing)) {
@@ -183,21 +212,33 @@ export function validateFunctionsSizing(functions: unknown, sweepEvery: Duration
     }
     if (environment !== undefined) {
       if (!isObject(environment)) {
-        throw new RunlogPropsError(`functions.${name}.environment`, "must be an object of strings");
+        throw new RunlogPropsError(
+          `functions.${name}.environment`,
+          `must be an object of strings, got ${describeValue(environment)}`,
+        );
       }
+      let bytes = 0;
       for (const [key, value] of Object.entries(environment)) {
-        if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key) || isReservedVariable(key)) {
+        const refused = refusedVariable(key);
+        if (refused !== undefined) {
           throw new RunlogPropsError(
             `functions.${name}.environment`,
-            `cannot set ${JSON.stringify(key)}: a variable name of letters, digits and _ that is neither runlog's own (RUNLOG_*, TABLE_NAME, …) nor Lambda's reserved (AWS_*, …)`,
+            `cannot set ${JSON.stringify(key)}: ${refused}`,
           );
         }
         if (typeof value !== "string") {
           throw new RunlogPropsError(
             `functions.${name}.environment`,
-            `${key} must be a string, got ${typeof value}`,
+            `${key} must be a string, got ${describeValue(value)}`,
           );
         }
+        if (!Token.isUnresolved(value)) bytes += Buffer.byteLength(key) + Buffer.byteLength(value);
+      }
+      if (bytes > LAMBDA_ENVIRONMENT_BYTES) {
+        throw new RunlogPropsError(
+          `functions.${name}.environment`,
+          `holds ${bytes} bytes of names and values: over Lambda's ${LAMBDA_ENVIRONMENT_BYTES} for all of a function's variables (runlog's own take some of them too)`,
+        );
       }
     }
   }

@@ -15,6 +15,8 @@ export interface RunlogHttpApiProps {
   jwt?: RunlogJwtAuth;
   /** The default stage's throttling. @default DEFAULT_THROTTLE (50 rps, 100 burst) */
   throttle?: RunlogThrottle;
+  /** The API's name in the console. @default "Http", as CDK names it from its id */
+  name?: string;
 }
 
 /**
@@ -30,6 +32,7 @@ export class RunlogHttpApi extends Construct {
     super(scope, id);
     const integration = new HttpLambdaIntegration("App", props.handler);
     this.api = new HttpApi(this, "Http", {
+      ...(props.name === undefined ? {} : { apiName: props.name }),
       description: "runlog: start, inspect, resume and steer runs",
       defaultAuthorizer: props.jwt
         ? new HttpJwtAuthorizer("Jwt", props.jwt.issuer, { jwtAudience: props.jwt.audience })

@@ -20,14 +20,27 @@ const keysOf = (
 const resolvedKeys = (schema: KeyElement[] | undefined) =>
   (schema ?? []).map((key) => `${key.attributeName}:${key.keyType}`).join(",");
 
-/** What is wrong with a table declared in this app (Table or TableV2) for runlog's layout; [] when nothing is. */
-function problems(cfn: CfnTable | CfnGlobalTable, retention: boolean): string[] {
+/** What is wrong with a table's key schema and TTL, set when it is made (Table or TableV2); [] when nothing is. */
+function madeProblems(cfn: CfnTable | CfnGlobalTable, retention: boolean): string[] {
   const resolve = (value: unknown) => Stack.of(cfn).resolve(value) as unknown;
   const found: string[] = [];
   const keys = resolvedKeys(resolve(cfn.keySchema) as KeyElement[]);
   if (keys !== keysOf(layout.KeySchema)) {
     found.push(`has the key schema [${keys}], runlog needs [${keysOf(layout.KeySchema)}]`);
   }
+  const ttl = resolve(cfn.timeToLiveSpecification) as
+    | { attributeName?: string; enabled?: boolean }
+    | undefined;
+  if (retention && (ttl?.attributeName !== TTL_ATTRIBUTE || ttl.enabled === false)) {
+    found.push(`needs its TTL on ${TTL_ATTRIBUTE} for retentionDays to delete finished runs`);
+  }
+  return found;
+}
+
+/** What is wrong with a table's global secondary indexes, which may be added after it is made; [] when nothing is. */
+function indexProblems(cfn: CfnTable | CfnGlobalTable): string[] {
+  const resolve = (value: unknown) => Stack.of(cfn).resolve(value) as unknown;
+  const found: string[] = [];
   const indexes = (resolve(cfn.globalSecondaryIndexes) ?? []) as Index[];
   for (const wanted of layout.GlobalSecondaryIndexes ?? []) {
     const index = indexes.find((i) => i.indexName === wanted.IndexName);
@@ -39,27 +52,24 @@ function problems(cfn: CfnTable | CfnGlobalTable, retention: boolean): string[] 
       );
     }
   }
-  const ttl = resolve(cfn.timeToLiveSpecification) as
-    | { attributeName?: string; enabled?: boolean }
-    | undefined;
-  if (retention && (ttl?.attributeName !== TTL_ATTRIBUTE || ttl.enabled === false)) {
-    found.push(`needs its TTL on ${TTL_ATTRIBUTE} for retentionDays to delete finished runs`);
-  }
   return found;
 }
 
 /**
  * Check a table the user brings (the `table` prop) against runlog's layout as far as synth can
- * see it. A Table or TableV2 of this app is read from its CloudFormation resource when the app
- * synthesizes (its indexes may be added after the construct is made); an imported table cannot
- * be seen and must be made to the layout in docs/reference/construct-props.md.
+ * see it. A Table or TableV2 of this app: its keys and TTL, fixed when it is made, now (a
+ * RunlogPropsError naming `table`); its indexes, which may be added after the construct is made,
+ * when the app synthesizes (CDK's validation error, holding runlog's message). An imported table
+ * cannot be seen and must be made to the layout in docs/reference/construct-props.md.
  */
 export function checkOwnTable(scope: IConstruct, table: ITable, options: { retention: boolean }): void {
   const cfn = table.node.defaultChild;
   if (!(cfn instanceof CfnTable || cfn instanceof CfnGlobalTable)) return;
+  const [made] = madeProblems(cfn, options.retention);
+  if (made !== undefined) throw new RunlogPropsError("table", `${table.node.path} ${made}`);
   scope.node.addValidation({
     validate: () =>
-      problems(cfn, options.retention).map(
+      indexProblems(cfn).map(
         (problem) => new RunlogPropsError("table", `${table.node.path} ${problem}`).message,
       ),
   });

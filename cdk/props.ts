@@ -18,7 +18,7 @@ export { RunlogPropsError } from "./propsError.ts";
 
 /** Where the alarms go. */
 export interface RunlogAlarmsProps {
-  /** The topic told when an alarm fires and when it clears. @default none: the alarms only show in CloudWatch */
+  /** The topic told when an alarm fires and when it clears (a topic, not its ARN: `Topic.fromTopicArn`). @default none: the alarms only show in CloudWatch */
   topic?: ITopic;
   /** Where you publish runlog's runbooks: each alarm's description links `<runbookBaseUrl>/<name>.md`. @default "docs/runbooks" (the pages in the runlog package) */
   runbookBaseUrl?: string;
@@ -41,7 +41,7 @@ export interface RunlogProps extends RunlogEdgeProps, RunlogNetworkProps {
   modelKeySecret?: ISecret | string;
   /** The Amazon Bedrock models runs may call as `bedrock:<id>`: only CallModel may invoke them, and only those. @default none: no Bedrock model can be called */
   bedrock?: RunlogBedrockProps;
-  /** Whole days a run that finished (completed, cancelled, failed…) is kept before DynamoDB's TTL deletes it. @default forever */
+  /** Whole days (1 to 36,500, MAX_RETENTION_DAYS) a run that finished (completed, cancelled, failed…) is kept before DynamoDB's TTL deletes it. @default forever */
   retentionDays?: number;
   /** The bus runlog.StartRun, runlog.ResumeRun and the steering events (SendMessage, Decide, CancelRun) arrive on. @default a bus of this deployment's own (`eventBus` of the construct), so no other deployment's events reach it */
   eventBus?: IEventBus;

@@ -1,4 +1,5 @@
 import { Duration, Token } from "aws-cdk-lib";
+import { MAX_RETENTION_DAYS } from "../lib/core/retention.ts";
 import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
 import { validateBedrockProps } from "./bedrock.ts";
 import { validateEdgeProps } from "./edgeProps.ts";
@@ -33,6 +34,27 @@ export interface PropsWarning {
  * valid): `functions` is how many functions `concurrency.reservedConcurrency` reserves for.
  */
 export function propsWarnings(props: RunlogProps, functions: number): PropsWarning[] {
+  return [...concurrencyWarnings(props, functions), ...trustWarnings(props)];
+}
+
+/**
+ * `trustedEventSources` with `eventPublishers`: the bus policy the construct writes grants PutEvents
+ * with no `events:source` condition, so every publisher may send a trusted source and be believed.
+ */
+function trustWarnings(props: RunlogProps): PropsWarning[] {
+  if (props.trustedEventSources === undefined || props.eventPublishers === undefined) return [];
+  return [
+    {
+      prop: "trustedEventSources",
+      message:
+        `every principal of eventPublishers may put events with the source ${props.trustedEventSources.map((s) => JSON.stringify(s)).join(", ")} ` +
+        "on this deployment's bus (its policy has no events:source condition), and runlog would believe their detail.owner: " +
+        "list only publishers you trust to name any owner, or bring a bus (eventBus) whose policy limits each publisher's sources",
+    },
+  ];
+}
+
+function concurrencyWarnings(props: RunlogProps, functions: number): PropsWarning[] {
   const reserved = props.concurrency?.reservedConcurrency;
   if (reserved === undefined || Token.isUnresolved(reserved)) return [];
   const most = ACCOUNT_CONCURRENCY.default - ACCOUNT_CONCURRENCY.unreserved;
@@ -90,17 +112,43 @@ export const PROP_NAMES = [
 const everyPropListed: EveryKeyListed<RunlogProps, typeof PROP_NAMES> = true;
 void everyPropListed;
 
+/**
+ * A Duration prop in seconds (a token when given as `Duration.seconds(token)`); CDK cannot convert
+ * a token of another unit, which is refused naming the prop rather than by CDK's unscoped error.
+ */
+function secondsOf(prop: string, duration: Duration): number {
+  try {
+    return duration.toSeconds({ integral: false });
+  } catch (error) {
+    throw new RunlogPropsError(
+      prop,
+      `must be written out, or a token given as Duration.seconds(token): got a token in ${duration.unitLabel()}`,
+      { cause: error },
+    );
+  }
+}
+
 /** Check the props that a template would accept but a deployment or a run would not. */
 export function validateProps(props: RunlogProps): void {
   checkPropsShape(props, PROP_NAMES);
+  for (const prop of ["sweepEvery", "executionTimeout"] as const) {
+    const duration = props[prop];
+    if (duration !== undefined) secondsOf(prop, duration);
+  }
+  if (props.redrive !== undefined) secondsOf("redrive.after", props.redrive.after);
   validateEdgeProps(props);
   validateNetworkProps(props);
   const { retentionDays, sweepEvery, executionTimeout, concurrency, modelKeySecret, alarms } = props;
   // Written into every function's variables and the log groups' retention: it must be known at synth.
-  if (retentionDays !== undefined && (Token.isUnresolved(retentionDays) || !positiveInteger(retentionDays))) {
+  if (
+    retentionDays !== undefined &&
+    (Token.isUnresolved(retentionDays) ||
+      !positiveInteger(retentionDays) ||
+      retentionDays > MAX_RETENTION_DAYS)
+  ) {
     throw new RunlogPropsError(
       "retentionDays",
-      `must be a positive whole number of days written out (no token), got ${describeValue(retentionDays)}`,
+      `must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (a hundred years, the most the functions accept), written out (no token); got ${describeValue(retentionDays)}`,
     );
   }
   if (sweepEvery !== undefined && !Token.isUnresolved(sweepEvery.toSeconds())) {
@@ -119,8 +167,8 @@ export function validateProps(props: RunlogProps): void {
     redriveAfter.toSeconds() < 60
   ) {
     throw new RunlogPropsError(
-      "redrive",
-      `after must be a minute or more, got ${redriveAfter.toHumanString()}`,
+      "redrive.after",
+      `must be a minute or more, got ${redriveAfter.toHumanString()}`,
     );
   }
   if (executionTimeout !== undefined) {
@@ -132,16 +180,13 @@ export function validateProps(props: RunlogProps): void {
       );
     }
   }
-  if (concurrency !== undefined && (typeof concurrency !== "object" || concurrency === null)) {
-    throw new RunlogPropsError(
-      "concurrency",
-      `must be { reservedConcurrency?, maxToolCalls? }, got ${String(concurrency)}`,
-    );
-  }
   for (const key of ["reservedConcurrency", "maxToolCalls"] as const) {
     const value = concurrency?.[key];
     if (value !== undefined && !positiveInteger(value)) {
-      throw new RunlogPropsError(`concurrency.${key}`, `must be a positive whole number, got ${value}`);
+      throw new RunlogPropsError(
+        `concurrency.${key}`,
+        `must be a positive whole number, got ${describeValue(value)}`,
+      );
     }
   }
   const maxToolCalls = concurrency?.maxToolCalls;
@@ -183,8 +228,8 @@ export function validateProps(props: RunlogProps): void {
     );
   }
   if (props.eventPublishers !== undefined) {
-    if (!Array.isArray(props.eventPublishers) || props.eventPublishers.length === 0) {
-      throw new RunlogPropsError("eventPublishers", "must list at least one principal");
+    if (props.eventPublishers.length === 0) {
+      throw new RunlogPropsError("eventPublishers", "must list at least one principal, got []");
     }
     if (props.eventBus !== undefined) {
       throw new RunlogPropsError(
@@ -194,15 +239,16 @@ export function validateProps(props: RunlogProps): void {
     }
   }
   validateBedrockProps(props.bedrock);
-  if (typeof modelKeySecret === "string" && modelKeySecret.trim() === "") {
-    throw new RunlogPropsError("modelKeySecret", "must name a secret (its name or ARN), got an empty string");
-  }
+  if (typeof modelKeySecret === "string") checkSecretName(modelKeySecret);
   const { statusShards } = props;
   if (
     statusShards !== undefined &&
     !(Number.isInteger(statusShards) && statusShards >= 1 && statusShards <= 32)
   ) {
-    throw new RunlogPropsError("statusShards", `must be a whole number from 1 to 32, got ${statusShards}`);
+    throw new RunlogPropsError(
+      "statusShards",
+      `must be a whole number from 1 to 32, got ${describeValue(statusShards)}`,
+    );
   }
   if (props.dashboard !== undefined && typeof props.dashboard !== "boolean") {
     throw new RunlogPropsError("dashboard", `must be true or false, got ${String(props.dashboard)}`);
@@ -222,17 +268,28 @@ export function validateProps(props: RunlogProps): void {
       `must be true or false, got ${String(props.tableDeletionProtection)}`,
     );
   }
-  if (alarms !== undefined && alarms !== false && (typeof alarms !== "object" || alarms === null)) {
-    throw new RunlogPropsError(
-      "alarms",
-      `must be { topic?, runbookBaseUrl? } or false, got ${String(alarms)}`,
-    );
-  }
   const base = alarms === false ? undefined : alarms?.runbookBaseUrl;
   if (base !== undefined && (Token.isUnresolved(base) || base.trim() === "")) {
     throw new RunlogPropsError(
       "alarms.runbookBaseUrl",
-      "must be a URL or path written out (no token), got an empty or unresolved one",
+      `must be a URL or path written out (no token), got ${describeValue(base)}`,
     );
   }
+}
+
+/** A secret's name as Secrets Manager allows it (1 to 512 of letters, digits and /_+=.@-). */
+const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
+/** A Secrets Manager secret's ARN, complete or partial. */
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}$/;
+
+/** `modelKeySecret` given as a string: a name or ARN Secrets Manager could hold (a token passes). */
+function checkSecretName(secret: string): void {
+  if (Token.isUnresolved(secret)) return;
+  if (secret.startsWith("arn:") ? SECRET_ARN.test(secret) : SECRET_NAME.test(secret)) return;
+  throw new RunlogPropsError(
+    "modelKeySecret",
+    secret.startsWith("arn:")
+      ? `must be a Secrets Manager secret's ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>), got ${describeValue(secret)}`
+      : `must be a secret's name (1 to 512 of letters, digits and /_+=.@-) or ARN, got ${describeValue(secret)}`,
+  );
 }

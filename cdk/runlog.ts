@@ -69,7 +69,8 @@ export class Runlog extends Construct {
   readonly network: RunlogNetwork | undefined;
   /**
    * The name setting this deployment apart in its account and region (cdk/deployment.ts): its
-   * metrics' `deployment` dimension, its bus's and state machine log group's names.
+   * metrics' `deployment` dimension, and every name the construct gives (the bus, the state
+   * machine's log group, the alarms, the HTTP API).
    */
   readonly deployment: string;
   /** The customer-managed keys by kind of resource (none without `encryptionKey`). */
@@ -170,6 +171,8 @@ export class Runlog extends Construct {
     grantRedrive(redriveDeadLetters, this.deadLetters, targets);
     this.httpApi = new RunlogHttpApi(this, "HttpApi", {
       handler: api,
+      // Named after the deployment, so two deployments' APIs are told apart in the console.
+      name: `${this.deployment}-HttpApi`,
       logRetention,
       ...(props.auth ? { jwt: props.auth.jwt } : {}),
       ...(props.throttle ? { throttle: props.throttle } : {}),

@@ -7,7 +7,8 @@ import type { Queue } from "aws-cdk-lib/aws-sqs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
 import type { RunlogProps } from "./props.ts";
-import type { EveryKeyListed } from "./propsShape.ts";
+import { RunlogPropsError } from "./propsError.ts";
+import { describeValue, type EveryKeyListed } from "./propsShape.ts";
 import { Runlog } from "./runlog.ts";
 import { functionFile, type HandlerName } from "./runlogFunction.ts";
 
@@ -56,6 +57,9 @@ export class RunlogStack extends Stack {
   constructor(scope: Construct, id: string, props: RunlogStackProps = {}) {
     const { agentsModule, eventBusName, ...others } = props;
     super(scope, id, props);
+    if (eventBusName !== undefined && (typeof eventBusName !== "string" || eventBusName.trim() === "")) {
+      throw new RunlogPropsError("eventBusName", `must be a bus's name, got ${describeValue(eventBusName)}`);
+    }
     // Construct props pass through; StackProps keys are the stack's own.
     const rest = Object.fromEntries(
       Object.entries(others).filter(([key]) => !(STACK_PROP_NAMES as readonly string[]).includes(key)),

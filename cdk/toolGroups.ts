@@ -5,6 +5,7 @@ import { DEFAULT_MAX_TOOL_CALLS } from "../lib/workflow/definition.ts";
 import { toolGroupsProblem } from "../lib/workflow/toolGroups.ts";
 import { type RunlogFunctionSizing, validateFunctionsSizing } from "./functionProps.ts";
 import { RunlogPropsError } from "./propsError.ts";
+import { describeValue } from "./propsShape.ts";
 
 /** One tool group: the tools its own RunTool function runs, under its own role, sized like `functions.runTool`. */
 export interface RunlogToolGroup extends RunlogFunctionSizing {
@@ -24,6 +25,28 @@ export interface ToolGroup {
 /** Check `toolGroups`: each error names the group and the field (`toolGroups.payments.tools`). */
 export function validateToolGroups(groups: unknown, maxToolCalls: number | undefined): void {
   if (groups === undefined) return;
+  if (typeof groups !== "object" || groups === null || Array.isArray(groups)) {
+    throw new RunlogPropsError(
+      "toolGroups",
+      `must be an object of groups by name ({ payments: { tools: [...] } }), got ${describeValue(groups)}`,
+    );
+  }
+  // What the shared check (lib/workflow/toolGroups.ts) would misdescribe: a group that is no object, a tool listed twice in one.
+  for (const [name, group] of Object.entries(groups)) {
+    if (typeof group !== "object" || group === null || Array.isArray(group)) {
+      throw new RunlogPropsError(
+        `toolGroups.${name}`,
+        `must be { tools, ...sizing } (tools: the names of its tools), got ${describeValue(group)}`,
+      );
+    }
+    const tools = (group as { tools?: unknown }).tools;
+    if (Array.isArray(tools)) {
+      const twice = tools.find((tool, i) => typeof tool === "string" && tools.indexOf(tool) !== i);
+      if (twice !== undefined) {
+        throw new RunlogPropsError(`toolGroups.${name}.tools`, `names ${JSON.stringify(twice)} twice`);
+      }
+    }
+  }
   const asNames =
     typeof groups === "object" && groups !== null && !Array.isArray(groups)
       ? Object.fromEntries(

@@ -121,7 +121,7 @@ describe("the alarms' names", () => {
     });
     const names = stacks.flatMap((stack) => alarmsOf(Template.fromStack(stack)).map((a) => a.AlarmName));
     for (const name of names)
-      expect(name).toEqual(expect.stringMatching(/^(One|Two)-(Sales|Support)-Alarms-\w+$/));
+      expect(name).toEqual(expect.stringMatching(/^(One|Two)\/(Sales|Support)-Alarms-\w+$/));
     expect(new Set(names).size).toBe(names.length);
   });
 

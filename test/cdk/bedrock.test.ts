@@ -96,7 +96,7 @@ describe("bedrock.models: checked at synth, naming the prop", () => {
     [{ models: ["anthropic.*"] }, "bedrock.models"],
     [{ models: [""] }, "bedrock.models"],
     [{ models: ["not a model"] }, "bedrock.models"],
-    [{ models: "amazon.nova-lite-v1:0" }, "bedrock"],
+    [{ models: "amazon.nova-lite-v1:0" }, "bedrock.models"],
   ])("%j", (bedrock, prop) => {
     let error: unknown;
     try {

@@ -282,7 +282,7 @@ describe("bad props", () => {
     ["retentionDays", { retentionDays: Number.NaN }],
     ["sweepEvery", { sweepEvery: Duration.seconds(30) }],
     ["sweepEvery", { sweepEvery: Duration.seconds(90) }],
-    ["redrive", { redrive: { after: Duration.seconds(30) } }],
+    ["redrive.after", { redrive: { after: Duration.seconds(30) } }],
     ["executionTimeout", { executionTimeout: Duration.days(400) }],
     ["concurrency.reservedConcurrency", { concurrency: { reservedConcurrency: 0 } }],
     ["concurrency.reservedConcurrency", { concurrency: { reservedConcurrency: 2.5 } }],

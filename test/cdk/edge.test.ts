@@ -163,7 +163,7 @@ describe("the HTTP API's edge", () => {
 
 describe("the edge props, refused with the prop named", () => {
   it.each<[string, Partial<RunlogProps>]>([
-    ["auth", { auth: {} as never }],
+    ["auth.jwt", { auth: {} as never }],
     ["auth.jwt.issuer", { auth: { jwt: { issuer: "http://insecure.example", audience: ["a"] } } }],
     ["auth.jwt.audience", { auth: { jwt: { issuer: ISSUER, audience: [] } } }],
     [

@@ -121,28 +121,40 @@ describe("a table the user brings", () => {
     );
   });
 
+  it("is refused at synth when it has no status index, naming the prop", () => {
+    const { synth } = withTable((stack) => tableV2(stack, { statusIndex: false }));
+    expect(synth).toThrow(/runlog: table UserStack\/Mine/);
+    expect(synth).toThrow(`has no global secondary index ${STATUS_SHARD_INDEX}`);
+  });
+
+  // Keys and TTL are fixed when a table is made: a RunlogPropsError with its prop when the construct is.
   it.each([
     [
       "another key schema",
       (stack: Stack) =>
         new Table(stack, "Mine", { partitionKey: { name: "pk", type: AttributeType.STRING } }) as ITable,
+      {},
       "has the key schema [pk:HASH], runlog needs [runId:HASH,seq:RANGE]",
     ],
     [
-      "no status index",
-      (stack: Stack) => tableV2(stack, { statusIndex: false }),
-      `has no global secondary index ${STATUS_SHARD_INDEX}`,
+      "no TTL on expiresAt when runs are kept retentionDays",
+      (stack: Stack) => tableV2(stack),
+      { retentionDays: 7 },
+      "needs its TTL on expiresAt",
     ],
-  ])("is refused at synth when it has %s, naming the prop", (_case, make, problem) => {
-    const { synth } = withTable(make);
-    expect(synth).toThrow(/runlog: table UserStack\/Mine/);
-    expect(synth).toThrow(problem);
-  });
-
-  it("needs its TTL on expiresAt when runs are kept retentionDays", () => {
-    const { synth } = withTable((stack) => tableV2(stack), { retentionDays: 7 });
-    expect(synth).toThrow("needs its TTL on expiresAt");
-  });
+  ])(
+    "is refused when the construct is made when it has %s, naming the prop",
+    (_case, make, props, problem) => {
+      expect(() => withTable(make, props)).toThrow(
+        expect.objectContaining({
+          name: "RunlogPropsError",
+          prop: "table",
+          message: expect.stringMatching(/^runlog: table UserStack\/Mine /),
+        }),
+      );
+      expect(() => withTable(make, props)).toThrow(problem);
+    },
+  );
 
   it.each(["tableRemovalPolicy", "tableDeletionProtection"] as const)(
     "is the user's to protect: %s beside it is refused, naming the prop",
