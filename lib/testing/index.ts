@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { parseScript, type Script, type ScriptTurn } from "../adapters/scripted/script.ts";
 import { type AgentFactory, derivedAgent } from "../agents/registry.ts";
 import { type LocalOptions, type LocalRunlog, openLocal } from "../api/local.ts";
-import { processEnvWithoutRunlog } from "../runtime/readConfig.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { AgentContext } from "../ports/tool.ts";
 import { checkLocalOptions } from "../runtime/local/localOptions.ts";
+import { processEnvWithoutRunlog } from "../runtime/readConfig.ts";
 
 export { DEMO_SCRIPT } from "../adapters/scripted/demo.ts";
 export { SCRIPTED_SPEC_PREFIX, scriptedCallId } from "../adapters/scripted/model.ts";
@@ -46,8 +46,6 @@ export interface TestRunlogOptions extends Omit<LocalOptions, "agents" | "dataDi
    */
   env?: Readonly<Record<string, string | undefined>>;
 }
-
-
 
 export interface TestRunlog extends LocalRunlog {
   /** The model spec that plays `script` (`scripted:<file>`), if one was given. */
