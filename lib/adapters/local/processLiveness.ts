@@ -1,6 +1,29 @@
+import { readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 
 const HOST = hostname();
+
+/**
+ * This process's PID namespace (Linux: the inode /proc/self/ns/pid names), empty where there is
+ * none to read. Two containers sharing a data dir may share a host name (host networking) and a
+ * pid number, each in its own namespace: a pid is only checked within the namespace it is from.
+ */
+function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** Where this process's pids mean something: the host, and its PID namespace when it has one. */
+const PLACE = ((ns) => (ns === "" ? HOST : `${HOST}/${ns}`))(pidNamespace());
+
+/**
+ * Whether an owner's pid can be checked here: written in this PID namespace, or (by an older
+ * runlog, which wrote the host alone) on this host. Any other place's pid says nothing here.
+ */
+const checkableHere = (place: string) => place === PLACE || place === HOST;
 /**
  * Owners of this process: `named` (claimed, its execution about to begin), `executing`, or
  * `ended` (it ran here and stopped). Named and executing owners are alive.
@@ -14,13 +37,13 @@ const MAX_ENDED = 10_000;
 const OWNER = /^local:(.+):(\d+):([^:]+)$/;
 
 /**
- * A lease owner naming this host, this process and one execution in it. node:crypto is loaded on
+ * A lease owner naming this host (and PID namespace), this process and one execution in it. node:crypto is loaded on
  * the first call (the same module the run's other ids use), so a process that only reads runs
  * (the CLI's reads) loads no crypto.
  */
 export function localOwner(): string {
   const { randomUUID } = process.getBuiltinModule("node:crypto");
-  return `local:${HOST}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  return `local:${PLACE}:${process.pid}:${randomUUID().slice(0, 8)}`;
 }
 
 /** The owner was named for an execution that is about to begin here. */
@@ -53,12 +76,13 @@ export function forgetOwner(owner: string): void {
 
 /**
  * Whether a local lease owner still runs: in this process, it is named or executing;
- * elsewhere on this host, its process exists. Owners this host cannot check (another host,
- * an AWS execution) count as alive, so their lease time decides.
+ * elsewhere on this host (in this PID namespace), its process exists. Owners this process cannot
+ * check (another host, another container's namespace, an AWS execution) count as alive, so their
+ * lease time decides.
  */
 export function isLocalOwnerAlive(owner: string): boolean {
   const match = OWNER.exec(owner);
-  if (!match || match[1] !== HOST) return true;
+  if (!match || !checkableHere(match[1]!)) return true;
   if (Number(match[2]) === process.pid) {
     const state = owners.get(owner);
     return state === "named" || state === "executing";
@@ -78,7 +102,7 @@ export function localExecutionOf(
 ): "none" | "running" | "ended" {
   const match = OWNER.exec(owner);
   if (!match) return "none";
-  if (match[1] !== HOST) return "running";
+  if (!checkableHere(match[1]!)) return "running";
   if (Number(match[2]) !== process.pid) return processExists(Number(match[2])) ? "running" : "none";
   const state = owners.get(owner);
   if (state === "executing") return "running";

@@ -1,4 +1,5 @@
-import { rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toRunlogError } from "../../../lib/adapters/sqlite/errors.ts";
@@ -258,5 +259,22 @@ describe("LocalOrchestrator.executionOf and stop", () => {
     expect(await orchestrator.executionOf("local:another-host:1:abcd0001")).toBe("running");
     expect(await orchestrator.executionOf(`local:${hostname()}:${process.pid}:never001`)).toBe("none");
     expect(await orchestrator.stop("sfn:r1-g1", "no")).toBe(false);
+  });
+
+  it("checks a pid only in the PID namespace it came from: another container with this host name is alive whatever its pid", async () => {
+    const { orchestrator } = compose();
+    const own = orchestrator.leaseOwnerFor();
+    const place = own.split(":")[1]!;
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid;
+    // This process's own place, the pid gone: none, a crashed process's lease is free at once.
+    expect(await orchestrator.executionOf(`local:${place}:${gone}:abcd0001`)).toBe("none");
+    expect(await orchestrator.isAlive(`local:${place}:${gone}:abcd0001`)).toBe(false);
+    if (!existsSync("/proc/self/ns/pid")) return; // no PID namespaces to tell apart on this system
+    expect(place).toMatch(new RegExp(`^${hostname()}/\\d+$`));
+    // The same host name in another namespace (a container with host networking): its pid means
+    // nothing here, so its lease time decides, never a takeover of a live execution.
+    const elsewhere = `local:${hostname()}/1:${gone}:abcd0002`;
+    expect(await orchestrator.executionOf(elsewhere)).toBe("running");
+    expect(await orchestrator.isAlive(elsewhere)).toBe(true);
   });
 });
