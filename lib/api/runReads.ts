@@ -11,7 +11,7 @@ import type { RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
 import type { ControlDeps, ReadDeps } from "../steps/deps.ts";
 import { leaseIsLive } from "../steps/liveness.ts";
-import { readTail, viewFacts } from "../steps/logReads.ts";
+import { readTail, readTailChecked, viewFacts } from "../steps/logReads.ts";
 import { outcomeOfFacts } from "../steps/outcome.ts";
 import { Access } from "./access.ts";
 import type { EventPageRequest, EventsPage } from "./eventPage.ts";
@@ -72,7 +72,7 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
     let tail: LogView;
     try {
-      tail = await readTail(this.deps, runId);
+      tail = await readTailChecked(this.deps, runId);
     } catch (error) {
       if (error instanceof CorruptEventError) {
         return { resumable: false, reason: "malformed", description: error.message, seq: error.seq };

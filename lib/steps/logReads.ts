@@ -1,8 +1,9 @@
-import { NotFoundError } from "../core/errors.ts";
+import { CorruptEventError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { LogFacts, LogView } from "../core/log.ts";
 import { factsOf } from "../core/logReader.ts";
 import { fromAnchor, tailBoundary } from "../core/tail.ts";
+import type { EventStore } from "../ports/eventStore.ts";
 import type { StepDeps } from "./deps.ts";
 
 // How steps read a run's log: the whole of it, the view to decide a write on, or its tail. They
@@ -41,6 +42,33 @@ export async function readTail(deps: Pick<StepDeps, "store" | "logs">, runId: st
   const tail = await deps.store.readBack(runId, tailBoundary());
   if (tail.length === 0) throw notFound(runId);
   return tail[0]!.seq === 1 ? { events: tail } : fromAnchor(tail);
+}
+
+/**
+ * readTail for a request that writes to the run or says where it stands (a resume, resume-point):
+ * a tail that does not reach seq 1 has not seen the log's start, so one short read checks it is
+ * there. A log whose `run_started` is gone is malformed (CorruptEventError at seq 1), never
+ * continued. The steps of an execution read the tail alone: their run was checked when it opened.
+ */
+export async function readTailChecked(
+  deps: Pick<StepDeps, "store" | "logs">,
+  runId: string,
+): Promise<LogView> {
+  const tail = await readTail(deps, runId);
+  if (tail.events[0]?.seq !== 1) await assertLogStarts(deps.store, runId);
+  return tail;
+}
+
+async function assertLogStarts(store: EventStore, runId: string): Promise<void> {
+  const [first] = (await store.readPage(runId, { afterSeq: 0, limit: 1, maxBytes: 1 })).entries;
+  const seq = first === undefined ? undefined : "event" in first ? first.event.seq : first.summary.seq;
+  if (seq !== 1) {
+    throw new CorruptEventError(
+      runId,
+      1,
+      `its first event (run_started) is missing; the log starts at seq ${seq}`,
+    );
+  }
 }
 
 /**

@@ -71,6 +71,11 @@ const CASES: [string, number, (runId: string, log: RunEvent[]) => Promise<unknow
   ["a row with an empty body", 3, (id) => putRaw(id, 3, undefined)],
   ["a gap in seq", 2, async (id) => raw.prepare("DELETE FROM events WHERE run_id = ? AND seq = 2").run(id)],
   [
+    "its first event gone (the head kept)",
+    1,
+    async (id) => raw.prepare("DELETE FROM events WHERE run_id = ? AND seq = 1").run(id),
+  ],
+  [
     "a gap at the tail",
     4,
     (id, log) =>

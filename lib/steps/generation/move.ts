@@ -3,7 +3,7 @@ import { LeaseHeldError, RunCancelledError, StaleError } from "../../core/errors
 import { RESUMED_BY } from "../../core/eventConstants.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
 import type { ControlDeps } from "../deps.ts";
-import { readTail, viewFacts } from "../logReads.ts";
+import { readTail, readTailChecked, viewFacts } from "../logReads.ts";
 import { completeGeneration } from "./complete.ts";
 import { openNext } from "./next.ts";
 import { openedBy, openedGeneration, sameRequest } from "./opened.ts";
@@ -14,7 +14,7 @@ import { type Attempt, replanOrRefuse } from "./replan.ts";
 export async function move(deps: ControlDeps, opening: Move, mayReplan: boolean): Promise<Attempt> {
   const { runId } = opening;
   // The head and the tail of the log, never all of it: moving a run costs the same on any length.
-  const tail = await readTail(deps, runId);
+  const tail = opening.kind === "handoff" ? await readTail(deps, runId) : await readTailChecked(deps, runId);
   // Read once: the facts of the log as it was read, whatever is written while we wait on the store.
   const facts = viewFacts(deps, runId, tail);
   const seen = tail.events.at(-1)?.seq ?? 0;
