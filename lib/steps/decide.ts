@@ -169,11 +169,20 @@ function waitingAfter(events: Parameters<typeof classify>[0]): number {
  */
 function differingDetail(earlier: ToolDecided, request: DecisionRequest): string {
   if (earlier.approved !== request.approved || earlier.by !== request.by) return "";
-  const shown = (value: string | undefined) => (value === undefined ? "none" : JSON.stringify(value));
-  const differs = (["reason", "onBehalfOf"] as const)
-    .filter((field) => earlier[field] !== request[field])
-    .map((field) => `${field} ${shown(earlier[field])}, not ${shown(request[field])}`);
-  return `, with ${differs.join(" and ")}: the same decision again records nothing more only with the same ${differs.length > 1 ? "fields" : "field"}`;
+  const words = { reason: "reason", onBehalfOf: "on behalf of" } as const;
+  const fields = (["reason", "onBehalfOf"] as const).filter((field) => earlier[field] !== request[field]);
+  const recorded = fields.map((field) =>
+    earlier[field] === undefined ? `no ${words[field]}` : `${words[field]} ${JSON.stringify(earlier[field])}`,
+  );
+  const asked = fields.map((field) =>
+    request[field] === undefined
+      ? `gives no ${words[field]}`
+      : `gives ${words[field]} ${JSON.stringify(request[field])}`,
+  );
+  return (
+    ` with ${recorded.join(" and ")}, and this request ${asked.join(" and ")}: ` +
+    `a decision repeated records nothing more, so repeat it with the same ${fields.map((f) => words[f]).join(" and ")}`
+  );
 }
 
 /** Whether a recorded decision is this request's: the same verdict, by the same person, for the same reason. */
