@@ -27,7 +27,7 @@ export interface ToolGroupsProblem {
 /** The first problem with `groups`, or undefined when every group is well formed and no tool is in two. */
 export function toolGroupsProblem(groups: unknown): ToolGroupsProblem | undefined {
   if (typeof groups !== "object" || groups === null || Array.isArray(groups)) {
-    return { at: "", problem: `must be an object of groups by name, got ${String(groups)}` };
+    return { at: "", problem: `must be an object of groups by name, got ${shown(groups)}` };
   }
   const owner = new Map<string, string>();
   const tasks = new Map<string, string>();
@@ -55,6 +55,7 @@ export function toolGroupsProblem(groups: unknown): ToolGroupsProblem | undefine
         return { at: `${name}.tools`, problem: `must be tool names, got ${JSON.stringify(tool)}` };
       }
       const other = owner.get(tool);
+      if (other === name) return { at: `${name}.tools`, problem: `names ${tool} twice` };
       if (other !== undefined) {
         return {
           at: `${name}.tools`,
@@ -69,7 +70,8 @@ export function toolGroupsProblem(groups: unknown): ToolGroupsProblem | undefine
 
 /** A value as an error message shows it: JSON, and what kind of value it is. */
 function shown(value: unknown): string {
-  const kind = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
+  if (value === null || value === undefined) return String(value);
+  const kind = Array.isArray(value) ? "an array" : `a ${typeof value}`;
   return `${JSON.stringify(value) ?? String(value)} (${kind})`;
 }
 

@@ -105,6 +105,8 @@ describe("a definition with tool groups", () => {
 describe("checkToolGroups", () => {
   it.each([
     ["a tool in two groups", { a: ["x"], b: ["y", "x"] }, "toolGroups.b.tools", /group a too/],
+    ["a tool twice in one group", { a: ["x", "x"] }, "toolGroups.a.tools", /names x twice$/],
+    ["a group of null", { a: null }, "toolGroups.a.tools", /array of tool names, got null$/],
     ["an empty group", { a: [] }, "toolGroups.a.tools", /at least one tool/],
     ["a bad group name", { "pay-ments": ["x"] }, "toolGroups.pay-ments", /not a group name/],
     ["the default's name", { default: ["x"] }, "toolGroups.default", /default RunTool/],
