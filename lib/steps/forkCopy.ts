@@ -35,6 +35,13 @@ export async function copyEvents(
     if (stored && !same(event, stored)) throw taken(event.seq);
   }
   const missing = events.filter((event) => !copied.has(event.seq));
+  // A fork that exists was whole before its run_started was written (the copy and its opening come
+  // first): one it lacks an event of is another fork under this id (an identical copy, say, now
+  // asked to go on with input), never this request's to extend.
+  if (copied.has(1) && missing.length > 0) {
+    const why = `it is a fork of run ${first.parent?.runId} that does not hold this request's event at seq ${missing[0]!.seq}`;
+    throw new IdTakenError(forkId, [why], `fork id ${forkId} is taken by a different run (${why})`);
+  }
   await forEachConcurrently(missing, COPY_CONCURRENCY, async (event) => {
     try {
       await store.append(forkId, event);

@@ -59,16 +59,17 @@ export async function readTailChecked(
   return tail;
 }
 
+/** Events without seq 1 and without a head are no run (a fork's copy stopped before its run_started); with a head, a damaged one. */
 async function assertLogStarts(store: EventStore, runId: string): Promise<void> {
   const [first] = (await store.readPage(runId, { afterSeq: 0, limit: 1, maxBytes: 1 })).entries;
   const seq = first === undefined ? undefined : "event" in first ? first.event.seq : first.summary.seq;
-  if (seq !== 1) {
-    throw new CorruptEventError(
-      runId,
-      1,
-      `its first event (run_started) is missing; the log starts at seq ${seq}`,
-    );
-  }
+  if (seq === 1) return;
+  if ((await store.getHead(runId)) === undefined) throw notFound(runId);
+  throw new CorruptEventError(
+    runId,
+    1,
+    `its first event (run_started) is missing; the log starts at seq ${seq}`,
+  );
 }
 
 /**

@@ -167,6 +167,17 @@ describe("fork", () => {
     );
   });
 
+  it("an identical copy's id asked again with input is taken: the copy is not made to go on", async () => {
+    await local.runlog.fork({ runId: "parent", forkId: "resting-copy" });
+    const before = await local.runlog.events("resting-copy");
+    const again = await local.runlog
+      .fork({ runId: "parent", forkId: "resting-copy", input: "and now this?" })
+      .catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(IdTakenError);
+    expect((again as Error).message).toMatch(/fork id resting-copy is taken by a different run/);
+    expect(await local.runlog.events("resting-copy")).toEqual(before);
+  });
+
   it("a taken fork id given with a new key is the id taken, not the key reused; a key that names its fork is", async () => {
     const taken = await local.runlog
       .fork({ runId: "parent", forkId: "copy", atSeq: 2, idempotencyKey: "brand-new-key" })

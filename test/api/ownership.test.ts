@@ -136,13 +136,15 @@ describe("another owner's run", () => {
 
 describe("forks and sends", () => {
   it("a fork keeps its parent's owner, and only that owner sees it", async () => {
-    await rested(alice, "to-fork", [{ text: "first" }]);
-    await alice.fork({ runId: "to-fork", forkId: "forked", input: "again" });
-    expect((await alice.events("forked"))[0]).toMatchObject({
-      owner: { id: "arn:aws:iam::111111111111:user/alice" },
+    // An owner of her own: the fork goes on, one more running run under the cap of 2.
+    const ivy = local.runlog.as({ id: "arn:aws:iam::111111111111:user/ivy" });
+    await rested(ivy, "to-fork", [{ text: "first" }]);
+    await ivy.fork({ runId: "to-fork", forkId: "forked", input: "again" });
+    expect((await ivy.events("forked"))[0]).toMatchObject({
+      owner: { id: "arn:aws:iam::111111111111:user/ivy" },
     });
     await expect(bob.outcome("forked")).rejects.toBeInstanceOf(NotFoundError);
-    expect((await alice.list({ parent: "to-fork" })).runs.map((run) => run.runId)).toEqual(["forked"]);
+    expect((await ivy.list({ parent: "to-fork" })).runs.map((run) => run.runId)).toEqual(["forked"]);
   });
 
   it("a send records the caller as the resume's actor", async () => {
