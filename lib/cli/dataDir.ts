@@ -18,9 +18,19 @@ export class DataDirError extends UsageError {
 export interface DataDir {
   /** The absolute path. */
   path: string;
-  /** False when it does not exist (and was not to be created): then it holds no runs. */
+  /**
+   * False when it holds no runs and was not to be created: it does not exist, or it holds no store
+   * (a dir of your own, named by mistake). Nothing in it was touched then.
+   */
   exists: boolean;
 }
+
+/**
+ * The local store's file in a data dir, by which a dir is known to hold runs. The name
+ * lib/adapters/sqlite's `sqliteFile` gives it (the CLI may not import an adapter: see
+ * test/architecture/layers.test.ts).
+ */
+const STORE_FILE = "runlog.db";
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
 
@@ -38,9 +48,11 @@ const reason = (error: unknown) => REASONS[code(error) ?? ""] ?? (error as Error
 
 /**
  * The data dir a command uses: `--dir`, else the configured one (its variable, else ./.runlog), checked
- * before any store is opened. It must be a writable directory; a command that
- * only reads (`create` false) leaves a missing one missing, a command that
- * writes creates it. Every problem is a DataDirError saying what is wrong.
+ * before any store is opened. It must be a writable directory. A command that starts runs
+ * (`create`) creates a missing one and makes it private (0700). Any other command changes nothing
+ * of a dir: one that is missing or holds no store is reported as holding no runs (`exists` false),
+ * untouched; one that holds a store keeps its mode (a warning says when other users can enter it).
+ * Every problem is a DataDirError saying what is wrong.
  */
 export async function dataDir(
   flag: string | undefined,
@@ -79,10 +91,32 @@ export async function dataDir(
     }
   } else if (!found.isDirectory()) {
     throw new DataDirError(path, "is a file, not a directory");
+  } else if (!create && !(await holdsStore(path))) {
+    return { path, exists: false };
   }
   await checkWritable(path);
-  if (!(found instanceof Error)) await makePrivate(path, found.mode, warn);
+  if (!(found instanceof Error)) {
+    if (create) await makePrivate(path, found.mode, warn);
+    else warnIfOpen(path, found.mode, warn);
+  }
   return { path, exists: true };
+}
+
+/** Whether the dir holds a store file; one that cannot be looked at is a DataDirError. */
+async function holdsStore(path: string): Promise<boolean> {
+  const file = join(path, STORE_FILE);
+  const found = await stat(file).catch((error: unknown) => error as NodeJS.ErrnoException);
+  if (!(found instanceof Error)) return true;
+  if (found.code === "ENOENT" || found.code === "ENOTDIR") return false;
+  throw new DataDirError(path, `cannot be read (${reason(found)})`, { cause: found });
+}
+
+/** A command that starts no run leaves the dir's mode as it is: it only says when other users can enter it. */
+function warnIfOpen(path: string, mode: number, warn: (line: string) => void): void {
+  if ((mode & 0o077) === 0 || (mode & 0o1000) !== 0) return;
+  warn(
+    `runlog: data dir ${path} is mode ${octal(mode)}, open to other users; left as it is (a command that starts a run sets it to 0700)`,
+  );
 }
 
 /** Owner only: the dir holds every run's store, logs and tool files. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { PermanentError } from "../../core/errors.ts";
-import { isBusy, toRunlogError } from "./errors.ts";
+import { isBusy, type StoreFacts, toRunlogError } from "./errors.ts";
 import { type DatabaseSync, loadNodeSqlite, type StatementSync } from "./nodeSqlite.ts";
 import { createPrivate, modeOf, tightenFiles } from "./privateFiles.ts";
 import { migrate } from "./schema.ts";
@@ -26,7 +26,10 @@ export interface ConnectionOptions {
   busyTimeoutMs?: number;
   /** @default the system clock */
   clock?: { now(): Date };
-  /** Told when a store file other users could read is made private (0600). @default writes to stderr */
+  /**
+   * Told what its user should know and no call returns: a store file other users could read made
+   * private (0600), or one that could not be; housekeeping that failed. @default writes to stderr
+   */
   warn?: (line: string) => void;
 }
 
@@ -132,21 +135,35 @@ export class SqliteConnection {
 
   /**
    * Run database calls, turning any failure into a runlog error that names
-   * `what` and the file. `calls` is one statement, reads, or a transaction:
-   * made again whole while the lock is busy, which is safe because a busy call
-   * changed nothing.
+   * `what` and the file, and carrying `facts` (the run and seq it is about). `calls` is one
+   * statement, reads, or a transaction: made again whole while the lock is busy, which is safe
+   * because a busy call changed nothing.
    */
-  attempt<T>(what: string, calls: () => T): T {
+  attempt<T>(what: string, calls: () => T, facts?: StoreFacts): T {
     try {
       return this.untilFree(calls);
     } catch (error) {
-      throw toRunlogError(error, what, this.file);
+      throw toRunlogError(error, what, this.file, facts);
     }
   }
 
   /** Run `calls` in one write transaction (BEGIN IMMEDIATE: the write lock first), all or nothing. */
-  transaction<T>(what: string, calls: () => T): T {
-    return this.attempt(what, () => this.once(calls));
+  transaction<T>(what: string, calls: () => T, facts?: StoreFacts): T {
+    return this.attempt(what, () => this.once(calls), facts);
+  }
+
+  /**
+   * As `transaction`, but tried once, waiting for the lock only as long as one try of SQLite's
+   * busy handler (TRY_MS): undefined when another writer holds it. For housekeeping that may
+   * wait for a later turn rather than hold up the writers queued for the lock.
+   */
+  transactionIfFree<T>(what: string, calls: () => T): { done: T } | undefined {
+    try {
+      return { done: this.once(calls) };
+    } catch (error) {
+      if (isBusy(error)) return undefined;
+      throw toRunlogError(error, what, this.file);
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { ConflictError } from "../../core/errors.ts";
 import type { SqliteConnection } from "./connection.ts";
-import { toRunlogError } from "./errors.ts";
+import { AFTER_FIX, type StoreFacts, toRunlogError } from "./errors.ts";
 import { type EventRow, insertEvent } from "./log.ts";
 
 /** At most this many writes in one commit, so one commit never holds the event loop long. */
@@ -14,8 +14,8 @@ export interface Write<T> {
   run: () => T;
   /** What the write does, for the error its caller gets ("append seq 3 to run r1"). */
   what: string;
-  /** The run (and seq) an error names. */
-  facts?: { runId?: string; seq?: number };
+  /** The run (and seq) an error names, and what to do once its cause (a full disk) is fixed. */
+  facts?: StoreFacts;
   /** One statement, so a write alone in its batch is its own transaction (no BEGIN and COMMIT). */
   oneStatement?: boolean;
   /** Body bytes it stores, towards MAX_BATCH_BYTES. */
@@ -74,7 +74,7 @@ export class GroupCommit {
     const inserted = await this.write({
       run: () => insertEvent(this.db, row),
       what: `append seq ${event.seq} to run ${runId}`,
-      facts: { runId, seq: event.seq },
+      facts: { runId, seq: event.seq, afterFix: AFTER_FIX.resume },
       oneStatement: true,
       bytes: row.body.bytes,
     });

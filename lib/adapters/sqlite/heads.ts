@@ -3,6 +3,7 @@ import type { RunStatus } from "../../core/status.ts";
 import type { RunHead } from "../../ports/eventStore.ts";
 import { identityFrom } from "../newHead.ts";
 import { runSql, type SqliteConnection } from "./connection.ts";
+import { AFTER_FIX } from "./errors.ts";
 import type { GroupCommit } from "./groupCommit.ts";
 import { readEvent } from "./log.ts";
 import {
@@ -57,15 +58,18 @@ async function repairHead(db: SqliteConnection, runId: string, last: number): Pr
   const identity = identityFrom(await readEvent(db, runId, 1));
   if (!identity) return false;
   const now = db.now().toISOString();
-  db.attempt(`repair the head of run ${runId}`, () =>
-    insertHead(db, {
-      runId,
-      ...identity,
-      status: "interrupted",
-      lastSeq: last,
-      updatedAt: now,
-      leaseVersion: 0,
-    }),
+  db.attempt(
+    `repair the head of run ${runId}`,
+    () =>
+      insertHead(db, {
+        runId,
+        ...identity,
+        status: "interrupted",
+        lastSeq: last,
+        updatedAt: now,
+        leaseVersion: 0,
+      }),
+    { runId, afterFix: AFTER_FIX.resume },
   );
   return true;
 }
@@ -73,17 +77,21 @@ async function repairHead(db: SqliteConnection, runId: string, last: number): Pr
 /** The head, with the log's last seq; a missing one is rebuilt from the log. */
 export async function getHead(db: SqliteConnection, runId: string): Promise<RunHead | undefined> {
   const what = `read the head of run ${runId}`;
-  const { head, last } = db.attempt(what, () => ({
-    head: storedHead(db, runId),
-    last: lastEventSeq(db, runId),
-  }));
+  const { head, last } = db.attempt(
+    what,
+    () => ({
+      head: storedHead(db, runId),
+      last: lastEventSeq(db, runId),
+    }),
+    { runId },
+  );
   // A run whose head has expired is gone, whatever its events say.
   if (head === "expired") return undefined;
   if (last === undefined) return head === "none" ? undefined : head;
   // A head that only lags is normal (appends do not touch it): report the log's last seq, write nothing.
   if (head !== "none") return head.lastSeq >= last ? head : { ...head, lastSeq: last };
   if (!(await repairHead(db, runId, last))) return undefined;
-  const repaired = db.attempt(what, () => storedHead(db, runId));
+  const repaired = db.attempt(what, () => storedHead(db, runId), { runId });
   if (typeof repaired === "string") {
     throw new PermanentError(`run ${runId}: the head could not be repaired from the log`, { runId });
   }
@@ -103,7 +111,7 @@ export async function setStatus(
   const update = () =>
     writes.write({
       what,
-      facts: { runId },
+      facts: { runId, afterFix: AFTER_FIX.resume },
       oneStatement: true,
       run: () =>
         changed(db.statement(SET_STATUS).run(status, db.now().toISOString(), lastSeq, agent ?? null, runId)),

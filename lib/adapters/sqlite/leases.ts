@@ -1,6 +1,7 @@
 import { LeaseHeldError, NotFoundError } from "../../core/errors.ts";
 import type { AutoResumes, Lease, Resting } from "../../ports/eventStore.ts";
 import { runSql, type SqliteConnection } from "./connection.ts";
+import { AFTER_FIX } from "./errors.ts";
 import type { GroupCommit } from "./groupCommit.ts";
 import { getHead } from "./heads.ts";
 import { autoResumesValues, changed } from "./rows.ts";
@@ -42,7 +43,7 @@ function casClaim(
   const claim = [lease.owner, lease.until, expect + 1, db.now().toISOString()];
   return writes.write({
     what: `claim the lease of run ${runId} for ${lease.owner}`,
-    facts: { runId },
+    facts: { runId, afterFix: AFTER_FIX.resume },
     oneStatement: true,
     run: () =>
       changed(
@@ -89,7 +90,7 @@ export function renewLease(
 ): Promise<boolean> {
   return writes.write({
     what: `renew the lease of run ${runId} for ${lease.owner}`,
-    facts: { runId },
+    facts: { runId, afterFix: AFTER_FIX.resume },
     oneStatement: true,
     run: () => changed(db.statement(RENEW).run(lease.until, db.now().toISOString(), runId, lease.owner)),
   });
@@ -111,7 +112,7 @@ export function releaseLease(
   // The holder's last seq is the log's: nobody else writes while it holds the lease.
   return writes.write({
     what: `release the lease of run ${runId} held by ${owner}`,
-    facts: { runId },
+    facts: { runId, afterFix: AFTER_FIX.resume },
     oneStatement: true,
     run: () =>
       changed(

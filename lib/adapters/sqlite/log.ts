@@ -83,18 +83,23 @@ export async function readEvent(
   runId: string,
   seq: number,
 ): Promise<RunEvent | undefined> {
-  const row = db.attempt(`read seq ${seq} of run ${runId}`, () =>
-    db
-      .statement(`SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq = ?2 AND ${LIVE}`)
-      .get(runId, seq, nowSeconds(db)),
+  const row = db.attempt(
+    `read seq ${seq} of run ${runId}`,
+    () =>
+      db
+        .statement(`SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq = ?2 AND ${LIVE}`)
+        .get(runId, seq, nowSeconds(db)),
+    { runId, seq },
   );
   return row ? decodeRow(runId, row) : undefined;
 }
 
 /** The events after `afterSeq`, in order; CorruptEventError names the seq of a bad row. */
 export async function readEvents(db: SqliteConnection, runId: string, afterSeq: number): Promise<RunEvent[]> {
-  const rows = db.attempt(`read run ${runId} after seq ${afterSeq}`, () =>
-    db.statement(READ_AFTER).all(runId, afterSeq, nowSeconds(db)),
+  const rows = db.attempt(
+    `read run ${runId} after seq ${afterSeq}`,
+    () => db.statement(READ_AFTER).all(runId, afterSeq, nowSeconds(db)),
+    { runId },
   );
   return decodeRows(runId, rows);
 }
@@ -112,8 +117,10 @@ export async function readBack(
   const newestFirst: RunEvent[] = [];
   let below = Number.MAX_SAFE_INTEGER;
   for (let limit = 8; ; limit = Math.min(limit * 4, 1024)) {
-    const rows = db.attempt(`read the tail of run ${runId}`, () =>
-      db.statement(READ_BACK).all(runId, below, nowSeconds(db), limit),
+    const rows = db.attempt(
+      `read the tail of run ${runId}`,
+      () => db.statement(READ_BACK).all(runId, below, nowSeconds(db), limit),
+      { runId },
     );
     for (const row of rows) {
       const event = await decodeRow(runId, row);

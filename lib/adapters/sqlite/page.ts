@@ -21,12 +21,15 @@ export async function readPage(
   const { afterSeq, limit, maxBytes } = checked;
   const what = `read a page of run ${runId} after seq ${afterSeq}`;
   const now = nowSeconds(db);
-  const sizes = db.attempt(what, () =>
-    db
-      .statement(
-        `SELECT seq, type, at, octet_length(body) AS bytes FROM events WHERE run_id = ?1 AND seq > ?2 AND ${LIVE} ORDER BY seq LIMIT ?4`,
-      )
-      .all(runId, afterSeq, now, limit + 1),
+  const sizes = db.attempt(
+    what,
+    () =>
+      db
+        .statement(
+          `SELECT seq, type, at, octet_length(body) AS bytes FROM events WHERE run_id = ?1 AND seq > ?2 AND ${LIVE} ORDER BY seq LIMIT ?4`,
+        )
+        .all(runId, afterSeq, now, limit + 1),
+    { runId },
   );
   const plan = planPage(
     sizes.map((row) => ({ seq: int(row.seq), storedBytes: int(row.bytes) })),
@@ -34,12 +37,15 @@ export async function readPage(
   );
   const last = plan.entries.at(-1)?.seq ?? afterSeq;
   // Whole bodies only up to maxBytes each: a summarized event's body is never read here.
-  const bodies = db.attempt(what, () =>
-    db
-      .statement(
-        `SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq > ?2 AND seq <= ?4 AND octet_length(body) <= ?5 AND ${LIVE} ORDER BY seq`,
-      )
-      .all(runId, afterSeq, now, last, maxBytes),
+  const bodies = db.attempt(
+    what,
+    () =>
+      db
+        .statement(
+          `SELECT seq, enc, body FROM events WHERE run_id = ?1 AND seq > ?2 AND seq <= ?4 AND octet_length(body) <= ?5 AND ${LIVE} ORDER BY seq`,
+        )
+        .all(runId, afterSeq, now, last, maxBytes),
+    { runId },
   );
   const bySeq = new Map(bodies.map((row) => [int(row.seq), row]));
   const meta = new Map(sizes.map((row) => [int(row.seq), row]));
@@ -56,13 +62,16 @@ export async function readPage(
 
 async function summarize(db: SqliteConnection, runId: string, row: Row): Promise<EventSummary> {
   const seq = int(row.seq);
-  const start = db.attempt(`read the start of seq ${seq} of run ${runId}`, () =>
-    db
-      .statement(
-        // substr counts characters of text and bytes of a blob: either way at least the bytes a preview needs.
-        "SELECT enc, substr(body, 1, ?3) AS start FROM events WHERE run_id = ?1 AND seq = ?2",
-      )
-      .get(runId, seq, PREVIEW_SOURCE_BYTES),
+  const start = db.attempt(
+    `read the start of seq ${seq} of run ${runId}`,
+    () =>
+      db
+        .statement(
+          // substr counts characters of text and bytes of a blob: either way at least the bytes a preview needs.
+          "SELECT enc, substr(body, 1, ?3) AS start FROM events WHERE run_id = ?1 AND seq = ?2",
+        )
+        .get(runId, seq, PREVIEW_SOURCE_BYTES),
+    { runId, seq },
   );
   const body = start?.start;
   const bytes = typeof body === "string" || body instanceof Uint8Array ? body : "";

@@ -25,7 +25,10 @@ export function createPrivate(file: string): void {
 /**
  * Make the store's files 0600. `before` holds the modes they had before this open (undefined: it
  * did not exist): one that other users could already read gets a warning naming it and its mode;
- * one created now is set silently (a umask of 0 or 0277 still ends at 0600).
+ * one created now is set silently (a umask of 0 or 0277 still ends at 0600). One this user may
+ * not change (another user's file, in a dir shared with them) is left as it is, with a warning
+ * saying so when other users can read it, as a data dir that cannot be made private is: the
+ * store is still used.
  */
 export function tightenFiles(
   files: readonly string[],
@@ -35,9 +38,22 @@ export function tightenFiles(
   for (const file of files) {
     const mode = modeOf(file);
     if (mode === undefined || mode === PRIVATE_FILE_MODE) continue;
-    chmodSync(file, PRIVATE_FILE_MODE);
+    try {
+      chmodSync(file, PRIVATE_FILE_MODE);
+    } catch (error) {
+      if ((mode & 0o077) !== 0)
+        warn(`runlog: ${file} is mode ${octal(mode)}, readable by other users; ${cannot(error)}`);
+      continue;
+    }
     const old = before.get(file);
     if (old !== undefined && (old & 0o077) !== 0)
       warn(`runlog: ${file} was mode ${octal(old)}, readable by other users; set to 0600`);
   }
+}
+
+/** Why a file could not be made 0600, and who can. */
+function cannot(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EPERM") return "cannot set 0600: it belongs to another user, who can (chmod 600)";
+  return `cannot set 0600 (${code === "EROFS" ? "read-only file system" : (error as Error).message})`;
 }

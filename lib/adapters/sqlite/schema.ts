@@ -1,4 +1,4 @@
-import { PermanentError } from "../../core/errors.ts";
+import { InvalidInputError } from "../../core/errors.ts";
 import type { DatabaseSync } from "./nodeSqlite.ts";
 import { recordForkParents } from "./parents.ts";
 
@@ -94,7 +94,8 @@ const versionOf = (db: DatabaseSync) => Number(db.prepare("PRAGMA user_version")
 /**
  * Create the tables in a new file, upgrade a file of an older version step by
  * step (in one transaction: all steps or none), or refuse one of a newer
- * version. Several processes may open a file at once: the check is repeated
+ * version, unchanged: an InvalidInputError naming the data dir, which the caller chose (the CLI's
+ * exit 2, an unusable data dir). Several processes may open a file at once: the check is repeated
  * under the write lock, so exactly one creates or upgrades the tables.
  */
 export function migrate(db: DatabaseSync, file: string): void {
@@ -109,9 +110,10 @@ export function migrate(db: DatabaseSync, file: string): void {
       for (let from = version; from < SCHEMA_VERSION; from++) upgradeFrom(from, file)(db);
       db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     } else if (version !== SCHEMA_VERSION) {
-      throw new PermanentError(
+      throw new InvalidInputError(
         `${file} holds runlog store schema version ${version}; this runlog reads version ${SCHEMA_VERSION}: ` +
           "upgrade runlog, or point it at another data dir",
+        { field: "dataDir" },
       );
     }
     db.exec("COMMIT");
@@ -124,7 +126,12 @@ export function migrate(db: DatabaseSync, file: string): void {
 function upgradeFrom(version: number, file: string): (db: DatabaseSync) => void {
   const upgrade = UPGRADES[version];
   if (upgrade === undefined) {
-    throw new PermanentError(`${file} holds runlog store schema version ${version}, which no runlog wrote`);
+    throw new InvalidInputError(
+      `${file} holds runlog store schema version ${version}, which no runlog wrote`,
+      {
+        field: "dataDir",
+      },
+    );
   }
   return upgrade;
 }

@@ -16,7 +16,9 @@ import type {
 } from "../../ports/eventStore.ts";
 import { newHead } from "../newHead.ts";
 import { type ConnectionOptions, SqliteConnection } from "./connection.ts";
-import { deleteExpired, deleteIfExpired, expireRun } from "./expiry.ts";
+import { AFTER_FIX } from "./errors.ts";
+import { deleteIfExpired, expireRun } from "./expiry.ts";
+import { EXPIRY_SWEEP_MS, ExpirySweep } from "./expirySweep.ts";
 import { GroupCommit } from "./groupCommit.ts";
 import { getHead, insertHead, setStatus } from "./heads.ts";
 import { claimLease, releaseLease, renewLease } from "./leases.ts";
@@ -30,6 +32,11 @@ export interface SqliteEventStoreOptions extends ConnectionOptions {
    * run prepares none: for a store that runs execute on, not one opened only to read. @default false
    */
   forRuns?: boolean;
+  /**
+   * How often a store that stays open deletes a batch of the runs whose expiry has passed (one batch
+   * is deleted at open, and a backlog batch after batch). @default EXPIRY_SWEEP_MS (5 minutes)
+   */
+  expirySweepMs?: number;
 }
 
 /** The store's one file in a data dir. */
@@ -46,23 +53,27 @@ function checkPosition(runId: string, seq: number): void {
  * The run log in one SQLite file on this machine, opened in-process by every
  * process that uses it (see SqliteConnection for what its settings
  * guarantee). Events are rows keyed by (run_id, seq); the run-head is a row
- * of its own. Opening deletes runs whose expiry has passed.
+ * of its own. Runs whose expiry has passed are deleted in the background, in bounded batches
+ * (ExpirySweep), from the moment the store opens until it closes.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: SqliteConnection;
   /** Every write of this store, committed in groups (one fsync for the writes of a turn of the event loop). */
   private readonly writes: GroupCommit;
+  private readonly expiry: ExpirySweep;
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = new SqliteConnection(options);
     this.writes = new GroupCommit(this.db);
     try {
-      deleteExpired(this.db);
       if (options.forRuns) this.db.prepareRunStatements();
     } catch (error) {
       this.db.close();
       throw error;
     }
+    const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+    this.expiry = new ExpirySweep(this.db, options.expirySweepMs ?? EXPIRY_SWEEP_MS, warn);
+    this.expiry.start();
   }
 
   /** The database file. */
@@ -83,7 +94,7 @@ export class SqliteEventStore implements EventStore {
     // go first, in the same transaction, so the new run never meets one of them.
     const created = await this.writes.write({
       what: `create run ${runId}`,
-      facts: { runId },
+      facts: { runId, afterFix: AFTER_FIX.startAgain },
       bytes: row.body.bytes,
       run: () => {
         deleteIfExpired(this.db, runId);
@@ -161,6 +172,7 @@ export class SqliteEventStore implements EventStore {
 
   /** Close the file; the store cannot be used after. */
   async close(): Promise<void> {
+    this.expiry.stop();
     if (this.db.isOpen) this.writes.flushAll(); // what was written before the close is committed
     this.db.close();
   }

@@ -61,6 +61,10 @@ describe("opening the store", () => {
     raw.close();
     expect(() => new SqliteEventStore({ file })).toThrow(PermanentError);
     expect(() => new SqliteEventStore({ file })).toThrow(/schema version 99/);
+    // The data dir named is unusable, as a file or an unwritable one is: bad input (the CLI's exit 2).
+    expect(() => new SqliteEventStore({ file })).toThrow(
+      expect.objectContaining({ name: "InvalidInputError", field: "dataDir" }),
+    );
   });
 
   it("opens a file of schema version 1, keeping its runs, and upgrades it to keep auto-resumes", async () => {

@@ -1,8 +1,12 @@
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteConnection } from "../../../lib/adapters/sqlite/connection.ts";
+import { SqliteEventStore } from "../../../lib/adapters/sqlite/sqliteEventStore.ts";
+import { started } from "./support.ts";
 
 /** The store's files are the owner's only: another local user cannot read a run (issue 24). */
 const root = mkdtempSync(join(tmpdir(), "runlog-private-"));
@@ -52,4 +56,41 @@ describe("the SQLite store's files", () => {
     connection.close();
     first.close();
   });
+});
+
+/** Running as root: another user's process can be started (as nobody) to open a store root owns. */
+const AS_ROOT = process.getuid?.() === 0;
+const NOBODY = 65534;
+
+describe("another user's store files", () => {
+  it.skipIf(!AS_ROOT)(
+    "that this user may not tighten are used all the same, with a warning naming the file and who can",
+    async () => {
+      // Under /tmp itself: the tests' own temporary folder is root's only, and nobody could not enter it.
+      const shared = mkdtempSync("/tmp/runlog-shared-");
+      chmodSync(shared, 0o777);
+      const file = join(shared, "runlog.db");
+      const store = new SqliteEventStore({ file });
+      await store.createRun(started("r"));
+      await store.close();
+      chmodSync(file, 0o666);
+      const worker = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
+      const out = spawnSync(process.execPath, ["--import", "tsx", worker, file, "read", "r"], {
+        encoding: "utf8",
+        uid: NOBODY,
+        gid: NOBODY,
+        cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+        env: { ...process.env, TMPDIR: shared },
+      });
+      try {
+        expect([out.status, out.stdout], out.stderr).toEqual([0, "1\n"]);
+        expect(out.stderr).toContain(
+          `runlog: ${file} is mode 0666, readable by other users; cannot set 0600: it belongs to another user, who can (chmod 600)`,
+        );
+        expect(mode(file)).toBe(0o666);
+      } finally {
+        rmSync(shared, { recursive: true, force: true });
+      }
+    },
+  );
 });
