@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toRunlogError } from "../../../lib/adapters/sqlite/errors.ts";
+import { AFTER_FIX, toRunlogError } from "../../../lib/adapters/sqlite/errors.ts";
 import { BUILT_IN_AGENTS } from "../../../lib/agents/builtIn.ts";
 import { agentRegistry } from "../../../lib/agents/registry.ts";
 import { Runlog } from "../../../lib/api/runlog.ts";
@@ -154,7 +154,11 @@ describe("LocalOrchestrator: a failed execution", () => {
       get(target, property, receiver) {
         if (property === "append") {
           return async (runId: string, event: { seq: number }) => {
-            throw toRunlogError(full, `append seq ${event.seq} of run ${runId}`, "/data/.runlog/runlog.db");
+            throw toRunlogError(full, `append seq ${event.seq} of run ${runId}`, "/data/.runlog/runlog.db", {
+              runId,
+              seq: event.seq,
+              afterFix: AFTER_FIX.resume,
+            });
           };
         }
         return Reflect.get(target, property, receiver);
