@@ -34,12 +34,25 @@ export function expiringApprovals(
  * paid-for reply (a failed step would lose it, and every retry would ask the model again).
  */
 function needsApproval(tool: Agent["tools"][number], args: unknown): boolean {
+  let answer: unknown;
   try {
-    return Boolean(tool.needsApproval(args));
+    answer = tool.needsApproval(args);
   } catch {
     return true;
   }
+  // A rule answers at once (its type is boolean): a promise (an async rule) is no answer, so it
+  // asks a person too, and its rejection is caught here, never an unhandled one that ends the process.
+  if (isThenable(answer)) {
+    answer.then(undefined, () => {});
+    return true;
+  }
+  return Boolean(answer);
 }
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  (typeof value === "object" || typeof value === "function") &&
+  value !== null &&
+  typeof (value as { then?: unknown }).then === "function";
 
 /** Make a reply's stop agree with its tool calls, whatever the provider said. */
 export function normalize(reply: ModelReply): ModelReply {

@@ -227,6 +227,41 @@ describe("an approval rule that throws", () => {
     const response = (await store.read(runId)).find((event) => event.type === "model_response");
     expect(response).toMatchObject({ approvals: ["c1"] });
   });
+
+  it("asks a person when the rule is async (a promise is no answer), and its rejection never goes unhandled", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const tool = defineTool({
+        name: "guarded",
+        description: "Its rule is async, which the type does not allow.",
+        parameters: z.object({ amount: z.number() }),
+        needsApproval: (async ({ amount }: { amount: number }) => {
+          if (amount > 100) throw new Error("the limits service is down");
+          return false;
+        }) as unknown as (args: { amount: number }) => boolean,
+        run: () => "ran",
+      });
+      const agent = defineAgent({ name: "test", instructions: "", model: "test:m", tools: [tool] });
+      const model = countingModel({
+        text: "",
+        toolCalls: [
+          { id: "c1", name: "guarded", arguments: '{"amount":500}' },
+          { id: "c2", name: "guarded", arguments: '{"amount":5}' },
+        ],
+        stop: "tool_calls",
+      });
+      const runId = await runWith([]);
+      await callModel(depsFor(agent, model), { runId, generation: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const response = (await store.read(runId)).find((event) => event.type === "model_response");
+      expect(response).toMatchObject({ approvals: ["c1", "c2"] });
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
 });
 
 describe("a tool's result and a store blip", () => {
