@@ -49,6 +49,13 @@ export async function decide(
         return { done: decidedBefore(request.runId, events, keyed.seq) };
       }
       if (facts.cancelled) throw new ConflictError(`run ${request.runId} was cancelled; nothing to decide`);
+      // A damaged log is refused whole, as a resume or a message is: nothing is written into it.
+      if (facts.problem) {
+        throw new ConflictError(
+          `run ${request.runId} is malformed at seq ${facts.problem.seq} (${facts.problem.message}); nothing to decide`,
+          { runId: request.runId, seq: facts.problem.seq },
+        );
+      }
       const batch = facts.batch;
       const call = batch?.open ? batch.response.toolCalls.find((c) => c.id === request.callId) : undefined;
       if (!batch || !call || !batch.needsApproval.has(call.id)) {

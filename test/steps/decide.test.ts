@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError } from "../../lib/core/errors.ts";
 import type { NewEvent } from "../../lib/core/events.ts";
+import { stamp } from "../../lib/core/storedEvents.ts";
 import { decide } from "../../lib/steps/decide.ts";
 import { Crash, world } from "./generation/harness.ts";
 
@@ -19,6 +20,18 @@ const asking: NewEvent = {
 const approve = (callId: string) => ({ runId: R, callId, approved: true, by: "ann" });
 
 describe("decide", () => {
+  it("refuses a log with a gap, writing nothing, as a resume does", async () => {
+    const w = world();
+    await w.seed(R, [asking]);
+    // seq 3 is missing: a user message stored at seq 4.
+    await w.store.append(R, stamp({ type: "user_message", text: "late" }, 4, new Date()));
+    const before = await w.log(R);
+    const refused = await decide(w.process(), approve("a")).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect((refused as Error).message).toMatch(/malformed at seq 3/);
+    expect(await w.log(R)).toEqual(before);
+  });
+
   it("records a decision; the last one resumes the run with the approved calls", async () => {
     const w = world();
     await w.seed(R, [asking]);
