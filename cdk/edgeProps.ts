@@ -1,4 +1,5 @@
 import { Token } from "aws-cdk-lib";
+import { MAX_RUNNING_PER_OWNER } from "../lib/core/principal.ts";
 import { NAMES } from "../lib/runtime/config.ts";
 import { RunlogPropsError } from "./propsError.ts";
 import { describeValue } from "./propsShape.ts";
@@ -113,10 +114,11 @@ export function validateEdgeProps(props: RunlogEdgeProps): void {
       );
     }
   }
-  if (props.maxRunningPerOwner !== undefined && !positiveInteger(props.maxRunningPerOwner)) {
+  const cap = props.maxRunningPerOwner;
+  if (cap !== undefined && !(positiveInteger(cap) && cap <= MAX_RUNNING_PER_OWNER)) {
     throw new RunlogPropsError(
       "maxRunningPerOwner",
-      `must be a positive whole number of runs, got ${describeValue(props.maxRunningPerOwner)}`,
+      `must be a whole number of runs from 1 to ${MAX_RUNNING_PER_OWNER}, got ${describeValue(cap)}`,
     );
   }
   if (props.models !== undefined) checkList("models.allow", props.models?.allow);

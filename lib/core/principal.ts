@@ -51,3 +51,6 @@ export interface PrincipalPolicy {
   /** With `iam`, the ARN patterns (`*` any run of characters) of admin callers. @default none */
   adminPrincipals?: readonly string[];
 }
+
+/** The highest per-owner cap of running runs a deployment may set (`maxRunningPerOwner`): countRunning reads at most this many. */
+export const MAX_RUNNING_PER_OWNER = 1000;

@@ -2,6 +2,7 @@
  * The one configuration table: what every variable in NAMES may hold, with its default and the
  * words docs/reference/configuration.md and a ConfigError say of it, kept beside how it is read.
  */
+import { MAX_RUNNING_PER_OWNER } from "../core/principal.ts";
 import { MAX_RETENTION_DAYS } from "../core/retention.ts";
 import { type ConfigField, DEFAULT_DATA_DIR, NAMES, OPENAI_DEFAULT_BASE_URL } from "./config.ts";
 import {
@@ -196,10 +197,10 @@ export const CONFIG = {
     default: "unset: no dead letter is redriven",
     allowed: "Lambda function ARNs without a qualifier, separated by commas",
   }),
-  maxRunningPerOwner: optional(wholeNumber(1, 1000), {
+  maxRunningPerOwner: optional(wholeNumber(1, MAX_RUNNING_PER_OWNER), {
     readBy: "both",
     default: "unset: no cap",
-    allowed: "a whole number of runs one owner may have running at once, 1 to 1000",
+    allowed: `a whole number of runs one owner may have running at once, 1 to ${MAX_RUNNING_PER_OWNER}`,
   }),
   auth: withDefault(oneOf("iam", "jwt"), "iam", {
     readBy: HANDLERS,

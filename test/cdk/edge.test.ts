@@ -175,6 +175,8 @@ describe("the edge props, refused with the prop named", () => {
     ["adminPrincipals", { auth: { jwt: { issuer: ISSUER, audience: ["a"] } }, adminPrincipals: ["arn:*"] }],
     ["maxRunningPerOwner", { maxRunningPerOwner: 0 }],
     ["maxRunningPerOwner", { maxRunningPerOwner: 1.5 }],
+    // Over what the deployed functions' configuration takes: every invocation would fail.
+    ["maxRunningPerOwner", { maxRunningPerOwner: 1001 }],
     ["models.allow", { models: { allow: [] } }],
     ["models.allow", { models: { allow: [""] } }],
     ["trustedEventSources", { trustedEventSources: [] }],
