@@ -64,9 +64,12 @@ export async function cancelRun(deps: ControlDeps, request: CancelRequest): Prom
       result: (event) => ({ cancelled: true, event: event as CancelledEvent }),
     };
   });
-  // `ls` reads the head: a resting run (paused, interrupted) has no execution left to record the cancel there.
-  await deps.store.setStatus(runId, "cancelled", outcome.event.seq);
-  await stopExecution(deps, runId, outcome.event);
+  // `ls` reads the head: a resting run (paused, interrupted) has no execution left to record the
+  // cancel there. A head that says so already is left alone (a repeat does not move the run up a listing).
+  const head = await deps.store.getHead(runId);
+  if (head?.status !== "cancelled" || head.lastSeq < outcome.event.seq)
+    await deps.store.setStatus(runId, "cancelled", outcome.event.seq);
+  await stopExecution(deps, runId, outcome.event, head?.lease?.owner);
   // A cancelled run takes nothing more: its retention runs from its cancel, so a repeated cancel
   // (which finishes what a failed one left undone) sets the same expiry, never a later one.
   await expireRun(deps, runId, "cancelled", new Date(outcome.event.at));
@@ -102,8 +105,12 @@ async function cancelChildren(deps: ControlDeps, events: readonly RunEvent[], re
  * stopped (its running Lambda sees the cancel in the log and aborts its step);
  * here, an execution of this process is aborted at once.
  */
-async function stopExecution(deps: ControlDeps, runId: string, cancel: CancelledEvent): Promise<void> {
-  const owner = (await deps.store.getHead(runId))?.lease?.owner;
+async function stopExecution(
+  deps: ControlDeps,
+  runId: string,
+  cancel: CancelledEvent,
+  owner: string | undefined,
+): Promise<void> {
   if (owner === undefined) return;
   const why = cancel.reason === undefined ? "" : `: ${cancel.reason}`;
   await deps.orchestrator.stop(owner, `run ${runId} was cancelled by ${cancel.by}${why}`);

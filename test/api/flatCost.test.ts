@@ -91,14 +91,17 @@ afterAll(async () => {
 });
 
 describe("on a 10,000-event run", () => {
-  it("resume-point reads the head and the last three events", { timeout: 240_000 }, async () => {
+  it("resume-point reads the head, the last three events, and that the log starts at seq 1", {
+    timeout: 240_000,
+  }, async () => {
     const length = await writeLongRun("long-point");
     expect(length).toBeGreaterThan(10_000);
     const { store: countedStore, count } = counted(store);
     const answer = await runlogOn(countedStore, []).resumePoint("long-point");
     expect(answer).toMatchObject({ resumable: true, kind: "recover_tools" });
-    expect(count.calls).toEqual({ getHead: 1, readBack: 1 });
-    expect(count.eventsRead).toBe(2); // the last response and its call's tool_started
+    // The tail does not reach seq 1: a page of one entry, whose body is not read, says it is there.
+    expect(count.calls).toEqual({ getHead: 1, readBack: 1, readPage: 1 });
+    expect(count.eventsRead).toBeLessThanOrEqual(3); // the last response and its call's tool_started (and seq 1)
   });
 
   it("resume reads the head and the tail, writes `resumed` after it, and starts the execution", async () => {

@@ -206,11 +206,14 @@ describe("retention through the library API", () => {
     expect(await runlog.cancel(runId, { by: "ops" })).toMatchObject({ status: "cancelled" });
     const expected = Math.ceil((cancelledAt + 7 * DAY) / 1000);
     for (const item of (await itemsOf(runId)).run) expect(ttlOf(item)).toBe(expected);
+    const head = await store.getHead(runId);
 
     now += 3 * DAY;
     try {
       expect(await runlog.cancel(runId, { by: "ops" })).toMatchObject({ status: "cancelled" });
       for (const item of (await itemsOf(runId)).run) expect(ttlOf(item)).toBe(expected);
+      // Nor does it move the run up a listing: its head is as the first cancel left it.
+      expect((await store.getHead(runId))?.updatedAt).toBe(head?.updatedAt);
     } finally {
       now -= 3 * DAY;
     }
