@@ -213,9 +213,11 @@ export function benignReason(error: unknown): BenignReason | undefined {
 }
 
 /** The facts a runlog error carries (its field too, for bad input), absent ones left out: what an answer shows beside its code. */
-export function errorFacts(error: RunlogError): ErrorFacts & { field?: string } {
+export function errorFacts(error: RunlogError): ErrorFacts & { field?: string; cap?: number } {
   return {
     ...(error instanceof InvalidInputError && error.field !== undefined ? { field: error.field } : {}),
+    // A 429's cap, as the HTTP API gives it: the runs one owner may have running at once.
+    ...(error instanceof TooManyRunsError ? { cap: error.cap } : {}),
     ...(error.runId === undefined ? {} : { runId: error.runId }),
     ...(error.seq === undefined ? {} : { seq: error.seq }),
     ...(error.generation === undefined ? {} : { generation: error.generation }),

@@ -134,10 +134,8 @@ export function errorAnswer(error: unknown): ErrorAnswer {
   if (error instanceof UnauthorizedError) return answer(401, "unauthorized", error);
   if (error instanceof NotFoundError) return answer(404, "not_found", error);
   if (error instanceof ForbiddenError) return answer(403, "forbidden", error);
-  if (error instanceof TooManyRunsError) {
-    const refused = answer(429, "too_many_runs", error);
-    return { ...refused, body: { error: { ...refused.body.error, cap: error.cap } } };
-  }
+  // Its cap is one of the error's facts (errorFacts).
+  if (error instanceof TooManyRunsError) return answer(429, "too_many_runs", error);
   if (error instanceof LeaseHeldError) return answer(409, "run_in_progress", error);
   if (error instanceof IdempotencyKeyReusedError) return answer(409, "idempotency_key_reused", error);
   if (error instanceof IdTakenError) {
