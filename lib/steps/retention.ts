@@ -23,7 +23,7 @@ export function retentionMs(days: number | undefined, name = "retentionDays"): n
   if (days === undefined) return undefined;
   if (typeof days !== "number" || !Number.isFinite(days) || days <= 0 || days > MAX_RETENTION_DAYS) {
     throw new InvalidInputError(
-      `${name} must be a positive number of days up to ${MAX_RETENTION_DAYS} (e.g. 30), got ${JSON.stringify(days)}`,
+      `${name} must be a positive number of days up to ${MAX_RETENTION_DAYS} (e.g. 30), got ${typeof days === "number" ? String(days) : JSON.stringify(days)}`,
     );
   }
   return days * DAY_MS;

@@ -278,6 +278,12 @@ describe("the retention setting", () => {
     },
   );
 
+  it("shows a number that JSON cannot write as the number it is", () => {
+    expect(() => retentionMs(Number.POSITIVE_INFINITY)).toThrow(/got Infinity$/);
+    expect(() => retentionMs(Number.NaN)).toThrow(/got NaN$/);
+    expect(() => retentionMs("30" as unknown as number)).toThrow(/got "30"$/);
+  });
+
   it("takes days, and nothing for forever", () => {
     expect(retentionMs(30)).toBe(30 * DAY);
     expect(retentionMs(0.5)).toBe(DAY / 2);
