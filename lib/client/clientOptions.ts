@@ -19,12 +19,23 @@ export interface ClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
+const OPTION_KEYS: readonly string[] = ["url", "auth", "retry", "fetch"];
+
 /** The transport of a client: the options checked, the authenticator made (a bad option fails here, not on the first call). */
 export function transportDeps(options: ClientOptions): TransportDeps {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new InvalidInputError("options: expected an object { url, auth, retry?, fetch? }", {
       field: "options",
     });
+  }
+  const unknown = Object.keys(options).find((key) => !OPTION_KEYS.includes(key));
+  if (unknown !== undefined) {
+    throw new InvalidInputError(
+      `${unknown}: not a client option; the options are ${OPTION_KEYS.join(", ")}`,
+      {
+        field: unknown,
+      },
+    );
   }
   let url: URL;
   try {

@@ -34,7 +34,9 @@ function whole(value: unknown, field: string, min: number, max: number, fallback
   return value;
 }
 
-/** RetryOptions checked (a bad one is an InvalidInputError naming it, never clamped), with the defaults. */
+const RETRY_KEYS: readonly string[] = ["attempts", "baseDelayMs", "maxDelayMs", "sleep"];
+
+/** RetryOptions checked (a bad one, or an unknown key, is an InvalidInputError naming it, never clamped), with the defaults. */
 export function retryPolicy(options: RetryOptions | undefined = {}): RetryPolicy {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new InvalidInputError(
@@ -42,6 +44,13 @@ export function retryPolicy(options: RetryOptions | undefined = {}): RetryPolicy
       {
         field: "retry",
       },
+    );
+  }
+  const unknown = Object.keys(options).find((key) => !RETRY_KEYS.includes(key));
+  if (unknown !== undefined) {
+    throw new InvalidInputError(
+      `retry.${unknown}: not a retry option; the options are ${RETRY_KEYS.join(", ")}`,
+      { field: `retry.${unknown}` },
     );
   }
   const day = 24 * 60 * 60 * 1000;

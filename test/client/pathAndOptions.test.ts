@@ -76,6 +76,8 @@ describe("a 2xx answer that is not the API's JSON", () => {
 describe("client options", () => {
   const base = { url: "http://127.0.0.1:9/", auth: { type: "none" as const } };
   it.each<[string, unknown, string]>([
+    ["a misspelled retry option", { retry: { attempmts: 3 } }, "retry.attempmts"],
+    ["a misspelled client option", { retries: { attempts: 3 } }, "retries"],
     ["retry.attempts NaN", { retry: { attempts: Number.NaN } }, "retry.attempts"],
     ["retry.attempts -1", { retry: { attempts: -1 } }, "retry.attempts"],
     ["retry.attempts 0", { retry: { attempts: 0 } }, "retry.attempts"],
