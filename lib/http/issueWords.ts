@@ -32,7 +32,13 @@ const TYPE_WORDS: Record<string, string> = {
   int: "a whole number",
   boolean: "true or false",
   object: "an object",
+  record: "a JSON object",
+  map: "an object",
   array: "an array",
+  tuple: "an array",
+  bigint: "a number",
+  null: "null",
+  literal: "a fixed value",
 };
 
 const plural = (count: number | bigint, one: string) => `${count} ${one}${count === 1 ? "" : "s"}`;
@@ -47,7 +53,7 @@ export function issueWords(issue: z.core.$ZodIssue): string {
   if (!/^(Too small|Too big|Invalid input|Invalid option)\b/.test(issue.message)) return issue.message;
   switch (issue.code) {
     case "invalid_type": {
-      const expected = TYPE_WORDS[issue.expected] ?? issue.expected;
+      const expected = TYPE_WORDS[issue.expected] ?? `of type ${issue.expected}`;
       return /received undefined$/.test(issue.message) ? `is required (${expected})` : `must be ${expected}`;
     }
     case "too_small": {

@@ -44,6 +44,12 @@ describe("body fields", () => {
     ["/runs", { agent: "x".repeat(129), input: "go" }, "agent", "agent: must be at most 128 characters"],
     ["/runs", { input: "go" }, "agent", "agent: is required (a string)"],
     [
+      "/runs",
+      { agent: "demo", input: "go", metadata: "order-17" },
+      "metadata",
+      "metadata: must be a JSON object",
+    ],
+    [
       "/runs/replays",
       { runIds: ["a1"], model: "scripted:demo", tools: "some" },
       "tools",
