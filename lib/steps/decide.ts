@@ -176,20 +176,23 @@ function waitingAfter(events: Parameters<typeof classify>[0]): number {
  */
 function differingDetail(earlier: ToolDecided, request: DecisionRequest): string {
   if (earlier.approved !== request.approved || earlier.by !== request.by) return "";
-  const words = { reason: "reason", onBehalfOf: "on behalf of" } as const;
-  const fields = (["reason", "onBehalfOf"] as const).filter((field) => earlier[field] !== request[field]);
-  const recorded = fields.map((field) =>
-    earlier[field] === undefined ? `no ${words[field]}` : `${words[field]} ${JSON.stringify(earlier[field])}`,
-  );
-  const asked = fields.map((field) =>
-    request[field] === undefined
-      ? `gives no ${words[field]}`
-      : `gives ${words[field]} ${JSON.stringify(request[field])}`,
-  );
-  return (
-    ` with ${recorded.join(" and ")}, and this request ${asked.join(" and ")}: ` +
-    `a decision repeated records nothing more, so repeat it with the same ${fields.map((f) => words[f]).join(" and ")}`
-  );
+  const quoted = (value: string) => JSON.stringify(value);
+  // Whom it was for is in the message already (" for X"); the reason is said here when it differs.
+  const reasonDiffers = earlier.reason !== request.reason;
+  const recorded = !reasonDiffers
+    ? ""
+    : earlier.reason === undefined
+      ? " with no reason"
+      : ` with reason ${quoted(earlier.reason)}`;
+  const asked = [
+    ...(!reasonDiffers
+      ? []
+      : [request.reason === undefined ? "gives no reason" : `gives reason ${quoted(request.reason)}`]),
+    ...(earlier.onBehalfOf === request.onBehalfOf
+      ? []
+      : [request.onBehalfOf === undefined ? "is for no one else" : `is for ${quoted(request.onBehalfOf)}`]),
+  ];
+  return `${recorded}, and this request ${asked.join(" and ")}: a decision repeated records nothing more, so repeat it as it was made`;
 }
 
 /** Whether a recorded decision is this request's: the same verdict, by the same person, for the same reason. */

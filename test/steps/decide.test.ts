@@ -83,7 +83,12 @@ describe("decide", () => {
     // The same verdict by the same person, but another reason: the message says what differs.
     const reasoned = decide(w.process(), { ...approve("a"), reason: "fine" });
     await expect(reasoned).rejects.toThrow(
-      'call a was already approved by ann with no reason, and this request gives reason "fine": a decision repeated records nothing more, so repeat it with the same reason',
+      'call a was already approved by ann with no reason, and this request gives reason "fine": a decision repeated records nothing more, so repeat it as it was made',
+    );
+    // For someone else this time: whom it was for is what differs.
+    const forOther = decide(w.process(), { ...approve("a"), onBehalfOf: "the-ceo" });
+    await expect(forOther).rejects.toThrow(
+      'call a was already approved by ann, and this request is for "the-ceo": a decision repeated records nothing more, so repeat it as it was made',
     );
     expect(await w.log(R)).toHaveLength(3);
   });
