@@ -61,15 +61,24 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     return this.access.principal;
   }
 
+  /**
+   * The run's head, when the run exists and the caller may read it; NotFoundError otherwise, the
+   * same words for either. No head means no run (getHead rebuilds a missing one from the log), or
+   * one whose retention passed: never answered from a log this process still has cached.
+   */
+  private async visibleHead(runId: string): Promise<RunHead> {
+    const head = await this.deps.store.getHead(runId);
+    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
+    this.access.checkHead(runId, head);
+    return head;
+  }
+
   /** Where the run stopped and what resuming would do; writes nothing. */
   async resumePoint(runId: string): Promise<ResumePointAnswer> {
     // The head first: an execution that ends between the two reads then shows as still running
     // (true a moment ago), never as the older log's resting state with no executor. The head and
     // the log's tail only: as fast on a 10,000-event run as on a short one.
-    const head = await this.deps.store.getHead(check.runId(runId));
-    if (head) this.access.checkHead(runId, head);
-    // As in outcome(): no head is no run (or an expired one), whatever this process has cached.
-    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
+    const head = await this.visibleHead(check.runId(runId));
     let tail: LogView;
     try {
       tail = await readTailChecked(this.deps, runId);
@@ -142,11 +151,7 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
    */
   async outcome<Output = string>(runId: string): Promise<RunOutcome<Output>> {
     // The head before the log, for the reason resumePoint gives.
-    const head = await this.deps.store.getHead(check.runId(runId));
-    // No head means no run (getHead rebuilds a missing one from the log), or one whose retention
-    // passed: never answered from a log this process still has cached.
-    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
-    this.access.checkHead(runId, head);
+    const head = await this.visibleHead(check.runId(runId));
     const resting = (await this.resting(runId)) as RunOutcome<Output>;
     // A final answer (or another ending the log settles) is the outcome as soon as it is stored,
     // though its execution holds the lease a moment more: one who saw it stored reads it here.
@@ -161,9 +166,7 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
    * (bounded reads, never the log). `startedAs`: the agent and model of its `run_started`.
    */
   async inCharge(runId: string): Promise<InCharge> {
-    const head = await this.deps.store.getHead(check.runId(runId));
-    if (!head) throw new NotFoundError(`run ${runId} not found`, { runId });
-    this.access.checkHead(runId, head);
+    const head = await this.visibleHead(check.runId(runId));
     const [tail, first] = await Promise.all([
       readTail(this.deps, runId),
       readOneEvent(this.deps.store, runId, 1),
@@ -228,16 +231,8 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     const shown = wanted === undefined ? runs : runs.filter((run) => wanted.includes(run.status));
     // No forks of a run nobody can see is a typo'd id, not an empty answer; a deleted run's forks still list.
     if (options.parent !== undefined && options.cursor === undefined && page.runs.length === 0)
-      await this.mustSee(options.parent);
+      await this.visibleHead(check.runId(options.parent));
     return { ...page, runs: shown };
-  }
-
-  /** NotFoundError unless the run exists and the caller may read it, as a read of the run itself answers. */
-  private async mustSee(runId: string): Promise<void> {
-    check.runId(runId);
-    const head = await this.deps.store.getHead(runId);
-    if (head === undefined) throw new NotFoundError(`run ${runId} not found`, { runId });
-    this.access.checkHead(runId, head);
   }
 
   /**

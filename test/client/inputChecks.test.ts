@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createClient } from "../../lib/client/client.ts";
 import { InvalidInputError } from "../../lib/core/errors.ts";
+import { failure } from "./thrown.ts";
 
 /** The client as plain JavaScript sees it: any argument, of any type, or none. */
 type Loose = Record<string, (...args: unknown[]) => unknown>;
@@ -14,18 +15,6 @@ const client = createClient({
     return Response.json({ error: { code: "not_found", message: "no such run" } }, { status: 404 });
   },
 }) as unknown as Loose;
-
-/** What a call threw: a plain call, a promise, or the first step of a stream. */
-async function failure(call: () => unknown): Promise<unknown> {
-  try {
-    const result = call();
-    if (result instanceof Promise) await result;
-    else await (result as AsyncGenerator).next();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 const ana = { by: "ana" };
 

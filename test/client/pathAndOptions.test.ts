@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createClient, RunlogClient } from "../../lib/client/client.ts";
 import { InvalidInputError, PermanentError } from "../../lib/core/errors.ts";
+import { failure } from "./thrown.ts";
 
 /** The client as plain JavaScript sees it: any argument, of any type, or none. */
 type Loose = Record<string, (...args: unknown[]) => unknown>;
@@ -12,17 +13,6 @@ const fetchRecording: typeof fetch = async (input) => {
 };
 const client = createClient({ url: "http://127.0.0.1:9/", auth: { type: "none" }, fetch: fetchRecording });
 const loose = client as unknown as Loose;
-
-async function failure(call: () => unknown): Promise<unknown> {
-  try {
-    const result = call();
-    if (result instanceof Promise) await result;
-    else await (result as AsyncGenerator).next();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 describe("ids a URL would resolve away", () => {
   it.each<[string, () => unknown, string]>([
