@@ -17,6 +17,8 @@ export interface StoreOptions {
   dynamodb?: DynamoTarget;
   /** Runs execute on this store (not only reads): SQLite prepares their statements at open. @default false */
   forRuns?: boolean;
+  /** Only read: a table missing on a DynamoDB-compatible server is an error, not created. @default false */
+  readOnly?: boolean;
 }
 
 export interface OpenStore {
@@ -40,7 +42,7 @@ const shown = (path: string) => {
 export async function connectStore(options: StoreOptions = {}): Promise<OpenStore> {
   if (options.dynamodb) {
     const { connectDynamoStore } = await import("../adapters/dynamodb/connect.ts");
-    return connectDynamoStore(options.dynamodb);
+    return connectDynamoStore(options.dynamodb, { createTable: !options.readOnly });
   }
   const store = new SqliteEventStore({
     file: sqliteFile(resolve(options.dataDir ?? ".runlog")),

@@ -1,7 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectDynamo } from "../../lib/adapters/dynamodb/connect.ts";
 import { COMMANDS } from "../../lib/cli/commandTable.ts";
 import { cleanup, ROOT, runlogJson, script, tempDataDir } from "../support/cli.ts";
 import { type InProcessDynalite, startDynalite } from "../support/dynalite.ts";
@@ -125,6 +127,8 @@ describe("an unknown agent, with the flag that serves it", () => {
 
 describe("where the runs are, as messages say it", () => {
   it("ls on an empty DynamoDB table names the table and the endpoint, not the data dir never read", async () => {
+    const made = await connectDynamo({ endpoint: dynalite.endpoint, tableName: "other" });
+    made.client.destroy();
     const result = await cli(["ls"], {
       dir,
       env: { RUNLOG_DYNAMODB_ENDPOINT: dynalite.endpoint, RUNLOG_TABLE: "other" },
@@ -132,5 +136,21 @@ describe("where the runs are, as messages say it", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`no runs in DynamoDB at ${dynalite.endpoint}, table other`);
     expect(result.stdout).not.toContain(dir);
+  });
+
+  it("a read of a table that is not there says so and leaves it not there: reading never makes a table", async () => {
+    const env = { RUNLOG_DYNAMODB_ENDPOINT: dynalite.endpoint, RUNLOG_TABLE: "typo-table" };
+    for (const args of [["ls"], ["show", "r1"], ["resume-point", "r1"]]) {
+      const result = await cli(args, { dir, env });
+      expect(result.code, args.join(" ")).toBe(1);
+      expect(result.stderr, args.join(" ")).toContain("table typo-table does not exist");
+    }
+    const { client } = await connectDynamo(
+      { endpoint: dynalite.endpoint, tableName: "x" },
+      { createTable: false },
+    );
+    const { TableNames } = await client.send(new ListTablesCommand({}));
+    client.destroy();
+    expect(TableNames).not.toContain("typo-table");
   });
 });

@@ -49,11 +49,23 @@ async function ensureTableOrClose(client: DynamoDBClient, tableName: string): Pr
   }
 }
 
+export interface ConnectOptions {
+  /**
+   * Create the table at the target's endpoint when it is missing. A reader (`runlog ls`, `show`)
+   * passes false: looking at a table never makes one, so a mistyped name is reported, not created.
+   * @default true
+   */
+  createTable?: boolean;
+}
+
 /**
  * A DynamoDB client on the target's table: at its endpoint (any DynamoDB-compatible server,
- * table created if missing), else on AWS (deployed by cdk/, not created here).
+ * table created if missing unless told not to), else on AWS (deployed by cdk/, not created here).
  */
-export async function connectDynamo(target: DynamoTarget): Promise<DynamoConnection> {
+export async function connectDynamo(
+  target: DynamoTarget,
+  options: ConnectOptions = {},
+): Promise<DynamoConnection> {
   const { tableName, endpoint } = target;
   if (endpoint !== undefined) {
     const client = new DynamoDBClient({
@@ -62,7 +74,7 @@ export async function connectDynamo(target: DynamoTarget): Promise<DynamoConnect
       region: target.region ?? "local",
       credentials: target.credentials ?? LOCAL_CREDENTIALS,
     });
-    await ensureTableOrClose(client, tableName);
+    if (options.createTable ?? true) await ensureTableOrClose(client, tableName);
     return { client, tableName, where: `DynamoDB at ${endpoint}, table ${tableName}` };
   }
   const { region } = target;
@@ -72,8 +84,8 @@ export async function connectDynamo(target: DynamoTarget): Promise<DynamoConnect
 }
 
 /** The DynamoDB event store of a target (see connectDynamo); close() releases the client. */
-export async function connectDynamoStore(target: DynamoTarget) {
-  const { client, tableName, where } = await connectDynamo(target);
+export async function connectDynamoStore(target: DynamoTarget, options: ConnectOptions = {}) {
+  const { client, tableName, where } = await connectDynamo(target, options);
   return {
     store: new DynamoEventStore({
       client,

@@ -41,7 +41,8 @@ export async function openLocalReadDeps(
   const dataDir = resolve(options.dataDir ?? config.dataDir);
   const context = { dataDir };
   const agents = options.agents ? agentRegistry(context, options.agents) : builtInAgents(context);
-  const { store, where, close } = await connectStore(storeOptions(config, dataDir));
+  // A reader never makes a table: a mistyped RUNLOG_TABLE is reported, not created empty.
+  const { store, where, close } = await connectStore({ ...storeOptions(config, dataDir), readOnly: true });
   return {
     deps: {
       store,
