@@ -7,6 +7,7 @@ import {
   InvalidInputError,
   LeaseHeldError,
   MissingIndexError,
+  ModelNotAllowedError,
   ModelRejectedError,
   ModelUnavailableError,
   NotFoundError,
@@ -18,6 +19,7 @@ import {
   StaleError,
   TooManyRunsError,
   UnauthorizedError,
+  UnknownModelError,
 } from "../core/errors.ts";
 import type { ErrorBody } from "../http/errors.ts";
 
@@ -67,17 +69,24 @@ function errorFor(
   status: number,
   code: string | undefined,
   message: string,
-  facts: RunlogErrorOptions & { field?: string; cap?: number; id?: string; differences?: string[] },
+  facts: RunlogErrorOptions &
+    Pick<ErrorBody["error"], "field" | "cap" | "id" | "differences" | "spec" | "allowed" | "prefixes">,
   idempotencyKey: string | undefined,
 ): RunlogError {
-  const { field, cap, id, differences, ...options } = facts;
+  const { field, cap, id, differences, spec, allowed, prefixes, ...options } = facts;
   // Every 400 keeps the field the server named (`model` for a refused model spec).
   const invalid = () =>
     new InvalidInputError(message, { ...options, ...(field === undefined ? {} : { field }) });
   switch (code) {
-    case "invalid_input":
     case "unknown_model":
+      return spec === undefined
+        ? invalid()
+        : withMessage(new UnknownModelError(spec, prefixes ?? []), message);
     case "model_not_allowed":
+      return spec === undefined
+        ? invalid()
+        : withMessage(new ModelNotAllowedError(spec, allowed ?? [], "here"), message);
+    case "invalid_input":
     case "payload_too_large":
     case "unsupported_media_type":
     case "response_too_large":
@@ -164,6 +173,9 @@ export function errorFromResponse(
     ...(said?.cap === undefined ? {} : { cap: said.cap }),
     ...(typeof said?.id === "string" ? { id: said.id } : {}),
     ...(Array.isArray(said?.differences) ? { differences: said.differences.map(String) } : {}),
+    ...(typeof said?.spec === "string" ? { spec: said.spec } : {}),
+    ...(Array.isArray(said?.allowed) ? { allowed: said.allowed.map(String) } : {}),
+    ...(Array.isArray(said?.prefixes) ? { prefixes: said.prefixes.map(String) } : {}),
   };
   const message = said?.message ?? otherMessage(status, body, text);
   const error = errorFor(status, said?.code, message, facts, idempotencyKey);

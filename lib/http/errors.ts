@@ -42,6 +42,12 @@ export interface ErrorBody {
     id?: string;
     /** An `id_taken`'s differences: what sets the stored run apart from the one asked for. */
     differences?: string[];
+    /** An `unknown_model`'s or `model_not_allowed`'s model spec, as the request named it. */
+    spec?: string;
+    /** A `model_not_allowed`'s allow list: the patterns a spec must match here. */
+    allowed?: string[];
+    /** An `unknown_model`'s known prefixes (`openai`, `bedrock` …): those a provider serves here. */
+    prefixes?: string[];
   };
 }
 
@@ -128,7 +134,12 @@ export function errorAnswer(error: unknown): ErrorAnswer {
   }
   // A model spec refused is an invalid input with a code of its own, so a client can tell which.
   if (error instanceof UnknownModelError || error instanceof ModelNotAllowedError) {
-    return answer(400, error.code, error);
+    const refused = answer(400, error.code, error);
+    const facts =
+      error instanceof UnknownModelError
+        ? { spec: error.spec, prefixes: [...error.prefixes] }
+        : { spec: error.spec, allowed: [...error.allowed] };
+    return { ...refused, body: { error: { ...refused.body.error, ...facts } } };
   }
   if (error instanceof InvalidInputError) return answer(400, "invalid_input", error);
   if (error instanceof UnauthorizedError) return answer(401, "unauthorized", error);

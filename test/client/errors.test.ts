@@ -7,8 +7,10 @@ import {
   ForbiddenError,
   IdempotencyKeyReusedError,
   InvalidInputError,
+  ModelNotAllowedError,
   NotFoundError,
   UnauthorizedError,
+  UnknownModelError,
 } from "../../lib/core/errors.ts";
 import { ERROR_CODES } from "../../lib/http/routeSpecs.ts";
 import { DONE, EMAIL } from "../http/support.ts";
@@ -99,10 +101,44 @@ describe("error answers become runlog's error classes", () => {
     ["resume", () => client.resume({ runId: "done", model: "nowhere:x" })],
     ["fork", () => client.fork({ runId: "done", model: "nowhere:x" })],
     ["startReplays", () => client.startReplays({ runIds: ["done"], model: "nowhere:x" })],
-  ])("400 unknown_model on %s: an InvalidInputError naming the model", async (_, call) => {
-    const error = await failure(call());
-    expect(error).toBeInstanceOf(InvalidInputError);
-    expect(error).toMatchObject({ field: "model", response: { status: 400, code: "unknown_model" } });
+  ])(
+    "400 unknown_model on %s: an UnknownModelError with the spec and the prefixes served",
+    async (_, call) => {
+      const error = await failure(call());
+      expect(error).toBeInstanceOf(UnknownModelError);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ field: "model", response: { status: 400, code: "unknown_model" } });
+      expect((error as unknown as UnknownModelError).spec).toBe("nowhere:x");
+      expect((error as unknown as UnknownModelError).prefixes).toEqual(
+        expect.arrayContaining(["openai", "scripted"]),
+      );
+      expect(error.message).toContain('unknown model "nowhere:x"');
+    },
+  );
+
+  it("400 model_not_allowed: a ModelNotAllowedError with the spec and the allow list, in the server's words", async () => {
+    const message = 'model "openai:gpt-5" is not allowed by this deployment: allowed are "scripted:*"';
+    served.front(async () =>
+      Response.json(
+        {
+          error: {
+            code: "model_not_allowed",
+            message,
+            field: "model",
+            spec: "openai:gpt-5",
+            allowed: ["scripted:*"],
+          },
+        },
+        { status: 400 },
+      ),
+    );
+    try {
+      const error = await failure(client.start({ agent: "demo", input: "Hi", model: "openai:gpt-5" }));
+      expect(error).toBeInstanceOf(ModelNotAllowedError);
+      expect(error).toMatchObject({ field: "model", spec: "openai:gpt-5", allowed: ["scripted:*"], message });
+    } finally {
+      served.front(undefined);
+    }
   });
 
   it.each([
