@@ -2,6 +2,7 @@ import { InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
 import { type EventStore, MAX_EVENT_BYTES, type PageEntry } from "../ports/eventStore.ts";
+import { startMissing } from "../steps/logReads.ts";
 import { type EventPageRequest, type EventsPage, eventsLimit, fitPage, PAGE_MIN_BYTES } from "./eventPage.ts";
 
 const wholeNumber = (name: string, value: number, min: number) => {
@@ -14,8 +15,10 @@ const wholeNumber = (name: string, value: number, min: number) => {
 /**
  * NotFoundError when a read of the run's events after `afterSeq` shows no run: it found none and
  * the run does not exist (a read past the end of one that exists is empty, not missing), or, read
- * from the start, it found events without seq 1. Those are the copy of a fork not created yet (a
- * fork writes its copy before its `run_started`, lib/steps/fork.ts): until then there is no run.
+ * from the start, it found events without seq 1 and the run has no head. Those are the copy of a
+ * fork not created yet (a fork writes its copy before its `run_started`, lib/steps/fork.ts): until
+ * then there is no run. With a head, a log without seq 1 is a run whose `run_started` is gone:
+ * CorruptEventError at seq 1, as resume-point and fork say it.
  */
 export async function assertRunFound(
   store: EventStore,
@@ -23,8 +26,9 @@ export async function assertRunFound(
   afterSeq: number,
   firstSeq: number | undefined,
 ): Promise<void> {
-  const found = afterSeq === 0 ? firstSeq === 1 : firstSeq !== undefined || (await store.getHead(runId));
-  if (!found) throw new NotFoundError(`run ${runId} not found`, { runId });
+  if (afterSeq === 0 ? firstSeq === 1 : firstSeq !== undefined) return;
+  if (!(await store.getHead(runId))) throw new NotFoundError(`run ${runId} not found`, { runId });
+  if (afterSeq === 0) throw startMissing(runId, firstSeq);
 }
 
 /** A page of a run's log within `maxBytes` of JSON (see EventPageRequest); NotFoundError for an unknown run. */
@@ -58,5 +62,7 @@ export async function readOneEvent(store: EventStore, runId: string, seq: number
   if (found?.seq !== 1 && !(await store.getHead(runId)))
     throw new NotFoundError(`run ${runId} not found`, { runId });
   if (found) return found;
+  // Seq 1 of a run that exists is never missing but by damage.
+  if (seq === 1) throw startMissing(runId, entry && "event" in entry ? entry.event.seq : entry?.summary.seq);
   throw new NotFoundError(`run ${runId} has no event at seq ${seq}`, { runId, seq });
 }

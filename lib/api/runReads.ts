@@ -81,7 +81,7 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     const head = await this.visibleHead(check.runId(runId));
     let tail: LogView;
     try {
-      tail = await readTailChecked(this.deps, runId);
+      tail = await readTailChecked(this.deps, runId, head);
     } catch (error) {
       if (error instanceof CorruptEventError) {
         return { resumable: false, reason: "malformed", description: error.message, seq: error.seq };

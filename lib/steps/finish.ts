@@ -14,13 +14,17 @@ export interface FinishInput extends StepInput {
 /** The Finish task: record the status the run rests in and give up this execution's lease. */
 export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOutcome> {
   const events = await loadRun(deps, input.runId);
-  const lastSeq = events.length;
+  // The last seq, not the count of events: they differ in a log with a gap (a malformed one).
+  const lastSeq = events.at(-1)!.seq;
   const facts = deps.logs.factsOf(input.runId, events);
   const outcome = outcomeOfFacts(input.runId, events, facts);
   // A superseded execution leaves the head to the generation that owns the run. So does one whose
   // lease is not its own any more (letRest writes nothing then): a retry of this Finish that
-  // released it already, or a resumer that took over a lease this execution let lapse.
-  if (facts.generation === input.generation) {
+  // released it already, or a resumer that took over a lease this execution let lapse. A damaged
+  // log's facts stop at the damage, its generation with them: its execution rests the run
+  // `malformed` if the lease is still its own, so listings, resume-point and the next message
+  // know (logReads.ts readTailChecked) instead of a head left running.
+  if (facts.generation === input.generation || facts.problem !== undefined) {
     // The pause is a fact of the log (a lifecycle event is derived from it), written before the
     // head says so: a crash between the two leaves a retry, or the sweeper, to rest it again.
     // The head records the log's end: the marker's seq when one was written.

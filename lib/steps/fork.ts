@@ -61,10 +61,12 @@ export interface ForkResult {
  */
 export async function forkRun(deps: ControlDeps & { ids: Ids }, request: ForkRequest): Promise<ForkResult> {
   const parent = await loadRun(deps, validateRunId(request.runId));
-  const atSeq = request.atSeq ?? parent.length;
-  if (!Number.isInteger(atSeq) || atSeq < 1 || atSeq > parent.length) {
+  // The last seq, not the count of events: a log with a gap has fewer events than seqs.
+  const lastSeq = parent.at(-1)!.seq;
+  const atSeq = request.atSeq ?? lastSeq;
+  if (!Number.isInteger(atSeq) || atSeq < 1 || atSeq > lastSeq) {
     throw new InvalidInputError(
-      `atSeq must be a whole number from 1 to ${parent.length} (the last seq of run ${request.runId}), got ${atSeq}`,
+      `atSeq must be a whole number from 1 to ${lastSeq} (the last seq of run ${request.runId}), got ${atSeq}`,
       { field: "atSeq" },
     );
   }

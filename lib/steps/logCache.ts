@@ -93,7 +93,8 @@ export class LogCache {
   async load(runId: string): Promise<readonly RunEvent[]> {
     const cached = this.runs.get(runId);
     const from = cached?.events.length ?? 0;
-    const newer = await this.store.read(runId, from);
+    // After the last seq held, not after the count held: in a log with a gap the two differ.
+    const newer = await this.store.read(runId, cached?.events.at(-1)?.seq ?? 0);
     // Every entry is a prefix of the same log: if an append (or another load) got further while
     // we read, keep what it added and add only what lies beyond. Never a shorter log than cached.
     const entry = this.runs.get(runId) ?? cached ?? { events: [], bytes: 0 };
@@ -166,7 +167,7 @@ export class LogCache {
       return;
     }
     const cached = this.runs.get(runId);
-    if (cached && cached.events.length === event.seq - 1) {
+    if (cached && (cached.events.at(-1)?.seq ?? 0) === event.seq - 1) {
       cached.events.push(event);
       const size = sizeOf(event);
       cached.bytes += size;

@@ -18,7 +18,7 @@ function fakeStore(log: RunEvent[]) {
   const store = {
     read: async (_runId: string, after = 0) => {
       reads.push(after);
-      const answer = log.slice(after);
+      const answer = log.filter((event) => event.seq > after);
       await hold;
       return answer;
     },
@@ -40,6 +40,21 @@ function fakeStore(log: RunEvent[]) {
 }
 
 describe("LogCache", () => {
+  it("reads after the last seq it holds, not after the count: a log with a gap is never read twice over", async () => {
+    const log = [message(1), message(2), message(4)];
+    const { store, reads } = fakeStore(log);
+    const cache = new LogCache(store);
+    expect((await cache.load("r")).map((event) => event.seq)).toEqual([1, 2, 4]);
+    log.push(message(5));
+    expect((await cache.load("r")).map((event) => event.seq)).toEqual([1, 2, 4, 5]);
+    expect(reads).toEqual([0, 4]);
+    // An append after the last seq held is followed: the next load reads nothing it holds.
+    cache.appended("r", message(6));
+    log.push(message(6));
+    expect((await cache.load("r")).map((event) => event.seq)).toEqual([1, 2, 4, 5, 6]);
+    expect(reads).toEqual([0, 4, 6]);
+  });
+
   it("reads only what comes after the events it holds", async () => {
     const log = [message(1), message(2)];
     const { store, reads } = fakeStore(log);

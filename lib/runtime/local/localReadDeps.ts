@@ -41,7 +41,7 @@ export async function openLocalReadDeps(
   const dataDir = resolve(options.dataDir ?? config.dataDir);
   const context = { dataDir };
   const agents = options.agents ? agentRegistry(context, options.agents) : builtInAgents(context);
-  // A reader never makes a table: a mistyped RUNLOG_TABLE is reported, not created empty.
+  // A reader never makes a table: a mistyped table name is reported, not created empty.
   const { store, where, close } = await connectStore({ ...storeOptions(config, dataDir), readOnly: true });
   return {
     deps: {
