@@ -1,10 +1,13 @@
-import type { Classification, ResumePoint } from "../../core/classify.ts";
+import { type Classification, classifyFacts, type ResumePoint } from "../../core/classify.ts";
 import { LeaseHeldError, NotFoundError, RunCancelledError, StaleError } from "../../core/errors.ts";
 import type { RunEvent } from "../../core/events.ts";
 import { keyedEvent } from "../../core/idempotency.ts";
 import type { LogFacts, LogView } from "../../core/log.ts";
+import { restingStatusOf, SETTLED_BY_LOG } from "../../core/status.ts";
+import type { RunHead } from "../../ports/eventStore.ts";
 import type { Decision } from "../appendNext.ts";
 import type { ControlDeps } from "../deps.ts";
+import { leaseIsLive } from "../liveness.ts";
 import { readTail } from "../logReads.ts";
 import { nextAction } from "../nextAction.ts";
 import { keepRun } from "../retention.ts";
@@ -41,6 +44,10 @@ export async function openNext(
   if (!handoff) await assertAgentHere(deps, runId, facts, head);
   // The log grew after we read it (another writer in between): decide again on the log as it is now.
   if (head.lastSeq > seen && mayReplan) return { kind: "replan" };
+  // The log has come to rest (a final answer …) but its execution still holds the lease for the
+  // moment it takes to rest the head: a message sent on the outcome just read waits for that,
+  // then decides again, instead of being refused as a run still executing.
+  if (!handoff && mayReplan && (await settlingElsewhere(deps, head, facts))) return { kind: "replan" };
   const generation = facts.generation + 1;
   const owner = deps.orchestrator.leaseOwnerFor({ runId, generation, createdAt: head.createdAt });
   await claimGenerationLease(deps, head, owner, opening, lastWriteAt(tail));
@@ -125,4 +132,25 @@ function resumedDecision(
     if (!now.resumable) return { done: now };
     return { append: resumedEvent(carriedOut(now, facts), fields), result: () => now };
   };
+}
+
+/** How long a request waits for an execution whose log has come to rest to let go of the run. */
+export const SETTLING_WAIT_MS = 5_000;
+
+/**
+ * True once the live holder of a run whose log is settled (SETTLED_BY_LOG) has let it go, within
+ * SETTLING_WAIT_MS; false when there is no such holder, or it keeps the run longer (then the claim
+ * refuses, as for any live holder).
+ */
+async function settlingElsewhere(deps: ControlDeps, head: RunHead, facts: LogFacts): Promise<boolean> {
+  const held = head.lease;
+  if (held === undefined || !SETTLED_BY_LOG.has(restingStatusOf(facts, classifyFacts(facts)))) return false;
+  const until = Date.now() + SETTLING_WAIT_MS;
+  for (let waitMs = 5; Date.now() < until; waitMs = Math.min(waitMs * 2, 100)) {
+    if (!(await leaseIsLive(deps, held))) return true;
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    const now = await deps.store.getHead(head.runId);
+    if (now?.lease?.owner !== held.owner || now.leaseVersion !== head.leaseVersion) return true;
+  }
+  return false;
 }
