@@ -1,6 +1,6 @@
 import type { ConverseStreamOutput } from "@aws-sdk/client-bedrock-runtime";
 import { ownCallIds } from "../../core/callIdCheck.ts";
-import { ModelUnavailableError } from "../../core/errors.ts";
+import { ModelRejectedError } from "../../core/errors.ts";
 import type { ToolCall, Usage } from "../../core/eventFields.ts";
 import type { ModelReply } from "../../ports/model.ts";
 import { stopFor } from "./stop.ts";
@@ -9,17 +9,24 @@ interface PartialCall {
   id: string;
   name: string;
   input: string;
+  /** The content block the call is in, named in an error. */
+  block: number | undefined;
 }
 
 /**
  * Builds one reply from the events of a ConverseStream. Tool calls are assembled by
  * `contentBlockIndex`: a toolUse block's id and name come in its start event and its input as
  * JSON text over any number of deltas, which is kept as the text the model sent (bad JSON
- * included) for the tool's validation to judge, as the OpenAI model does.
+ * included) for the tool's validation to judge, as the OpenAI model does. Each start begins a
+ * call of its own, even at an index that held one already, so two calls are never merged into one.
  */
 export class ConverseAssembler {
   private text = "";
-  private readonly calls = new Map<number, PartialCall>();
+  /** The calls in the order their blocks started. */
+  private readonly calls: PartialCall[] = [];
+  /** The call each content block index holds now. */
+  private readonly blocks = new Map<number, PartialCall>();
+  private lastCall: PartialCall | undefined;
   private stopReason: string | undefined;
   private usage: Usage | undefined;
 
@@ -31,14 +38,15 @@ export class ConverseAssembler {
     if (event.contentBlockStart) {
       const { start, contentBlockIndex } = event.contentBlockStart;
       if (start?.toolUse) {
-        this.call(contentBlockIndex).id = start.toolUse.toolUseId ?? "";
-        this.call(contentBlockIndex).name = start.toolUse.name ?? "";
+        const call = this.newCall(contentBlockIndex);
+        call.id = start.toolUse.toolUseId ?? "";
+        call.name = start.toolUse.name ?? "";
       }
       return "";
     }
     if (event.contentBlockDelta) {
       const { delta, contentBlockIndex } = event.contentBlockDelta;
-      if (delta?.toolUse?.input) this.call(contentBlockIndex).input += delta.toolUse.input;
+      if (delta?.toolUse?.input) this.callAt(contentBlockIndex).input += delta.toolUse.input;
       if (delta?.text) {
         this.text += delta.text;
         return delta.text;
@@ -68,7 +76,7 @@ export class ConverseAssembler {
 
   /** The reply for a response the server finished. */
   reply(): ModelReply {
-    const stop = stopFor(this.stopReason ?? "end_turn", this.calls.size > 0);
+    const stop = stopFor(this.stopReason ?? "end_turn", this.calls.length > 0);
     return this.withUsage({
       text: this.text,
       // Calls only count on a turn that ends to run them; a truncated or refused turn's calls are partial.
@@ -82,26 +90,34 @@ export class ConverseAssembler {
     return this.withUsage({ text: this.text, toolCalls: [], stop: "interrupted" });
   }
 
-  private call(index: number | undefined): PartialCall {
-    const at = index ?? 0;
-    let call = this.calls.get(at);
-    if (!call) {
-      call = { id: "", name: "", input: "" };
-      this.calls.set(at, call);
-    }
+  private newCall(block: number | undefined): PartialCall {
+    const call: PartialCall = { id: "", name: "", input: "", block };
+    this.calls.push(call);
+    if (block !== undefined) this.blocks.set(block, call);
+    this.lastCall = call;
     return call;
   }
 
+  /** The call a delta's input belongs to: its block's, else (no index) the last one begun. */
+  private callAt(block: number | undefined): PartialCall {
+    const call = block === undefined ? this.lastCall : this.blocks.get(block);
+    // Input for a block that never started a call: kept as a call of its own, refused for its missing id.
+    return call ?? this.newCall(block);
+  }
+
   private completeCalls(): ToolCall[] {
-    const calls = [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, call]) => {
-        if (call.name.length === 0 || call.id.length === 0) {
-          throw new ModelUnavailableError(`the model sent tool call ${index} without its id or name`);
-        }
-        // A call with no input deltas takes no arguments.
-        return { id: call.id, name: call.name, arguments: call.input.length > 0 ? call.input : "{}" };
-      });
+    const calls = this.calls.map((call, position) => {
+      const missing = call.id.length === 0 ? "id" : call.name.length === 0 ? "name" : undefined;
+      if (missing !== undefined) {
+        const field = missing === "id" ? "toolUseId" : "name";
+        const block = call.block === undefined ? "" : ` (content block ${call.block})`;
+        throw new ModelRejectedError(
+          `${this.spec} returned a reply runlog cannot record: reply.toolCalls[${position}].${missing} is missing: the model sent a toolUse${block} without its ${field}`,
+        );
+      }
+      // A call with no input deltas takes no arguments.
+      return { id: call.id, name: call.name, arguments: call.input.length > 0 ? call.input : "{}" };
+    });
     return [...ownCallIds(this.spec, calls)];
   }
 

@@ -64,6 +64,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     const { signal, deadline } = request;
     const abort = stopOrDeadline(signal, deadline);
     let stream: Stream<ChatCompletionChunk>;
+    let contentType: string | null;
     try {
       const created = client.chat.completions.create(
         toChatRequest(options.model, request, options.maxTokensField),
@@ -72,7 +73,10 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
           ...(abort && { signal: abort }),
         },
       );
-      stream = await beforeAbort(created, abort);
+      // The response too: what it says it carries tells a broken stream from an endpoint that never streams.
+      const { data, response } = await beforeAbort(created.withResponse(), abort);
+      stream = data;
+      contentType = response.headers.get("content-type");
     } catch (error) {
       signal?.throwIfAborted();
       if (deadline?.aborted) throw noTextBeforeDeadline(spec, error);
@@ -84,6 +88,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     return readReply(stream, assembler, {
       spec,
       url: client.baseURL,
+      contentType,
       idleMs,
       signal,
       deadline,

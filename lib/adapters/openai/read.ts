@@ -1,7 +1,7 @@
 import { APIError } from "openai";
 import type { Stream } from "openai/core/streaming";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import { errorMessage, ModelUnavailableError } from "../../core/errors.ts";
+import { errorMessage, ModelRejectedError, ModelUnavailableError } from "../../core/errors.ts";
 import type { ModelReply } from "../../ports/model.ts";
 import { noTextBeforeDeadline } from "../deadline.ts";
 import type { ReplyAssembler } from "./assemble.ts";
@@ -14,6 +14,8 @@ export interface ReadOptions {
   spec: string;
   /** The endpoint the request went to, named in a failure. */
   url?: string | undefined;
+  /** The response's content type: a stream is `text/event-stream`. */
+  contentType?: string | null | undefined;
   /** Longest wait for the next chunk; the SDK's own timeout stops once the response has started. */
   idleMs: number;
   signal?: AbortSignal | undefined;
@@ -27,15 +29,18 @@ export interface ReadOptions {
  * Read a streamed response into a reply. A stream that breaks after some text
  * (dropped connection, premature close, stall, an error event) gives a reply with
  * stop `interrupted` that keeps the text; one that breaks before any text throws
- * ModelUnavailableError. A caller's abort rethrows the signal's reason; the deadline
- * cuts the stream off like a break.
+ * ModelUnavailableError. A response that is no stream at all (a server that ignores
+ * `stream: true` and answers JSON, a proxy's HTML page) carries no chunk and is refused
+ * as ModelRejectedError: asking again gets the same answer. A caller's abort rethrows
+ * the signal's reason; the deadline cuts the stream off like a break.
  */
 export async function readReply(
   stream: Stream<ChatCompletionChunk>,
   assembler: ReplyAssembler,
-  { spec, url, idleMs, signal, deadline, onText }: ReadOptions,
+  { spec, url, contentType, idleMs, signal, deadline, onText }: ReadOptions,
 ): Promise<ModelReply> {
   let failure: unknown;
+  let chunks = 0;
   let stalled = false;
   let timer: NodeJS.Timeout | undefined;
   const watch = () => {
@@ -53,6 +58,7 @@ export async function readReply(
     watch();
     for await (const chunk of stream) {
       watch();
+      chunks += 1;
       const text = assembler.add(chunk);
       if (text.length > 0) onText?.(text);
     }
@@ -69,6 +75,13 @@ export async function readReply(
   if (assembler.partialText.length > 0) return assembler.interrupted();
   if (deadline?.aborted) throw noTextBeforeDeadline(spec, failure);
   if (failure instanceof APIError) throw toModelError(failure, spec, [], url);
+  // Judged only when nothing came: a server that streams under another content type still works.
+  if (chunks === 0 && failure === undefined && !stalled && !isEventStream(contentType)) {
+    const answered = contentType ? `content-type ${contentType}` : "no content-type";
+    throw new ModelRejectedError(
+      `${spec} cannot be used${at(url)}: the endpoint answered with ${answered}, not an event stream (text/event-stream): runlog streams every call (stream: true), so the endpoint must stream Chat Completions`,
+    );
+  }
   const why = stalled
     ? `no data for ${idleMs} ms`
     : failure === undefined
@@ -76,4 +89,8 @@ export async function readReply(
       : errorMessage(failure);
   const message = `${spec} is unavailable${at(url)}: the response stream broke before any text: ${why}`;
   throw new ModelUnavailableError(message, { cause: failure });
+}
+
+function isEventStream(contentType: string | null | undefined): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === "text/event-stream";
 }

@@ -224,6 +224,48 @@ describe("Bedrock model: how a response ends", () => {
     );
   });
 
+  it.each([
+    ["id", { id: "", name: "get_weather" }, "without its toolUseId"],
+    ["name", { id: "tooluse_a", name: "" }, "without its name"],
+  ])(
+    "tool_use: a call without its %s is refused (permanent) naming the field",
+    async (field, call, words) => {
+      server.enqueue(toolUseStream([{ ...call, pieces: ["{}"] }]));
+      const failure = await failureOf(model().call(request()));
+      expect(failure).toBeInstanceOf(ModelRejectedError);
+      expect((failure as Error).message).toBe(
+        `bedrock:${MODEL_ID} returned a reply runlog cannot record: reply.toolCalls[0].${field} is missing: the model sent a toolUse (content block 0) ${words}`,
+      );
+    },
+  );
+
+  it("tool_use: a block started again at an index that held a call is a call of its own", async () => {
+    const start = (id: string) => ({
+      type: "contentBlockStart" as const,
+      body: { contentBlockIndex: 0, start: { toolUse: { toolUseId: id, name: "get_weather" } } },
+    });
+    const input = (text: string) => ({
+      type: "contentBlockDelta" as const,
+      body: { contentBlockIndex: 0, delta: { toolUse: { input: text } } },
+    });
+    server.enqueue({
+      kind: "stream",
+      events: [
+        { type: "messageStart", body: { role: "assistant" } },
+        start("tooluse_a"),
+        input('{"city":"Oslo"}'),
+        start("tooluse_b"),
+        input('{"city":"Rome"}'),
+        { type: "messageStop", body: { stopReason: "tool_use" } },
+      ],
+      ending: "end",
+    });
+    expect((await model().call(request())).toolCalls).toEqual([
+      { id: "tooluse_a", name: "get_weather", arguments: '{"city":"Oslo"}' },
+      { id: "tooluse_b", name: "get_weather", arguments: '{"city":"Rome"}' },
+    ]);
+  });
+
   it("a refused prompt that does not fit (ValidationException: input is too long) is context_full", async () => {
     server.enqueue(contextTooLong());
     expect(await model().call(request())).toEqual({ text: "", toolCalls: [], stop: "context_full" });

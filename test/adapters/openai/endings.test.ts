@@ -159,6 +159,15 @@ describe("OpenAI model: tool calls", () => {
     );
   });
 
+  it("refuses (permanent) a call the server sent without a name, naming the field", async () => {
+    const nameless = [weather[0]!, { ...weather[1]!, name: "" }];
+    const failure = await answer(toolCallsReply(nameless)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ModelRejectedError);
+    expect((failure as Error).message).toBe(
+      'openai:gpt-test returned a reply runlog cannot record: reply.toolCalls[1].name is missing: the server sent tool call 1 (id "call_rome") without the name of the tool to run',
+    );
+  });
+
   it("drops calls cut off by the output limit", async () => {
     const result = await answer(toolCallsReply(weather, { finishReason: "length" }));
     expect(result).toMatchObject({ stop: "max_output", toolCalls: [] });
