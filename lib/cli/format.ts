@@ -47,12 +47,12 @@ export function describeEvent(event: RunEvent): string {
       return `transferred from agent ${event.from} to ${event.to} (${event.callId})${event.reason ? `: ${clip(event.reason, 60)}` : ""}${event.model ? `, model ${event.model}` : ""}`;
     case "resumed":
       return event.input === undefined
-        ? `resumed as generation ${event.generation}: ${event.kind}${event.model ? `, model ${event.model}` : ""}${settingsText(event.modelSettings)}`
-        : `user (generation ${event.generation}): "${clip(event.input, 70)}"`;
+        ? `resumed as generation ${event.generation}: ${event.kind}${event.model ? `, model ${event.model}` : ""}${settingsText(event.modelSettings)}${askedBy(event.actor, event.onBehalfOf)}`
+        : `user (generation ${event.generation}): "${clip(event.input, 70)}"${askedBy(event.actor, event.onBehalfOf)}`;
     case "tool_decided":
-      return `${event.approved ? "approved" : "rejected"} ${event.callId} by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
+      return `${event.approved ? "approved" : "rejected"} ${event.callId} by ${event.by}${forWhom(event.onBehalfOf)}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
     case "cancelled":
-      return `cancelled by ${event.by}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
+      return `cancelled by ${event.by}${forWhom(event.onBehalfOf)}${event.reason ? `: ${clip(event.reason, 60)}` : ""}`;
     case "execution_stopped":
       return `${event.reason} (generation ${event.generation}): resume it by hand`;
     case "budget_exhausted":
@@ -67,6 +67,15 @@ export function describeEvent(event: RunEvent): string {
       return assertNever(event);
   }
 }
+
+/** Whom the caller said it acted for (`--by`), beside who it was: ` for ana`. */
+const forWhom = (onBehalfOf: string | undefined) => (onBehalfOf === undefined ? "" : ` for ${onBehalfOf}`);
+
+/** Who asked for a generation, where the event says: ` (by local:root for ana)`. */
+const askedBy = (actor: string | undefined, onBehalfOf: string | undefined) =>
+  actor === undefined && onBehalfOf === undefined
+    ? ""
+    : ` (by ${actor ?? "an unnamed caller"}${forWhom(onBehalfOf)})`;
 
 /** The line printed as an event happens: clock time, run, seq, description. */
 export function progressLine(runId: string, event: RunEvent): string {

@@ -41,3 +41,51 @@ describe("runlog show's line for a model turn", () => {
     expect(line(event).endsWith(ending)).toBe(true);
   });
 });
+
+describe("runlog show's line for a person's act: who it was, and whom they said they acted for", () => {
+  it.each<[string, NewEvent, string]>([
+    [
+      "a decision made for someone",
+      {
+        type: "tool_decided",
+        callId: "call_1",
+        approved: true,
+        by: "local:root",
+        onBehalfOf: "ana",
+        reason: "ok",
+      },
+      "approved call_1 by local:root for ana: ok",
+    ],
+    [
+      "a decision made for nobody else",
+      { type: "tool_decided", callId: "call_1", approved: false, by: "local:root" },
+      "rejected call_1 by local:root",
+    ],
+    [
+      "a cancel made for someone",
+      { type: "cancelled", by: "arn:aws:iam::1:user/ops", onBehalfOf: "bob", reason: "stuck" },
+      "cancelled by arn:aws:iam::1:user/ops for bob: stuck",
+    ],
+    [
+      "a message sent for someone",
+      {
+        type: "resumed",
+        generation: 2,
+        kind: "call_model",
+        description: "",
+        input: "more",
+        by: "person",
+        actor: "local:root",
+        onBehalfOf: "ana",
+      },
+      'user (generation 2): "more" (by local:root for ana)',
+    ],
+    [
+      "a resume by the sweeper, which names no caller",
+      { type: "resumed", generation: 3, kind: "call_model", description: "", by: "sweeper" },
+      "resumed as generation 3: call_model",
+    ],
+  ])("%s", (_, event, expected) => {
+    expect(line(event)).toBe(expected);
+  });
+});
