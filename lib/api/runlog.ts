@@ -3,6 +3,7 @@ import type { Principal } from "../core/principal.ts";
 import { cancelRun } from "../steps/cancel.ts";
 import { decide } from "../steps/decide.ts";
 import { forkRun } from "../steps/fork.ts";
+import { outcomeOfGeneration } from "../steps/outcome.ts";
 import { redrive } from "../steps/redrive.ts";
 import { resumeRun } from "../steps/resume.ts";
 import { startRun } from "../steps/start.ts";
@@ -138,7 +139,11 @@ export class Runlog extends RunReads<RunlogDeps> {
         runId,
       });
     }
-    return this.outcome<Output>(runId);
+    // The same keyed message again, after the run went on with others: the answer it got then.
+    const then = result.opened
+      ? undefined
+      : outcomeOfGeneration(runId, await this.events(runId), result.generation);
+    return (then as RunOutcome<Output> | undefined) ?? this.outcome<Output>(runId);
   }
 
   /** Copy a run's log up to a seq into a new run and go on from there; the parent is never changed. */

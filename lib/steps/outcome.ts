@@ -2,6 +2,7 @@ import { classifyFacts } from "../core/classify.ts";
 import { continuedText } from "../core/continuation.ts";
 import type { RunEvent } from "../core/events.ts";
 import type { LogFacts } from "../core/log.ts";
+import { readLog } from "../core/logReader.ts";
 import { finalOutput } from "../core/messages.ts";
 import { type RunStatus, restingStatusOf } from "../core/status.ts";
 import type { JsonValue } from "../core/structuredOutput.ts";
@@ -41,4 +42,20 @@ export function outcomeOfFacts(runId: string, events: readonly RunEvent[], facts
 function answerText(events: readonly RunEvent[], answer: RunEvent & { text: string }): string {
   const index = events.findLastIndex((event) => event.seq === answer.seq);
   return (index < 0 ? "" : continuedText(events, index)) + answer.text;
+}
+
+/**
+ * What generation `generation` came to, from the whole log, once later generations have followed
+ * it: a message sent again with its key answers as the first send did, not with a later message's
+ * answer. Undefined while it is the log's last generation, whose outcome is the run's.
+ */
+export function outcomeOfGeneration(
+  runId: string,
+  events: readonly RunEvent[],
+  generation: number,
+): RunOutcome | undefined {
+  const next = events.findIndex((event) => event.type === "resumed" && event.generation > generation);
+  if (next < 0) return undefined;
+  const then = events.slice(0, next);
+  return outcomeOfFacts(runId, then, readLog(then));
 }
