@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { BUILT_IN_AGENTS } from "../agents/builtIn.ts";
-import { recordedAgents } from "../agents/recordedTools.ts";
 import { inPool } from "../core/concurrency.ts";
 import { ConflictError, errorMessage, InvalidInputError, ModelRejectedError } from "../core/errors.ts";
 import type { RunEvent, RunStarted } from "../core/events.ts";
-import { inputsOf, Recording, type RunScript, recordedCallsOf, scriptOf } from "../core/replay.ts";
+import { inputsOf, type RunScript, scriptOf } from "../core/replay.ts";
+import { Recording, recordedCallsOf, unansweredCallsOf } from "../core/replayCalls.ts";
 import type { Difference } from "../core/replayDiff.ts";
 import { localPrincipal } from "../runtime/local/localPrincipal.ts";
 import { openLocalRuntime } from "../runtime/local/localRuntime.ts";
@@ -12,6 +12,7 @@ import type { LocalOptions } from "./local.ts";
 import { checkReplayTools, type ReplayTools, recordedRun } from "./replayBatch.ts";
 import { compareRuns, type ReplayFigures } from "./replayCompare.ts";
 import { type MidTurnFork, midTurnForkOf } from "./replayFork.ts";
+import { recordedAgents } from "./replayTools.ts";
 import { Runlog } from "./runlog.ts";
 import type { RunReads } from "./runReads.ts";
 import * as check from "./validate.ts";
@@ -47,7 +48,8 @@ export interface ReplayedRun {
   runId: string;
   /**
    * The new run the replay is: `<runId>.replay-<hex>`, its metadata `{ replayOf: runId }`; of a
-   * fork given its input mid-turn, a fork of it (its `run_started` names the run as its parent).
+   * run whose log holds a fork's input given mid-turn (a fork given its input mid-turn, or a fork
+   * of one), a fork of it (its `run_started` names the run as its parent).
    */
   replayRunId: string;
   /** Whether anything differs (or the replay could not be run to its end). */
@@ -73,10 +75,10 @@ const DEFAULT_CONCURRENCY = 4;
 /**
  * Replay recorded runs on a model: each run's user inputs, in order, under a new run id with the
  * same agent (as the current code defines it), then compare the two; a fork given its input
- * mid-turn is replayed from the same point (lib/api/replayFork.ts). Everything is checked before
- * anything is written (the runs, their agents, the model spec): bad input is an InvalidInputError
- * or NotFoundError, a run still running a ConflictError, and no replay starts. The originals are
- * only read, each once: its replay is compared with that read.
+ * mid-turn, or a fork of one, is replayed from that point (lib/api/replayFork.ts). Everything is
+ * checked before anything is written (the runs, their agents, the model spec): bad input is an
+ * InvalidInputError or NotFoundError, a run still running a ConflictError, and no replay starts.
+ * The originals are only read, each once: its replay is compared with that read.
  */
 export async function replayRuns(request: ReplayRequest): Promise<ReplayReport> {
   const given = check.object(request, "request");
@@ -102,14 +104,17 @@ export async function replayRuns(request: ReplayRequest): Promise<ReplayReport> 
     for (const runId of runIds) {
       const { events, started } = await recordedRun(runlog, runId);
       runtime.deps.agents(started.agent);
-      const fork = await midTurnForkOf(runlog, runId, events);
+      const fork = midTurnForkOf(events);
       originals.push({ runId, events, started, ...(fork === undefined ? {} : { fork }) });
     }
     const replayOne = async (recorded: Recorded): Promise<ReplayedRun> => {
       const { runId, events } = recorded;
       const replayRunId = replayIdOf(runId);
       if (tools === "recorded")
-        recordings.set(replayRunId, { of: runId, recording: new Recording(recordedCallsOf(events)) });
+        recordings.set(replayRunId, {
+          of: runId,
+          recording: new Recording(recordedCallsOf(events), unansweredCallsOf(events)),
+        });
       try {
         return await replay(runlog, { ...recorded, replayRunId, model }, local.prices);
       } finally {
@@ -128,7 +133,7 @@ interface Recorded {
   runId: string;
   events: RunEvent[];
   started: RunStarted;
-  /** Set for a fork given its input mid-turn: it is replayed from the same point. */
+  /** Set when its log holds a fork's input given mid-turn: it is replayed from that point. */
   fork?: MidTurnFork;
 }
 

@@ -140,11 +140,13 @@ export async function startReplayBatch(
   const originals: { runId: string; agent: string; input: string }[] = [];
   for (const runId of runIds) {
     const { events, started } = await recordedRun(runlog, runId);
-    const fork = await midTurnForkOf(runlog, runId, events);
+    // The same rule as replayRuns's: a run whose log holds a fork's input given mid-turn (its
+    // own, or one copied from the run it forks) cannot be replayed from its first input.
+    const fork = midTurnForkOf(events);
     if (fork !== undefined)
       throw new InvalidInputError(
-        `runIds: run ${runId} is a fork of run ${fork.parent.runId} given its input mid-turn (at seq ${fork.copied + 1}): a batch replays a run from its first input, which would not reproduce it; replay it with runlog replay (replayRuns), which replays it from its fork point`,
-        { field: "runIds", runId },
+        `runIds: run ${runId} holds an input a fork was given mid-turn (at seq ${fork.copied + 1}): a batch replays a run from its first input, which would not reproduce it; replay it with runlog replay (replayRuns), which replays it from that point`,
+        { field: "runIds", runId, seq: fork.copied + 1 },
       );
     originals.push({ runId, agent: started.agent, input: inputsOf(events)[0] ?? started.input });
   }

@@ -3,7 +3,7 @@ import { canonicalValue } from "../core/canonicalJson.ts";
 import { NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import { readLog } from "../core/logReader.ts";
-import { toolCallsOf } from "../core/replay.ts";
+import { comparedCallsOf } from "../core/replayCalls.ts";
 import { type Difference, differencesOf, type RunSummary } from "../core/replayDiff.ts";
 import { outcomeOfFacts } from "../steps/outcome.ts";
 import type { RunReads } from "./runReads.ts";
@@ -84,7 +84,7 @@ export function summaryOf(
   return {
     status: rests === undefined ? "not_started" : running ? "running" : rests.status,
     answer: output === null ? null : typeof output === "string" ? output : canonicalValue(output),
-    toolCalls: toolCallsOf(events),
+    toolCalls: comparedCallsOf(events),
     turns: figures.turns,
     tokens: figures.tokens,
     ...(figures.costUsd === undefined ? {} : { costUsd: figures.costUsd }),

@@ -1,11 +1,11 @@
-import type * as z from "zod";
 import { canonicalValue } from "./canonicalJson.ts";
 import type { Usage } from "./eventFields.ts";
 import type { RunEvent } from "./events.ts";
 
 /**
  * A recorded run as a regression test (docs/guides/replay.md): what its model said, turn by turn,
- * as a scripted-model file; the user inputs it was given; and its tool calls with their results.
+ * as a scripted-model file; the user inputs it was given; and its tool calls (how each ended, and
+ * the recording a replay answers from: replayCalls.ts).
  * Pure: events in, values out.
  */
 
@@ -123,73 +123,4 @@ export function toolCallsOf(events: readonly RunEvent[]): CallKey[] {
       calls.push({ name: call.name, arguments: canonicalArguments(call.arguments) });
   }
   return calls;
-}
-
-/** A call of the recording with the result it got. */
-export interface RecordedCall extends CallKey {
-  /** The arguments exactly as the model sent them. */
-  raw: string;
-  content: string;
-  isError: boolean;
-}
-
-/**
- * A recorded call's arguments as a tool with `parameters` reads them (its schema's defaults and
- * transforms), as canonical JSON: a replayed call matches a recorded one whenever the tool would
- * see the same arguments. Arguments the schema refuses, or that are not JSON, are their own text.
- */
-export function recordedKeyOf(parameters: z.ZodType): (call: RecordedCall) => string {
-  return (call) => {
-    try {
-      const parsed = parameters.safeParse(JSON.parse(call.raw));
-      return parsed.success ? canonicalValue(parsed.data) : call.arguments;
-    } catch {
-      return call.arguments;
-    }
-  };
-}
-
-/** Every call that got a result, in the order the model made them, with that result. */
-export function recordedCallsOf(events: readonly RunEvent[]): RecordedCall[] {
-  const results = new Map<string, { content: string; isError: boolean }>();
-  for (const event of events)
-    if (event.type === "tool_result")
-      results.set(event.callId, { content: event.content, isError: event.isError });
-  const recorded: RecordedCall[] = [];
-  for (const event of events) {
-    if (event.type !== "model_response" || event.stop !== "tool_calls") continue;
-    for (const call of event.toolCalls) {
-      const result = results.get(call.id);
-      if (result)
-        recorded.push({
-          name: call.name,
-          arguments: canonicalArguments(call.arguments),
-          raw: call.arguments,
-          ...result,
-        });
-    }
-  }
-  return recorded;
-}
-
-/**
- * The recorded results, each given out once, in the order recorded: a call takes the first unused
- * result of a call with its name and arguments, or undefined when the recording has none left.
- */
-export class Recording {
-  private readonly left: RecordedCall[];
-
-  constructor(calls: readonly RecordedCall[]) {
-    this.left = [...calls];
-  }
-
-  /**
-   * The first unused call of tool `name` whose arguments, put through `keyOf` (the tool's own
-   * reading of them), give `key`; undefined when the recording has none left.
-   */
-  take(name: string, key: string, keyOf: (call: RecordedCall) => string): RecordedCall | undefined {
-    const at = this.left.findIndex((call) => call.name === name && keyOf(call) === key);
-    if (at < 0) return undefined;
-    return this.left.splice(at, 1)[0];
-  }
 }

@@ -3,7 +3,7 @@ import { NotFoundError } from "../core/errors.ts";
 import type { ToolCall } from "../core/eventFields.ts";
 import type { RunEvent } from "../core/events.ts";
 import { ownerScope } from "../core/principal.ts";
-import { recordedCallsOf, recordedKeyOf } from "../core/replay.ts";
+import { missingAnswer, recordedCallsOf, recordedKeyOf, unansweredCallsOf } from "../core/replayCalls.ts";
 import type { Tool } from "../ports/tool.ts";
 import type { StepDeps } from "./deps.ts";
 import { parseArguments, type ToolOutcome } from "./executeTool.ts";
@@ -30,7 +30,8 @@ export function recordedReplayOf(events: readonly RunEvent[]): string | undefine
 /**
  * The answer the recording gives `call` (arguments `args`, parsed by `tool`), or undefined when
  * the run is not a replay with recorded tools. A call the recording has no (unused) match for, or
- * a recording of another owner's run or of no run, is answered with a tool error saying so.
+ * has only with no result (a decision never made, a call cut off), or a recording of another
+ * owner's run or of no run, is answered with a tool error saying so.
  */
 export async function recordedAnswer(
   deps: StepDeps,
@@ -56,10 +57,11 @@ export async function recordedAnswer(
   const keyOf = recordedKeyOf(tool.parameters);
   const matching = recordedCallsOf(original).filter((c) => c.name === tool.name && keyOf(c) === key);
   const recorded = matching[earlierSameCalls(events, call, tool, key)];
-  if (!recorded)
-    return fail(
-      `the recording of run ${of} has no call of ${tool.name} with these arguments (${key}) left to answer it`,
-    );
+  if (!recorded) {
+    // The recording may have the call with no result (undecided, cut off): say so, as the library's replay does.
+    const unanswered = unansweredCallsOf(original).find((c) => c.name === tool.name && keyOf(c) === key);
+    return fail(missingAnswer(of, tool.name, key, unanswered));
+  }
   return { content: recorded.content, isError: recorded.isError };
 }
 

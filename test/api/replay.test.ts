@@ -293,6 +293,51 @@ describe("replaying a fork", () => {
   });
 });
 
+describe("replaying a fork of a fork given its input mid-turn", () => {
+  it("replays it from that point too, as it replays that fork; a batch refuses it as it refuses that fork", async () => {
+    const local = await openLocal({ dataDir: dir });
+    const scripts: Record<string, string> = {};
+    try {
+      const first = spec("mid", [
+        { toolCalls: [{ name: "get_weather", arguments: { city: "Porto" } }] },
+        { text: "Porto is fine." },
+      ]);
+      await local.runlog.start({ agent: "demo", input: "weather?", model: first, runId: "mid" });
+      // Forked after get_weather started, before its result: the input comes mid-turn.
+      expect((await local.runlog.events("mid"))[2]).toMatchObject({ type: "tool_started" });
+      await local.runlog.fork({ runId: "mid", atSeq: 3, input: "Faro instead", forkId: "mid-fork" });
+      // A plain copy of that fork, and a fork of it given an input where it rests (a final answer).
+      await local.runlog.fork({ runId: "mid-fork", forkId: "mid-copy" });
+      const more = spec("mid-more", [
+        { toolCalls: [{ name: "get_weather", arguments: { city: "Porto" } }] },
+        { text: "Porto is fine." },
+        { text: "Faro is sunny too." },
+      ]);
+      await local.runlog.fork({ runId: "mid-fork", input: "and Faro?", model: more, forkId: "mid-more" });
+      for (const runId of ["mid-copy", "mid-more"]) {
+        expect((await local.runlog.outcome(runId)).status).toBe("completed");
+        scripts[runId] = spec(`${runId}-exported`, (await scriptFromRun(local.runlog, runId)).turns);
+      }
+    } finally {
+      await local.close();
+    }
+    for (const runId of ["mid-copy", "mid-more"]) {
+      const report = await replayRuns({ dataDir: dir, runIds: [runId], model: scripts[runId]! });
+      expect(report.runs[0], runId).toMatchObject({ runId, changed: false, differences: [] });
+      const after = await openLocal({ dataDir: dir });
+      try {
+        const [started] = await after.runlog.events(report.runs[0]!.replayRunId);
+        expect(started).toMatchObject({ type: "run_started", parent: { runId, seq: 3 } });
+        const refused = after.runlog.startReplays({ runIds: [runId], model: scripts[runId]! });
+        await expect(refused).rejects.toThrow(InvalidInputError);
+        await expect(refused).rejects.toMatchObject({ runId, field: "runIds", seq: 4 });
+      } finally {
+        await after.close();
+      }
+    }
+  });
+});
+
 describe("replaying a run that is still running", () => {
   it("is refused with a ConflictError naming it, and nothing is replayed", async () => {
     let release!: () => void;

@@ -87,6 +87,23 @@ describe("RunTool in a replay with recorded tools", () => {
     expect(notes()).toBe(before);
   });
 
+  it("answers a call the recording has with no result, waiting for a decision, saying so", async () => {
+    const EMAIL = {
+      toolCalls: [{ name: "send_email", arguments: { to: "ana@example.com", subject: "Hi" } }],
+    };
+    expect(await run("asks", [EMAIL])).toMatchObject({ status: "paused" });
+    expect(
+      await run("asks.replay", [EMAIL, { text: "Sent.", stop: "stop" }], { metadata: recorded("asks") }),
+    ).toMatchObject({
+      status: "completed",
+    });
+    const [answer] = await resultsOf("asks.replay");
+    expect(answer).toMatchObject({ isError: true });
+    expect(answer!.content).toBe(
+      'send_email failed: the recording of run asks has this call of send_email ({"subject":"Hi","to":"ana@example.com"}) but no result to answer it with: it was waiting for a person\'s decision when the recording ended, and a replay asks nobody',
+    );
+  });
+
   it("answers nothing from another owner's run, nor from a run that is not there", async () => {
     await run("theirs", [NOTE("secret"), { text: "Noted.", stop: "stop" }]);
     const before = notes();

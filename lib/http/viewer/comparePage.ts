@@ -19,6 +19,7 @@ const ROW_OF: Record<Difference["what"], Row> = {
   tool_call_added: "calls",
   tool_call_removed: "calls",
   tool_call_arguments: "calls",
+  tool_call_outcome: "calls",
 };
 
 type Side = "recorded" | "replayed";
