@@ -25,6 +25,7 @@ export {
 } from "./api/lifecycleFeed.ts";
 export type { LiveFeed, LiveListener } from "./api/liveFeed.ts";
 export { type LocalOptions, type LocalRunlog, openLocal } from "./api/local.ts";
+export { type OpenAICompatibleOptions, openAICompatible } from "./api/openAICompatible.ts";
 export {
   type CallKey,
   type Difference,
