@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { IdTakenError, InvalidInputError, NotFoundError } from "../core/errors.ts";
+import { IdTakenError, InvalidInputError, ModelRejectedError, NotFoundError } from "../core/errors.ts";
 
 /** Bad command-line usage: exit code 2, with the message saying what was wrong. */
 export class UsageError extends InvalidInputError {}
@@ -9,11 +9,16 @@ export const EXIT = { completed: 0, failed: 1, usage: 2, paused: 3 } as const;
 /**
  * Exit code for an error: 2 when what the caller asked for is wrong and nothing
  * was written (bad usage or input, an unknown run, an unusable data dir, an id
- * the caller chose that names another run), 1 when the work failed.
+ * the caller chose that names another run, a model that cannot be built here: a
+ * command is refused with ModelRejectedError only before it writes, as a model's
+ * refusal during a run is recorded and ends the run instead), 1 when the work failed.
  */
 export function exitCodeFor(error: unknown): number {
   const callers =
-    error instanceof InvalidInputError || error instanceof NotFoundError || error instanceof IdTakenError;
+    error instanceof InvalidInputError ||
+    error instanceof NotFoundError ||
+    error instanceof IdTakenError ||
+    error instanceof ModelRejectedError;
   return callers ? EXIT.usage : EXIT.failed;
 }
 

@@ -125,6 +125,18 @@ describe("an unknown agent, with the flag that serves it", () => {
   });
 });
 
+describe("a model that cannot be built here", () => {
+  it("run, and resume with it, exit 2 naming what is missing, with nothing written", async () => {
+    const env = { OPENAI_API_KEY: "" };
+    const run = await cli(["run", "--run-id", "keyless", "--model", "openai:gpt-4.1", "hi"], { dir, env });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain("set OPENAI_API_KEY");
+    const shown = await cli(["show", "keyless"], { dir });
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toContain("run keyless not found");
+  });
+});
+
 describe("where the runs are, as messages say it", () => {
   it("ls on an empty DynamoDB table names the table and the endpoint, not the data dir never read", async () => {
     const made = await connectDynamo({ endpoint: dynalite.endpoint, tableName: "other" });
