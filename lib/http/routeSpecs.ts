@@ -72,12 +72,9 @@ export const ErrorBodySchema = z.object({
     differences: z.array(z.string()).optional().meta({
       description: "An `id_taken`'s differences: what sets the stored run apart from the one asked for",
     }),
-    spec: z
-      .string()
-      .optional()
-      .meta({
-        description: "An `unknown_model`'s or `model_not_allowed`'s model spec, as the request named it",
-      }),
+    spec: z.string().optional().meta({
+      description: "An `unknown_model`'s or `model_not_allowed`'s model spec, as the request named it",
+    }),
     allowed: z
       .array(z.string())
       .optional()
