@@ -1,7 +1,8 @@
 import * as z from "zod";
 import { InvalidInputError } from "../core/errors.ts";
+import { DEFAULT_MAX_SUBAGENT_DEPTH, MAX_SUBAGENT_DEPTH } from "../core/subagents.ts";
 import type { Tool } from "../ports/tool.ts";
-import { defineTool } from "./defineTool.ts";
+import { defineTool, shown, TOOL_NAME } from "./defineTool.ts";
 import type { AgentFactory } from "./registry.ts";
 
 export interface AgentToolOptions {
@@ -9,6 +10,13 @@ export interface AgentToolOptions {
   name: string;
   /** What the model is told the sub-agent does. */
   description: string;
+  /**
+   * The deepest a child run of this tool may be: a run started on its own is at depth 0, its
+   * sub-agent's child at 1. A call from a run this deep already is answered with an error (no child
+   * starts), so an agent that reaches itself as a sub-agent stops on its own. A whole number from 1
+   * to 32 (MAX_SUBAGENT_DEPTH). @default 8 (DEFAULT_MAX_SUBAGENT_DEPTH)
+   */
+  maxDepth?: number;
 }
 
 /** What a sub-agent tool takes: the message its child run starts with. */
@@ -29,16 +37,34 @@ export function agentAsTool(agent: AgentFactory, options: AgentToolOptions): Too
       field: "agent",
     });
   }
-  if (typeof options?.description !== "string" || options.description.trim() === "") {
-    throw new InvalidInputError(
-      `agentAsTool ${JSON.stringify(options?.name)}: description must be a non-empty string`,
-      {
-        field: "description",
-      },
-    );
-  }
   // An agent not made by defineAgent is asked for its name once, with no data directory.
   const name = agent.agentName ?? agent({ dataDir: "" }).name;
+  const where = `agentAsTool(${name})`;
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InvalidInputError(
+      `${where}: give it options { name, description }: the tool's name as the model calls it, and what the sub-agent does; got ${shown(options)}`,
+      { field: "options" },
+    );
+  }
+  if (typeof options.name !== "string" || !TOOL_NAME.test(options.name)) {
+    throw new InvalidInputError(
+      `${where}: options.name, the tool's name as the model calls it, must be 1-64 letters, digits, "_" or "-"; got ${shown(options.name)}`,
+      { field: "options.name" },
+    );
+  }
+  if (typeof options.description !== "string" || options.description.trim() === "") {
+    throw new InvalidInputError(
+      `${where}: options.description, what the model is told the sub-agent does, must be a non-empty string; got ${shown(options.description)}`,
+      { field: "options.description" },
+    );
+  }
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_SUBAGENT_DEPTH;
+  if (!Number.isInteger(maxDepth) || maxDepth < 1 || maxDepth > MAX_SUBAGENT_DEPTH) {
+    throw new InvalidInputError(
+      `${where}: options.maxDepth must be a whole number from 1 to ${MAX_SUBAGENT_DEPTH}; got ${shown(options.maxDepth)}`,
+      { field: "options.maxDepth" },
+    );
+  }
   const tool = defineTool({
     name: options.name,
     description: options.description,
@@ -49,5 +75,5 @@ export function agentAsTool(agent: AgentFactory, options: AgentToolOptions): Too
       throw new Error(`sub-agent tool ${options.name} runs as a child run of agent ${name}, not in-process`);
     },
   });
-  return { ...tool, subagent: { agent: name, make: agent } };
+  return { ...tool, subagent: { agent: name, make: agent, maxDepth } };
 }

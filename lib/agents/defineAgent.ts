@@ -92,7 +92,10 @@ export function defineAgent<Output extends z.ZodType | undefined = undefined>(
   }
   const where = `agent ${JSON.stringify(definition.name)}`;
   if (typeof definition.name !== "string" || !NAME.test(definition.name)) {
-    throw new InvalidInputError(`${where}: name must be 1-64 letters, digits, "_" or "-"`, { field: "name" });
+    throw new InvalidInputError(
+      `defineAgent: name must be 1-64 letters, digits, "_" or "-"; got ${shown(definition.name)}`,
+      { field: "name" },
+    );
   }
   if (typeof definition.instructions !== "string") {
     throw new InvalidInputError(

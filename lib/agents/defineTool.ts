@@ -6,7 +6,8 @@ import type { Tool, ToolContext } from "../ports/tool.ts";
 /** How long a tool may run before its call is answered with a timeout error. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** What a tool may be named (as a model calls it): 1-64 letters, digits, "_" or "-". */
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface ToolDefinition<Schema extends z.ZodType> {
   name: string;
@@ -45,9 +46,9 @@ export function defineTool<Schema extends z.ZodType>(
       },
     );
   }
-  if (typeof definition.name !== "string" || !NAME.test(definition.name)) {
+  if (typeof definition.name !== "string" || !TOOL_NAME.test(definition.name)) {
     throw new InvalidInputError(
-      `tool name ${JSON.stringify(definition.name)} must be 1-64 letters, digits, "_" or "-"`,
+      `defineTool: name, the tool's name as the model calls it, must be 1-64 letters, digits, "_" or "-"; got ${shown(definition.name)}`,
       { field: "name" },
     );
   }

@@ -54,7 +54,7 @@ export function agentRegistry(
   factories: Readonly<Record<string, AgentFactory>>,
 ): AgentRegistry {
   checkFactories(factories);
-  checkHandoffs(factories);
+  checkOwnNames(factories);
   /** Where each name's definition was found first: registered, or as whose sub-agent. */
   const where = new Map<string, { factory: (context: AgentContext) => Agent; place: string }>();
   const agents = new Map<string, Agent>();
@@ -81,25 +81,18 @@ export function agentRegistry(
     }
   };
   for (const [key, factory] of Object.entries(factories)) make(key, factory);
+  checkHandoffs(agents, where);
+  const known = [...agents.keys()].join(", ");
   return (name) => {
     const agent = agents.get(name);
-    if (agent === undefined) {
-      throw new NotFoundError(
-        `unknown agent ${JSON.stringify(name)}; known agents: ${Object.keys(factories).join(", ")}`,
-      );
-    }
+    if (agent === undefined)
+      throw new NotFoundError(`unknown agent ${JSON.stringify(name)}; known agents: ${known}`);
     return agent;
   };
 }
 
-/**
- * Every agent's `handoffs` names an agent of the registry (the very one, when it was given as a
- * definition), and every agent is registered under its own name (what a transfer's `to` and a
- * run's log say): a typo fails when the registry is made, not in the middle of a conversation. A
- * cycle (a hands to b, b to a) is allowed.
- */
-function checkHandoffs(factories: Readonly<Record<string, AgentFactory>>): void {
-  const known = Object.keys(factories);
+/** Every agent is registered under its own name: what a transfer's `to` and a run's log say. */
+function checkOwnNames(factories: Readonly<Record<string, AgentFactory>>): void {
   for (const [key, factory] of Object.entries(factories)) {
     if (factory.agentName !== undefined && factory.agentName !== key) {
       throw new InvalidInputError(
@@ -107,19 +100,34 @@ function checkHandoffs(factories: Readonly<Record<string, AgentFactory>>): void 
         { field: `agents.${key}` },
       );
     }
-    for (const target of factory.handoffs ?? []) {
-      if (!Object.hasOwn(factories, target)) {
+  }
+}
+
+/**
+ * Every agent's `handoffs` (a registered agent's, and a sub-agent's) names an agent of the
+ * registry, registered or reached as a sub-agent as `start` finds it (the very one, when it was
+ * given as a definition): a typo fails when the registry is made, not in the middle of a
+ * conversation. A cycle (a hands to b, b to a) is allowed.
+ */
+function checkHandoffs(
+  agents: ReadonlyMap<string, Agent>,
+  where: ReadonlyMap<string, { factory: (context: AgentContext) => Agent }>,
+): void {
+  for (const [name, agent] of agents) {
+    for (const target of agent.handoffs ?? []) {
+      if (!agents.has(target)) {
         throw new InvalidInputError(
-          `agent ${JSON.stringify(key)}: handoffs names unknown agent ${JSON.stringify(target)}; known agents: ${known.join(", ")}`,
+          `agent ${JSON.stringify(name)}: handoffs names unknown agent ${JSON.stringify(target)}; known agents: ${[...agents.keys()].join(", ")}`,
           { field: "handoffs" },
         );
       }
     }
+    const factory = where.get(name)!.factory;
     for (const [target, given] of handoffAgents.get(definitionOf(factory)) ?? []) {
-      const registered = factories[target];
-      if (registered !== undefined && definitionOf(registered) !== definitionOf(given)) {
+      const found = where.get(target);
+      if (found !== undefined && definitionOf(found.factory) !== definitionOf(given)) {
         throw new InvalidInputError(
-          `agent ${JSON.stringify(key)}: handoffs gives an agent named ${JSON.stringify(target)} that is not the agent registered as ${JSON.stringify(target)}; two different agents are named ${JSON.stringify(target)}`,
+          `agent ${JSON.stringify(name)}: handoffs gives an agent named ${JSON.stringify(target)} that is not the agent the registry has as ${JSON.stringify(target)}; two different agents are named ${JSON.stringify(target)}`,
           { field: "handoffs" },
         );
       }

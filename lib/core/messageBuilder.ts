@@ -8,6 +8,7 @@ import {
   RETRY_RESPONSE_NOTE,
   rejectedOutputNote,
   UNDECIDED_TOOL_RESULT,
+  unansweredSubagentResult,
 } from "./messages.ts";
 import { transferredToolResult } from "./transfers.ts";
 
@@ -18,8 +19,8 @@ import { transferredToolResult } from "./transfers.ts";
  *
  * Every message an event gives is final once written, except one tail: the calls of the latest
  * batch that have no result yet. toMessages answers those at the end of the log as interrupted
- * (or as undecided while they await approval); a later result, decision or message changes that
- * answer. So they are not written into the list: they stay open here and `messages()` answers
+ * (or as undecided while they await approval, or, for a sub-agent call whose child started, as not
+ * answered by that child); a later result, decision or message changes that answer. So they are not written into the list: they stay open here and `messages()` answers
  * them on top of the list, in call order, each time it is asked.
  */
 export class MessageBuilder {
@@ -29,6 +30,8 @@ export class MessageBuilder {
   private open = new Map<string, ToolCall>();
   /** Calls of the latest batch still waiting for a person's decision. */
   private awaiting = new Set<string>();
+  /** Sub-agent calls of the latest batch that started a child run: the child's run id by call id. */
+  private children = new Map<string, string>();
   /** Text saved of a response still streaming: open like the calls, until a response or input supersedes it. */
   private partial = "";
   /** How many events were added. */
@@ -64,6 +67,7 @@ export class MessageBuilder {
         } else this.closeOpenCalls();
         this.open = new Map(calls.map((call) => [call.id, call]));
         this.awaiting = new Set(event.approvals ?? []);
+        this.children = new Map();
         if (event.stop === "interrupted") this.settled.push({ role: "user", content: RETRY_RESPONSE_NOTE });
         if (event.stop === "max_output") this.settled.push({ role: "user", content: CONTINUE_RESPONSE_NOTE });
         break;
@@ -90,6 +94,9 @@ export class MessageBuilder {
         if (event.input !== undefined) this.settle({ role: "user", content: event.input });
         break;
       case "tool_started":
+        if (event.child !== undefined && this.open.has(event.callId))
+          this.children.set(event.callId, event.child);
+        break;
       case "model_failed":
       case "cancelled":
       case "execution_stopped":
@@ -123,9 +130,18 @@ export class MessageBuilder {
     this.open = new Map();
   }
 
-  /** The answer toMessages gives a call with no result, as things stand now. */
+  /**
+   * The answer toMessages gives a call with no result, as things stand now. A sub-agent call whose
+   * child started was never interrupted: no process stopped, its child may go on.
+   */
   private unanswered(call: ToolCall): ChatMessage {
-    const content = this.awaiting.has(call.id) ? UNDECIDED_TOOL_RESULT : INTERRUPTED_TOOL_RESULT;
+    const child = this.children.get(call.id);
+    const content =
+      child !== undefined
+        ? unansweredSubagentResult(child)
+        : this.awaiting.has(call.id)
+          ? UNDECIDED_TOOL_RESULT
+          : INTERRUPTED_TOOL_RESULT;
     return { role: "tool", toolCallId: call.id, name: call.name, content, isError: true };
   }
 }
@@ -148,7 +164,7 @@ function movesConversation(event: RunEvent): boolean {
 /**
  * The conversation a provider accepts, derived from a log. Every tool call is
  * answered before the next assistant or user message (a call the log left
- * open is answered as interrupted), results that answer no call are left out,
+ * open is answered as interrupted, or as unanswered by its child run), results that answer no call are left out,
  * and a cut-off or truncated response is followed by the note that tells the
  * model how to go on.
  */

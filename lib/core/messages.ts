@@ -42,6 +42,18 @@ export function forkedSubagentResult(parentRunId: string, atSeq: number, child: 
   );
 }
 
+/**
+ * What the model is told of a sub-agent call the conversation went on without, its child run not
+ * having answered (a message sent to a run waiting for its sub-agents, before such messages were
+ * refused): no process stopped, the child may have gone on, and its answer does not come here.
+ */
+export function unansweredSubagentResult(child: string): string {
+  return unfinishedToolResult(
+    `This sub-agent call has no result: the conversation went on before its child run ${child} answered, ` +
+      "and that run's answer does not come here.",
+  );
+}
+
 /** What the model is told about a call that was asked to stop because its run was stopped. */
 export function stoppedToolResult(name: string, reason: string): string {
   return unfinishedToolResult(

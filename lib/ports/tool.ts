@@ -40,6 +40,11 @@ export interface SubagentSpec {
   agent: string;
   /** Makes the agent, for a registry that was not given it by name (lib/agents/registry.ts). */
   make: (context: AgentContext) => Agent;
+  /**
+   * The deepest a child run of a call may be (a run started on its own is at depth 0): a call from
+   * a run this deep already is answered with an error instead. @default DEFAULT_MAX_SUBAGENT_DEPTH (8)
+   */
+  maxDepth?: number;
 }
 
 /** An agent: its instructions, its tools and the model it uses unless told otherwise. */

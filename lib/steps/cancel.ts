@@ -2,7 +2,6 @@ import { classify } from "../core/classify.ts";
 import { ConflictError, InvalidInputError } from "../core/errors.ts";
 import type { CancelledEvent, RunEvent } from "../core/events.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
-import { readLog } from "../core/logReader.ts";
 import type { ControlDeps } from "./deps.ts";
 import { loadRun } from "./logReads.ts";
 import { expireRun } from "./retention.ts";
@@ -80,12 +79,14 @@ export async function cancelRun(deps: ControlDeps, request: CancelRequest): Prom
   return { cancelled: outcome.cancelled };
 }
 
-/** Cancel the child runs of the run's sub-agent calls still waiting (a repeated cancel finishes a cascade cut short). */
+/**
+ * Cancel the child runs of the run's sub-agent calls still unanswered (a repeated cancel finishes a
+ * cascade cut short): the open batch's, and any a message closed before such messages were refused
+ * (plan.ts), whose children may still be paused or running with nobody waiting for them.
+ */
 async function cancelChildren(deps: ControlDeps, events: readonly RunEvent[], request: CancelRequest) {
-  const batch = readLog(events).batch;
-  if (!batch?.open) return;
-  for (const [callId, child] of batch.children) {
-    if (batch.results.has(callId) || !(await deps.store.getHead(child))) continue;
+  for (const child of unansweredChildren(events)) {
+    if (!(await deps.store.getHead(child))) continue;
     try {
       await cancelRun(deps, {
         runId: child,
@@ -98,6 +99,17 @@ async function cancelChildren(deps: ControlDeps, events: readonly RunEvent[], re
       if (!(error instanceof ConflictError)) throw error;
     }
   }
+}
+
+/** The child runs of sub-agent calls the log never answered, in call order. */
+function unansweredChildren(events: readonly RunEvent[]): string[] {
+  // By position, not by call id alone: a model may give its calls the same ids turn after turn.
+  const waiting = new Map<string, string>();
+  for (const event of events) {
+    if (event.type === "tool_started" && event.child !== undefined) waiting.set(event.callId, event.child);
+    else if (event.type === "tool_result") waiting.delete(event.callId);
+  }
+  return [...waiting.values()];
 }
 
 /**

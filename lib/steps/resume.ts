@@ -6,11 +6,13 @@ import {
   type Limits,
   limitsInForce,
 } from "../core/budget.ts";
+import type { NotResumable } from "../core/classify.ts";
 import { ConflictError, InvalidInputError, LeaseHeldError, StaleError } from "../core/errors.ts";
 import { RESUMED_BY } from "../core/eventConstants.ts";
 import { assertSameKeyed, keyedEvent } from "../core/idempotency.ts";
 import type { LogFacts } from "../core/log.ts";
 import type { ModelSettings } from "../core/modelSettings.ts";
+import { MAX_SUBAGENT_DEPTH } from "../core/subagents.ts";
 import type { ControlDeps } from "./deps.ts";
 import { openGeneration } from "./generation/open.ts";
 import { type ResumeResult, resumeResult } from "./generation/outcome.ts";
@@ -25,7 +27,10 @@ export interface ResumeRequest {
   runId: string;
   /** A model spec to use from here on instead of the run's. */
   model?: string;
-  /** A new user message: continue the run with it (any state but cancelled or malformed). */
+  /**
+   * A new user message: continue the run with it (any state but cancelled or malformed, or waiting
+   * for the child runs of its sub-agent calls: a ConflictError naming them).
+   */
   input?: string;
   /** Who resumes, recorded on the `resumed` event (see RESUMED_BY). @default "person" */
   by?: string;
@@ -91,8 +96,10 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
         ? { kind: "resume", runId, by, ...asked }
         : { kind: "send", runId, by, input, ...asked, ...(key === undefined ? {} : { idempotencyKey: key }) },
     );
-    // A parent waiting for its sub-agents looks them up instead: it has nothing to run itself.
     if (outcome.kind === "not_resumable" && outcome.classification.reason === "awaiting_children") {
+      // A message would close sub-agent calls whose children go on: refused, nothing written.
+      if (input !== undefined) throw waitingForChildren(runId, outcome.classification);
+      // A parent waiting for its sub-agents looks them up instead: it has nothing to run itself.
       return (await lookedUp(deps, runId)) ?? resumeResult(outcome);
     }
     return resumeResult(outcome);
@@ -112,15 +119,39 @@ export async function resumeRun(deps: ControlDeps, request: ResumeRequest): Prom
 
 /**
  * Look a waiting parent's children up (lib/steps/subagents/lookUp.ts); when that moved the parent
- * on (a child had ended and its answer resumed the parent), what that resume opened.
+ * on (a child had ended and its answer resumed the parent), what that resume opened. A tree deeper
+ * than a look-up goes (made before sub-agent runs were bounded) is a ConflictError naming the runs
+ * it did not look into, once the rest is looked up: never a silent `waiting`.
  */
 async function lookedUp(deps: ControlDeps, runId: string): Promise<ResumeResult | undefined> {
   const before = viewFacts(deps, runId, await readTail(deps, runId)).generation;
-  await lookUpChildren(deps, runId);
+  const beyond = await lookUpChildren(deps, runId);
   const tail = await readTail(deps, runId);
   const opened = tail.events.findLast((e) => e.type === "resumed" && e.generation > before);
-  if (opened?.type !== "resumed") return undefined;
-  return { resumed: true, runId, generation: opened.generation, kind: opened.kind, opened: false };
+  if (opened?.type === "resumed") {
+    return { resumed: true, runId, generation: opened.generation, kind: opened.kind, opened: false };
+  }
+  if (beyond.length > 0) {
+    throw new ConflictError(
+      `run ${runId} waits for sub-agent runs more than ${MAX_SUBAGENT_DEPTH} levels below it, deeper than ` +
+        `a resume looks: ${beyond.join(", ")} (and the runs below) were not looked up from here. ` +
+        "Resume each of those runs to carry its part of the tree on",
+      { runId: beyond[0]! },
+    );
+  }
+  return undefined;
+}
+
+/** A message refused because the run waits for its sub-agents' runs (plan.ts): what to do instead. */
+function waitingForChildren(runId: string, why: NotResumable): ConflictError {
+  const children = (why.waitingChildren ?? []).map((c) => c.childRunId).join(", ");
+  return new ConflictError(
+    `run ${runId} takes no message while its sub-agent calls wait for runs ${children}: a message ` +
+      "would close those calls while the runs go on, and their answers would come to nothing. " +
+      `Decide, resume or cancel ${children} (a cancelled run answers its call as cancelled, and run ` +
+      `${runId} goes on), or cancel run ${runId} with them; then send the message`,
+    { runId },
+  );
 }
 
 /**

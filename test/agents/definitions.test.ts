@@ -21,7 +21,13 @@ describe("defineTool refuses, naming the field, what cannot work", () => {
   it.each<[string, unknown, string, string?]>([
     ["no definition", undefined, "definition"],
     ["no run", { ...tool, run: undefined }, "run", "run must be a function"],
-    ["a bad name", { ...tool, name: "a b" }, "name"],
+    ["a bad name", { ...tool, name: "a b" }, "name", 'got the string "a b"'],
+    [
+      "no name",
+      { ...tool, name: undefined },
+      "name",
+      "defineTool: name, the tool's name as the model calls it",
+    ],
     ["a description that is not text", { ...tool, description: 5 }, "description"],
     ["idempotent given as text", { ...tool, idempotent: "yes" }, "idempotent", 'got the string "yes"'],
     [
@@ -63,7 +69,8 @@ describe("defineTool refuses, naming the field, what cannot work", () => {
 describe("defineAgent refuses, naming the field, what cannot work", () => {
   it.each<[string, unknown, string, string?]>([
     ["no definition", null, "definition"],
-    ["a bad name", { ...agent, name: "a b" }, "name"],
+    ["a bad name", { ...agent, name: "a b" }, "name", 'got the string "a b"'],
+    ["no name", { ...agent, name: undefined }, "name", "defineAgent: name must be 1-64 letters"],
     ["instructions that are not text", { ...agent, instructions: 3 }, "instructions"],
     ["no model", { ...agent, model: "" }, "model"],
     ["a model without its provider", { ...agent, model: "gpt-4o" }, "model", 'did you mean "openai:gpt-4o"?'],

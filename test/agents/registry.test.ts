@@ -124,3 +124,57 @@ describe("defineAgent's factory", () => {
     expect(agentRegistry(context, { [support.name]: support })("support").name).toBe("support");
   });
 });
+
+describe("an agent registry's handoffs to agents reached as sub-agents", () => {
+  const a = agent("a", "A.");
+
+  it.each([
+    ["by name", ["a"]],
+    ["by definition", [a]],
+  ])("takes a handoff %s to an agent registered only through agentAsTool, as start does", (_, handoffs) => {
+    const d = defineAgent({
+      name: "d",
+      instructions: "",
+      model: "scripted:demo",
+      handoffs,
+      tools: [asTool(a, "ask_a")],
+    });
+    const registry = agentRegistry(context, { d });
+    expect(registry("d").handoffs).toEqual(["a"]);
+    expect(registry("a").instructions).toBe("A.");
+  });
+
+  it("refuses a handoff given as another agent of the name a sub-agent has", () => {
+    const d = defineAgent({
+      name: "d",
+      instructions: "",
+      model: "scripted:demo",
+      handoffs: [agent("a", "Another a.")],
+      tools: [asTool(a, "ask_a")],
+    });
+    const error = thrownBy(() => agentRegistry(context, { d }));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ field: "handoffs" });
+    expect((error as Error).message).toContain('two different agents are named "a"');
+  });
+
+  it("checks a sub-agent's own handoffs, listing every agent the registry knows", () => {
+    const lost = defineAgent({
+      name: "lost",
+      instructions: "",
+      model: "scripted:demo",
+      handoffs: ["nowhere"],
+    });
+    const error = thrownBy(() => agentRegistry(context, { d: agent("d", "", [asTool(lost, "ask_lost")]) }));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ field: "handoffs" });
+    expect((error as Error).message).toBe(
+      'agent "lost": handoffs names unknown agent "nowhere"; known agents: d, lost',
+    );
+  });
+
+  it("names the sub-agents among the known agents of an unknown name", () => {
+    const registry = agentRegistry(context, { d: agent("d", "", [asTool(a, "ask_a")]) });
+    expect(() => registry("b")).toThrow('unknown agent "b"; known agents: d, a');
+  });
+});

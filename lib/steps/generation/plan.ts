@@ -4,6 +4,7 @@ import type { NewEvent } from "../../core/events.ts";
 import type { LogFacts } from "../../core/log.ts";
 import type { ModelSettings } from "../../core/modelSettings.ts";
 import { type PlannedTool, planResume } from "../../core/resumePlan.ts";
+import { waitingChildren } from "../../core/subagents.ts";
 
 /** Where a run can take a new message: everything but a run that must not be written to. */
 const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
@@ -11,7 +12,9 @@ const CLOSED_TO_MESSAGES = new Set(["cancelled", "malformed", "empty"]);
 /**
  * How resuming (or sending a message to) a log of these facts would start, or why it cannot. A run
  * that reached a limit of its budget goes on when the resume raises limits (`limits`): from where
- * it stood before the limit stopped it.
+ * it stood before the limit stopped it. A message to a run whose sub-agent calls wait for their
+ * child runs is refused (`awaiting_children`): it would close those calls while the children go on,
+ * and their answers would come to nothing.
  */
 export function plan(facts: LogFacts, input: string | undefined, limits?: Limits): Classification {
   const classification = classifyFacts(facts);
@@ -21,6 +24,20 @@ export function plan(facts: LogFacts, input: string | undefined, limits?: Limits
   }
   if (input === undefined || (!classification.resumable && CLOSED_TO_MESSAGES.has(classification.reason))) {
     return classification;
+  }
+  const children = waitingChildren(facts.batch);
+  if (children.length > 0) {
+    const named = children.map(({ call, childRunId }) => `${childRunId} (${call.id})`).join(", ");
+    return {
+      resumable: false,
+      reason: "awaiting_children",
+      description:
+        `waiting for sub-agent runs to end: ${named}; a message is taken once each has answered its ` +
+        "call: decide, resume or cancel those runs (a cancelled one answers its call as cancelled, " +
+        "and the run goes on), or cancel this run with them",
+      seq: facts.batch!.response.seq,
+      waitingChildren: children,
+    };
   }
   return {
     resumable: true,

@@ -1,10 +1,11 @@
 import type { ToolCall } from "../../core/eventFields.ts";
 import type { RunEvent, ToolResult } from "../../core/events.ts";
-import { childRunId } from "../../core/subagents.ts";
+import { childRunId, DEFAULT_MAX_SUBAGENT_DEPTH, MAX_SUBAGENT_DEPTH } from "../../core/subagents.ts";
 import type { Tool } from "../../ports/tool.ts";
 import type { StepDeps, StepInput } from "../deps.ts";
 import { writeNext } from "../writeNext.ts";
 import { answerCall } from "./answer.ts";
+import { subagentDepth, tooDeep } from "./depth.ts";
 import { startChild } from "./startChild.ts";
 
 /**
@@ -12,7 +13,8 @@ import { startChild } from "./startChild.ts";
  * log says the call waits for that child, never that it was interrupted), then start the child. The
  * step ends there: the parent's execution goes on to find the call unanswered and rests `waiting`
  * (or finds the child's answer already there), and the child's end answers it (answer.ts). Undefined
- * when the call is under way; the call's result when it already had one.
+ * when the call is under way; the call's result when it already had one, or when the child would
+ * be deeper than the tool's `maxDepth`: then the call is answered with an error and starts nothing.
  */
 export async function callSubagent(
   deps: StepDeps,
@@ -25,6 +27,15 @@ export async function callSubagent(
   const spec = tool.subagent!;
   const control = deps.control?.();
   const child = childRunId(input.runId, call.id);
+  // Read up the parents' own logs, so a retry or a resume anywhere refuses the same calls.
+  const first = log[0];
+  if (first?.type !== "run_started")
+    throw new Error(`unreachable: run ${input.runId} without its run_started`);
+  // A tool made by hand may ask for more: no tree grows deeper than a look-up goes (lookUp.ts).
+  const maxDepth = Math.min(spec.maxDepth ?? DEFAULT_MAX_SUBAGENT_DEPTH, MAX_SUBAGENT_DEPTH);
+  const depth = await subagentDepth(deps.store, first, maxDepth);
+  const refused =
+    depth >= maxDepth ? tooDeep(input.runId, depth, call.name, spec.agent, maxDepth) : undefined;
   const claim = await writeNext<"run" | "started" | ToolResult>(
     deps,
     input.runId,
@@ -34,6 +45,11 @@ export async function callSubagent(
       const result = f.batch?.results.get(call.id);
       if (result?.type === "tool_result") return { done: result };
       if (f.batch?.started.has(call.id)) return { done: "started" };
+      if (refused) {
+        // Nothing started, so nothing to wait for: the answer is the call's only event.
+        const answer = { type: "tool_result" as const, callId: call.id, name: call.name, ...refused };
+        return { append: answer, result: (event) => event as ToolResult };
+      }
       return {
         append: { type: "tool_started", callId: call.id, name: call.name, child },
         result: () => "run",

@@ -1,6 +1,6 @@
 import { classify } from "../../core/classify.ts";
 import { benignReason } from "../../core/errors.ts";
-import { childAnswer } from "../../core/subagents.ts";
+import { childAnswer, MAX_SUBAGENT_DEPTH } from "../../core/subagents.ts";
 import type { ControlDeps } from "../deps.ts";
 import { findTool, parseArguments } from "../executeTool.ts";
 import { leaseIsLive } from "../liveness.ts";
@@ -15,26 +15,33 @@ import { startChild } from "./startChild.ts";
  * resumed. Run by the parent's Finish once it rests `waiting`, by a resume of the parent and by the
  * sweep. Every action is idempotent, so any number of lookers converge on one child and one result.
  * A child that itself waits for children of its own is looked up in turn, down the whole tree, so
- * resuming the run a user started carries on a crash anywhere below it.
+ * resuming the run a user started carries on a crash anywhere below it. Returns the runs it did
+ * not look into, being MAX_SUBAGENT_DEPTH levels down: none in a tree the nesting bound let grow
+ * (agentAsTool's `maxDepth`), only in one made before that bound; each can be resumed by itself.
  */
-export async function lookUpChildren(control: ControlDeps, parentRunId: string): Promise<void> {
-  await lookUpTree(control, parentRunId, 0, new Set());
+export async function lookUpChildren(control: ControlDeps, parentRunId: string): Promise<string[]> {
+  const beyond: string[] = [];
+  await lookUpTree(control, parentRunId, 0, new Set(), beyond);
+  return beyond;
 }
 
 /**
- * How deep a tree of sub-agents is looked up from one run. A child's id grows with every level
- * (`PARENT.CALL`, at most 128 characters), so real trees stay far shallower; the bound and the
- * set of runs seen only stop a malformed log that names an ancestor as its child.
+ * Look a waiting run's children up, `depth` levels below the run the look-up began at. The set of
+ * runs seen stops a malformed log that names an ancestor as its child; the depth bound, the
+ * deepest any tool lets sub-agent runs nest, keeps the work a look-up does bounded.
  */
-const MAX_DEPTH = 64;
-
 async function lookUpTree(
   control: ControlDeps,
   parentRunId: string,
   depth: number,
   seen: Set<string>,
+  beyond: string[],
 ): Promise<void> {
-  if (depth > MAX_DEPTH || seen.has(parentRunId)) return;
+  if (seen.has(parentRunId)) return;
+  if (depth >= MAX_SUBAGENT_DEPTH) {
+    beyond.push(parentRunId);
+    return;
+  }
   seen.add(parentRunId);
   const log = await loadRun(control, parentRunId);
   const point = classify(log);
@@ -70,7 +77,7 @@ async function lookUpTree(
     const childPoint = classify(childLog);
     if (!childPoint.resumable && childPoint.reason === "awaiting_children") {
       // A child waiting for its own children: carry those on; the child goes on once they answer it.
-      await lookUpTree(control, childRunId, depth + 1, seen);
+      await lookUpTree(control, childRunId, depth + 1, seen, beyond);
       continue;
     }
     if (!childPoint.resumable || (await leaseIsLive(control, head.lease))) continue;
