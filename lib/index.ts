@@ -139,6 +139,7 @@ export type { ChatMessage } from "./core/messages.ts";
 export { type JsonValue, MAX_METADATA_BYTES, type Metadata } from "./core/metadata.ts";
 export { MODEL_SETTING_NAMES, type ModelSettingName } from "./core/modelSettingNames.ts";
 export type { ModelSettings } from "./core/modelSettings.ts";
+export type { CallOutcome, ComparedCall } from "./core/replayCalls.ts";
 export type { ResumePlan } from "./core/resumePlan.ts";
 export { RUN_STATUSES, type RunStatus } from "./core/status.ts";
 export {

@@ -9,19 +9,19 @@ export interface OpenAICompatibleOptions {
   /** The key sent as a bearer token; servers that need none take any value. */
   apiKey: string;
   /** The body field that carries a run's maxOutputTokens, for servers that do not take `max_completion_tokens` yet. @default "max_completion_tokens" */
-  maxTokensField?: MaxTokensField;
+  maxTokensField?: "max_completion_tokens" | "max_tokens";
   /** Time allowed per attempt for the response to start, and between two chunks of it, in ms. @default 240000 */
   timeoutMs?: number;
   /** Retries the OpenAI SDK makes itself (429, 5xx, connection errors) before runlog sees a failure. @default 2 */
   maxRetries?: number;
-  /** The OpenAI organization and project sent with each request. @default none */
+  /** The OpenAI organization sent with each request. @default none */
   organization?: string;
+  /** The OpenAI project sent with each request. @default none */
   project?: string;
 }
 
 /** The body fields an endpoint may take a run's maxOutputTokens in. */
 const MAX_TOKENS_FIELDS = ["max_completion_tokens", "max_tokens"] as const;
-type MaxTokensField = (typeof MAX_TOKENS_FIELDS)[number];
 
 /**
  * A model provider for one OpenAI-compatible endpoint, to give under a prefix of your own in
@@ -50,7 +50,7 @@ function check(options: OpenAICompatibleOptions): OpenAICompatibleOptions {
     throw bad("baseURL", "an http:// or https:// URL", baseURL);
   if (typeof apiKey !== "string" || !/^\S+$/.test(apiKey))
     throw bad("apiKey", "a non-empty string without spaces (any value for a server that needs no key)", "…");
-  if (maxTokensField !== undefined && !MAX_TOKENS_FIELDS.includes(maxTokensField))
+  if (maxTokensField !== undefined && !(MAX_TOKENS_FIELDS as readonly string[]).includes(maxTokensField))
     throw bad("maxTokensField", `one of ${MAX_TOKENS_FIELDS.join(", ")}`, maxTokensField);
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 1))
     throw bad("timeoutMs", "a whole number of milliseconds, 1 or more", timeoutMs);
