@@ -1,4 +1,5 @@
 import { assertNever } from "./assertNever.ts";
+import { keptNothing } from "./continuation.ts";
 import type { ResumeKind, ToolCall } from "./eventFields.ts";
 import type { RunEvent, Transferred } from "./events.ts";
 import { isCleared, type LogFacts, type LogStart, type ToolBatch, unanswered } from "./log.ts";
@@ -135,10 +136,12 @@ function classifyTail(facts: LogFacts): Classification {
             last.seq,
           );
         case "max_output":
-          return point(
-            "continue_response",
-            "the response hit the output limit: ask the model to continue it",
-          );
+          return keptNothing(last)
+            ? point(
+                "retry_response",
+                "the response hit the output limit before anything of it could be kept (a tool call cut off): ask the model to start it again",
+              )
+            : point("continue_response", "the response hit the output limit: ask the model to continue it");
         case "interrupted":
           return point(
             "retry_response",

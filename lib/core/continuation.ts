@@ -12,9 +12,24 @@ import type { RunEvent } from "./events.ts";
 /** How an event older than a response stands to it, read backwards from it. */
 type Role = "part" | "passed" | "end";
 
+/**
+ * A response that hit the output limit before anything of it could be kept: no text, its tool
+ * call cut off mid-arguments (an adapter keeps no partial call). Nothing to continue: the next
+ * call starts that response again (retry_response), and the answer leaves it out.
+ */
+export function keptNothing(event: RunEvent): boolean {
+  return (
+    event.type === "model_response" &&
+    event.stop === "max_output" &&
+    event.text === "" &&
+    event.toolCalls.length === 0
+  );
+}
+
 function roleOf(event: RunEvent): Role {
   switch (event.type) {
     case "model_response":
+      if (keptNothing(event)) return "passed";
       if (event.stop === "max_output") return "part";
       // A response a failure cut off is started again by the next call: the answer leaves it out.
       return event.stop === "interrupted" ? "passed" : "end";

@@ -1,9 +1,11 @@
+import { keptNothing } from "./continuation.ts";
 import type { ToolCall } from "./eventFields.ts";
 import type { RunEvent } from "./events.ts";
 import {
   type ChatMessage,
   CONTINUE_RESPONSE_NOTE,
   INTERRUPTED_TOOL_RESULT,
+  LIMIT_BEFORE_ANYTHING_NOTE,
   PARTIAL_RESPONSE_NOTE,
   RETRY_RESPONSE_NOTE,
   rejectedOutputNote,
@@ -69,7 +71,10 @@ export class MessageBuilder {
         this.awaiting = new Set(event.approvals ?? []);
         this.children = new Map();
         if (event.stop === "interrupted") this.settled.push({ role: "user", content: RETRY_RESPONSE_NOTE });
-        if (event.stop === "max_output") this.settled.push({ role: "user", content: CONTINUE_RESPONSE_NOTE });
+        if (event.stop === "max_output") {
+          const note = keptNothing(event) ? LIMIT_BEFORE_ANYTHING_NOTE : CONTINUE_RESPONSE_NOTE;
+          this.settled.push({ role: "user", content: note });
+        }
         break;
       }
       case "output_rejected":

@@ -77,6 +77,11 @@ export const RETRY_RESPONSE_NOTE =
   "[runlog] Your previous response was cut off by a failure before it was finished. " +
   "Start that response again from the beginning.";
 
+/** Told after a response that hit the output limit before anything of it could be kept (continuation.ts keptNothing). */
+export const LIMIT_BEFORE_ANYTHING_NOTE =
+  "[runlog] Your previous response reached the output limit before any of it could be kept " +
+  "(a tool call too long to fit). Start that response again, keeping each tool call's arguments short enough to fit.";
+
 /** Told after a response that hit the output limit. */
 export const CONTINUE_RESPONSE_NOTE =
   "[runlog] Your previous response reached the output limit. " +

@@ -108,6 +108,11 @@ const resumable: Row[] = [
     expected: resume("continue_response"),
   },
   {
+    ending: "a response that hit the output limit before anything of it was kept (its tool call cut off)",
+    events: log().start().respond("", "max_output").build(),
+    expected: resume("retry_response"),
+  },
+  {
     ending: "a final answer its output schema rejected, with a try left",
     events: log().start().rejected(1).build(),
     expected: resume("call_model"),

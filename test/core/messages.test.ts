@@ -5,6 +5,7 @@ import {
   CONTINUE_RESPONSE_NOTE,
   finalOutput,
   INTERRUPTED_TOOL_RESULT,
+  LIMIT_BEFORE_ANYTHING_NOTE,
   RETRY_RESPONSE_NOTE,
 } from "../../lib/core/messages.ts";
 import { historyProblem } from "./history.ts";
@@ -84,6 +85,15 @@ describe("toMessages", () => {
       { role: "assistant", content: "A long answ", toolCalls: [] },
       { role: "user", content: CONTINUE_RESPONSE_NOTE },
     ]);
+  });
+
+  it("asks for a response again, not to continue it, when the output limit left nothing of it", () => {
+    const events = log().start().respond("", "max_output").respond("Done", "stop").build();
+    expect(toMessages(events.slice(0, 2)).slice(1)).toEqual([
+      { role: "user", content: LIMIT_BEFORE_ANYTHING_NOTE },
+    ]);
+    // The answer is the response that followed, alone: nothing was kept to continue.
+    expect(finalOutput(events)).toBe("Done");
   });
 
   it("sends no empty assistant message for a response cut off before any text", () => {

@@ -4,6 +4,7 @@ import {
   type ChatMessage,
   CONTINUE_RESPONSE_NOTE,
   INTERRUPTED_TOOL_RESULT,
+  LIMIT_BEFORE_ANYTHING_NOTE,
   PARTIAL_RESPONSE_NOTE,
   RETRY_RESPONSE_NOTE,
   rejectedOutputNote,
@@ -64,7 +65,14 @@ export function referenceMessages(events: readonly RunEvent[]): ChatMessage[] {
         open = new Map(calls.map((call) => [call.id, call]));
         awaiting = new Set(event.approvals ?? []);
         if (event.stop === "interrupted") messages.push({ role: "user", content: RETRY_RESPONSE_NOTE });
-        if (event.stop === "max_output") messages.push({ role: "user", content: CONTINUE_RESPONSE_NOTE });
+        // Nothing kept (no text, no call): nothing to continue, so the response is started again.
+        if (event.stop === "max_output") {
+          const keptNothing = event.text === "" && event.toolCalls.length === 0;
+          messages.push({
+            role: "user",
+            content: keptNothing ? LIMIT_BEFORE_ANYTHING_NOTE : CONTINUE_RESPONSE_NOTE,
+          });
+        }
         break;
       }
       case "output_rejected":
