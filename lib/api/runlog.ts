@@ -117,7 +117,11 @@ export class Runlog extends RunReads<RunlogDeps> {
     return { ...outcome, resume: result };
   }
 
-  /** Continue a run (completed or not) with a new user message in the same run; an idempotency key makes a retry send nothing. */
+  /**
+   * Continue a run (completed or not) with a new user message in the same run; an idempotency key
+   * makes a retry send nothing and answer as the first send did. A run cancelled, malformed or
+   * waiting for the child runs of its sub-agent calls takes none: an error saying why, nothing written.
+   */
   async send<Output = string>(
     runId: string,
     message: string,
