@@ -1,3 +1,5 @@
+import { CorruptEventError } from "../core/errors.ts";
+import type { RunEvent } from "../core/events.ts";
 import type { StepDeps, StepInput } from "./deps.ts";
 import { letRest } from "./lease.ts";
 import { loadRun } from "./logReads.ts";
@@ -13,7 +15,16 @@ export interface FinishInput extends StepInput {
 
 /** The Finish task: record the status the run rests in and give up this execution's lease. */
 export async function finish(deps: StepDeps, input: FinishInput): Promise<RunOutcome> {
-  const events = await loadRun(deps, input.runId);
+  let events: readonly RunEvent[];
+  try {
+    events = await loadRun(deps, input.runId);
+  } catch (error) {
+    if (!(error instanceof CorruptEventError)) throw error;
+    // A record that cannot be read (the step before failed on it too): the run rests `malformed`
+    // if the lease is still this execution's, so readers and the next message know (logReads.ts).
+    await letRest(deps, input.runId, input.owner, { status: "malformed" });
+    return { runId: input.runId, status: "malformed", output: null };
+  }
   // The last seq, not the count of events: they differ in a log with a gap (a malformed one).
   const lastSeq = events.at(-1)!.seq;
   const facts = deps.logs.factsOf(input.runId, events);

@@ -54,8 +54,10 @@ export function outcomeOfGeneration(
   events: readonly RunEvent[],
   generation: number,
 ): RunOutcome | undefined {
-  const next = events.findIndex((event) => event.type === "resumed" && event.generation > generation);
+  let next = events.findIndex((event) => event.type === "resumed" && event.generation > generation);
   if (next < 0) return undefined;
+  // Decisions that opened the next generation came after this one rested (paused): not its own.
+  while (next > 0 && events[next - 1]?.type === "tool_decided") next--;
   const then = events.slice(0, next);
   return outcomeOfFacts(runId, then, readLog(then));
 }

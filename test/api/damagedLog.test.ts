@@ -79,6 +79,21 @@ describe("an event gone from the middle of a log", () => {
     expect((await local.runlog.list()).runs.find((run) => run.runId === "gap")?.status).toBe("malformed");
   });
 
+  it("a body that cannot be read: the first message is the last write, and the run rests malformed", async () => {
+    await twoGenerations("unreadable");
+    sql(
+      "UPDATE events SET enc = 'identity', body = CAST('{not json' AS BLOB) WHERE run_id = 'unreadable' AND seq = 3",
+    );
+    await afresh();
+    await expect(local.runlog.send("unreadable", "one more")).rejects.toBeInstanceOf(Error);
+    expect(head("unreadable")).toMatchObject({ status: "malformed", lease_owner: null });
+    const written = storedSeqs("unreadable");
+    await expect(local.runlog.send("unreadable", "again")).rejects.toBeInstanceOf(CorruptEventError);
+    await expect(local.runlog.resume({ runId: "unreadable" })).rejects.toBeInstanceOf(CorruptEventError);
+    expect(await local.runlog.resumePoint("unreadable")).toMatchObject({ reason: "malformed", seq: 3 });
+    expect(storedSeqs("unreadable")).toEqual(written);
+  });
+
   it("a fork names the last seq as the end of the range, not the count of events", async () => {
     await twoGenerations("gap-fork");
     sql("DELETE FROM events WHERE run_id = 'gap-fork' AND seq = 3");

@@ -36,4 +36,21 @@ describe("a keyed message sent again", () => {
     expect(await local.runlog.events("chat")).toHaveLength(stored);
     expect(await local.runlog.outcome("chat")).toMatchObject({ output: "a3" });
   });
+
+  it("answers paused when that message paused the run, though a decision and later messages followed", async () => {
+    const EMAIL = { name: "send_email", arguments: { to: "ana@example.com", subject: "Lunch" } };
+    const model = script(dir, "mail", [
+      { text: "a1" },
+      { toolCalls: [EMAIL] },
+      { text: "sent" },
+      { text: "a4" },
+    ]);
+    await local.runlog.start({ agent: "demo", input: "q1", runId: "mail", model });
+    expect((await local.runlog.send("mail", "mail ana", { idempotencyKey: "k-mail" })).status).toBe("paused");
+    expect((await local.runlog.approve("mail", "call_1_0", { by: "ana" })).status).toBe("completed");
+    expect((await local.runlog.send("mail", "more")).output).toBe("a4");
+    expect(await local.runlog.send("mail", "mail ana", { idempotencyKey: "k-mail" })).toMatchObject({
+      status: "paused",
+    });
+  });
 });
