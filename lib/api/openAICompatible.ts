@@ -20,6 +20,9 @@ export interface OpenAICompatibleOptions {
   project?: string;
 }
 
+/** Every option openAICompatible takes. */
+const OPTIONS = ["baseURL", "apiKey", "maxTokensField", "timeoutMs", "maxRetries", "organization", "project"];
+
 /** The body fields an endpoint may take a run's maxOutputTokens in. */
 const MAX_TOKENS_FIELDS = ["max_completion_tokens", "max_tokens"] as const;
 
@@ -45,6 +48,9 @@ function check(options: OpenAICompatibleOptions): OpenAICompatibleOptions {
     );
   if (typeof options !== "object" || options === null)
     throw bad("options", "{ baseURL, apiKey, … }", options);
+  // A misspelled option (`maxTokenField`) would be ignored without a word: refused, naming it.
+  const unknown = Object.keys(options).filter((key) => !OPTIONS.includes(key));
+  if (unknown.length > 0) throw bad(unknown[0]!, `one of the options ${OPTIONS.join(", ")}`, unknown[0]);
   const { baseURL, apiKey, maxTokensField, timeoutMs, maxRetries, organization, project } = options;
   if (typeof baseURL !== "string" || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
     throw bad("baseURL", "an http:// or https:// URL", baseURL);

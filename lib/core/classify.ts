@@ -139,7 +139,7 @@ function classifyTail(facts: LogFacts): Classification {
           return keptNothing(last)
             ? point(
                 "retry_response",
-                "the response hit the output limit before anything of it could be kept (a tool call cut off): ask the model to start it again",
+                "the response hit the output limit before anything of it could be kept (no text, no whole tool call): ask the model to start it again, shorter",
               )
             : point("continue_response", "the response hit the output limit: ask the model to continue it");
         case "interrupted":

@@ -80,7 +80,8 @@ export const RETRY_RESPONSE_NOTE =
 /** Told after a response that hit the output limit before anything of it could be kept (continuation.ts keptNothing). */
 export const LIMIT_BEFORE_ANYTHING_NOTE =
   "[runlog] Your previous response reached the output limit before any of it could be kept " +
-  "(a tool call too long to fit). Start that response again, keeping each tool call's arguments short enough to fit.";
+  "(no text, and no tool call whole). Start that response again, shorter: keep each tool call's " +
+  "arguments, and any thinking before the answer, well within the limit.";
 
 /** Told after a response that hit the output limit. */
 export const CONTINUE_RESPONSE_NOTE =

@@ -62,6 +62,7 @@ describe("openAICompatible", () => {
     ["maxRetries", { baseURL: "http://localhost/v1", apiKey: "k", maxRetries: -1 }],
     ["organization", { baseURL: "http://localhost/v1", apiKey: "k", organization: " " }],
     ["options", undefined],
+    ["maxTokenField", { baseURL: "http://localhost/v1", apiKey: "k", maxTokenField: "max_tokens" }],
   ])("refuses a bad %s before any run, naming it", (field, options) => {
     let thrown: unknown;
     try {

@@ -122,7 +122,7 @@ export class ReplyAssembler {
   }
 
   /** The call a fragment continues, or a new one (see the class comment). */
-  private callFor({ index, id }: CallDelta, inThisChunk: ReadonlySet<PartialCall>): PartialCall {
+  private callFor({ index, id, name }: CallDelta, inThisChunk: ReadonlySet<PartialCall>): PartialCall {
     const indexed = typeof index === "number";
     const known = indexed
       ? this.slots.get(index)
@@ -130,9 +130,11 @@ export class ReplyAssembler {
         ? this.calls.find((call) => call.id === id)
         : this.lastCall;
     // Another id where a call stands is another call; so are two fragments with neither index nor id
-    // in one chunk, as their places in it say.
+    // in one chunk, as their places in it say, and one with neither that names a tool after a call
+    // that has its name: a name begins a call, later fragments only carry arguments.
     const another =
-      (id && known?.id && known.id !== id) || (!indexed && !id && known && inThisChunk.has(known));
+      (id && known?.id && known.id !== id) ||
+      (!indexed && !id && known && (inThisChunk.has(known) || (name && known.name)));
     if (known && !another) return known;
     const call: PartialCall = { id: "", name: "", arguments: "" };
     this.calls.push(call);

@@ -153,6 +153,17 @@ describe("OpenAI-compatible servers: parallel tool calls numbered their own way"
       { ...second, id: "call_2_1" },
     ]);
   });
+
+  it("calls sent whole without index or id, one chunk each, are two calls: a name begins a call", async () => {
+    const unnamed = (text: string): Part => ({
+      function: { name: "note", arguments: JSON.stringify({ text }) },
+    });
+    const reply = await call(callChunks([unnamed("first")], [unnamed("second")]));
+    expect(reply.toolCalls).toEqual([
+      { ...first, id: "call_2_0" },
+      { ...second, id: "call_2_1" },
+    ]);
+  });
 });
 
 describe("OpenAI-compatible servers: an endpoint that does not stream", () => {
