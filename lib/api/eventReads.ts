@@ -1,7 +1,7 @@
 import { InvalidInputError, NotFoundError } from "../core/errors.ts";
 import type { RunEvent } from "../core/events.ts";
 import { validateRunId } from "../core/ids.ts";
-import { type EventStore, MAX_EVENT_BYTES, type PageEntry } from "../ports/eventStore.ts";
+import { type EventStore, MAX_EVENT_BYTES, seqOfEntry } from "../ports/eventStore.ts";
 import { startMissing } from "../steps/logReads.ts";
 import { type EventPageRequest, type EventsPage, eventsLimit, fitPage, PAGE_MIN_BYTES } from "./eventPage.ts";
 
@@ -43,12 +43,9 @@ export async function readEventPage(
   const maxBytes = wholeNumber("maxBytes", request.maxBytes, PAGE_MIN_BYTES);
   // Stored bytes are never more than JSON bytes, so the store's page holds at least what fits.
   const page = await store.readPage(runId, { afterSeq, limit, maxBytes });
-  await assertRunFound(store, runId, afterSeq, seqOf(page.entries[0]));
+  await assertRunFound(store, runId, afterSeq, seqOfEntry(page.entries[0]));
   return fitPage(page.entries, page.more, request);
 }
-
-const seqOf = (entry: PageEntry | undefined): number | undefined =>
-  entry === undefined ? undefined : "event" in entry ? entry.event.seq : entry.summary.seq;
 
 /** One event of a run, whole whatever its size; NotFoundError names the run or the seq it lacks. */
 export async function readOneEvent(store: EventStore, runId: string, seq: number): Promise<RunEvent> {
@@ -63,6 +60,6 @@ export async function readOneEvent(store: EventStore, runId: string, seq: number
     throw new NotFoundError(`run ${runId} not found`, { runId });
   if (found) return found;
   // Seq 1 of a run that exists is never missing but by damage.
-  if (seq === 1) throw startMissing(runId, entry && "event" in entry ? entry.event.seq : entry?.summary.seq);
+  if (seq === 1) throw startMissing(runId, seqOfEntry(entry));
   throw new NotFoundError(`run ${runId} has no event at seq ${seq}`, { runId, seq });
 }

@@ -5,7 +5,7 @@ import type { RunEvent } from "../core/events.ts";
 import type { LogView } from "../core/log.ts";
 import type { Principal } from "../core/principal.ts";
 import { planResume, type ResumePlan } from "../core/resumePlan.ts";
-import { restingStatusOf, SETTLED_BY_LOG } from "../core/status.ts";
+import { SETTLED_BY_LOG } from "../core/status.ts";
 import type { JsonValue } from "../core/structuredOutput.ts";
 import type { RunHead, RunPage } from "../ports/eventStore.ts";
 import type { Ids } from "../ports/runtime.ts";
@@ -16,6 +16,7 @@ import { outcomeOfFacts } from "../steps/outcome.ts";
 import { Access } from "./access.ts";
 import type { EventPageRequest, EventsPage } from "./eventPage.ts";
 import { assertRunFound, readEventPage, readOneEvent } from "./eventReads.ts";
+import { asListed } from "./runListing.ts";
 import type { ListRequest, RunOutcome } from "./types.ts";
 import * as check from "./validate.ts";
 
@@ -227,7 +228,7 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
       ...(scope === undefined ? {} : { owner: scope }),
     });
     const runs: RunHead[] = [];
-    for (const head of page.runs) runs.push(await this.asListed(head));
+    for (const head of page.runs) runs.push(await asListed(this.deps, head));
     const shown = wanted === undefined ? runs : runs.filter((run) => wanted.includes(run.status));
     // No forks of a run nobody can see is a typo'd id, not an empty answer; a deleted run's forks still list.
     if (options.parent !== undefined && options.cursor === undefined && page.runs.length === 0)
@@ -247,57 +248,13 @@ export class RunReads<Deps extends ReadDeps = ReadDeps> {
     const runs: RunHead[] = [];
     for (const id of ids) {
       const head = await this.deps.store.getHead(id);
-      if (head) runs.push(await this.asListed(head));
+      if (head) runs.push(await asListed(this.deps, head));
     }
     return runs;
-  }
-
-  /**
-   * A head as a listing shows it. Two kinds lag their log: a `running` head (see asLogShows), and a
-   * `paused` one, which a person's decision leaving other calls waiting appends to without a head
-   * write: it shows its log's last seq and time, read from the last event alone.
-   */
-  private async asListed(head: RunHead): Promise<RunHead> {
-    if (head.status === "running") return this.asLogShows(head);
-    if (head.status !== "paused") return head;
-    let last: RunEvent | undefined;
-    try {
-      last = (await this.deps.store.readBack(head.runId, () => true)).at(-1);
-    } catch (error) {
-      if (error instanceof CorruptEventError) return { ...head, status: "malformed" };
-      throw error;
-    }
-    return last === undefined ? head : uptoLast(head, last);
-  }
-
-  /** A `running` head brought up to its log's tail: last seq, last activity, agent in charge (when the tail shows it), and status if nobody executes it. */
-  private async asLogShows(head: RunHead): Promise<RunHead> {
-    let tail: LogView;
-    try {
-      tail = await readTail(this.deps, head.runId);
-    } catch (error) {
-      // As resume-point answers it: a log that cannot be read rests as malformed.
-      if (error instanceof CorruptEventError) return { ...head, status: "malformed" };
-      throw error;
-    }
-    const facts = viewFacts(this.deps, head.runId, tail);
-    // A transfer while it runs: the head learns the agent when the run rests, the tail may know it now.
-    const shown = { ...uptoLast(head, tail.events.at(-1)!), agent: facts.agent ?? head.agent };
-    const status = restingStatusOf(facts, classifyFacts(facts));
-    // As outcome() gives it: what the log settles shows at once, though its execution holds the
-    // lease a moment more; anything else is running while its executor lives.
-    if (SETTLED_BY_LOG.has(status) || !(await this.isLive(head))) return { ...shown, status };
-    return shown;
   }
 
   /** The one liveness check (lib/steps/liveness.ts), as resume and the sweeper ask it. */
   private isLive(head: RunHead): Promise<boolean> {
     return leaseIsLive(this.deps, head.lease);
   }
-}
-
-/** A head that lags its log brought up to the log's last event: its seq and, if later, its time. */
-function uptoLast(head: RunHead, last: RunEvent): RunHead {
-  const updatedAt = Date.parse(last.at) > Date.parse(head.updatedAt) ? last.at : head.updatedAt;
-  return { ...head, lastSeq: Math.max(head.lastSeq, last.seq), updatedAt };
 }

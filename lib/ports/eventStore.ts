@@ -114,6 +114,10 @@ export interface EventSummary {
 /** One entry of a page: an event whole, or the summary of one too big for the page. */
 export type PageEntry = { event: RunEvent } | { summary: EventSummary };
 
+/** The seq of a page entry, whether listed whole or summarized; undefined for none. */
+export const seqOfEntry = (entry: PageEntry | undefined): number | undefined =>
+  entry === undefined ? undefined : "event" in entry ? entry.event.seq : entry.summary.seq;
+
 export interface EventPage {
   /** In seq order, without gaps. */
   entries: PageEntry[];

@@ -3,7 +3,7 @@ import type { RunEvent } from "../core/events.ts";
 import type { LogFacts, LogView } from "../core/log.ts";
 import { factsOf, readLog } from "../core/logReader.ts";
 import { fromAnchor, tailBoundary } from "../core/tail.ts";
-import type { EventStore, RunHead } from "../ports/eventStore.ts";
+import { type EventStore, type RunHead, seqOfEntry } from "../ports/eventStore.ts";
 import type { StepDeps } from "./deps.ts";
 
 // How steps read a run's log: the whole of it, the view to decide a write on, or its tail. They
@@ -82,7 +82,7 @@ async function assertWholeLog(deps: Pick<StepDeps, "store" | "logs">, runId: str
 /** Events without seq 1 and without a head are no run (a fork's copy stopped before its run_started); with a head, a damaged one. */
 async function assertLogStarts(store: EventStore, runId: string): Promise<void> {
   const [first] = (await store.readPage(runId, { afterSeq: 0, limit: 1, maxBytes: 1 })).entries;
-  const seq = first === undefined ? undefined : "event" in first ? first.event.seq : first.summary.seq;
+  const seq = seqOfEntry(first);
   if (seq === 1) return;
   if ((await store.getHead(runId)) === undefined) throw notFound(runId);
   throw startMissing(runId, seq);

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBedrockModel } from "../../../lib/adapters/bedrock/index.ts";
 import { errorCategory, ModelRejectedError, ModelUnavailableError } from "../../../lib/core/errors.ts";
 import type { ModelRequest } from "../../../lib/ports/model.ts";
+import { rejectionOf } from "../../support/thrown.ts";
 
 /**
  * What reaches the client on the wire when it is not the event stream it should be: a frame that
@@ -102,15 +103,6 @@ function call(...queued: Answer[]) {
   return createBedrockModel({ modelId: "anthropic.claude-transport-v1:0", client }).call(request);
 }
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const outcome = await promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!("error" in outcome)) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
-  return outcome.error as Error;
-}
-
 describe("Bedrock model: a corrupted event stream", () => {
   it.each([
     ["the first frame", [corrupted(text("Hello"))]],
@@ -118,7 +110,7 @@ describe("Bedrock model: a corrupted event stream", () => {
   ])(
     "a bad checksum in %s, before any text, is retryable like any stream broken before text",
     async (_where, sent) => {
-      const error = await failure(call(frames(...sent)));
+      const error = await rejectionOf(call(frames(...sent)));
       expect(error).toBeInstanceOf(ModelUnavailableError);
       expect(errorCategory(error)).toBe("RetryableError");
       expect(error.message).toMatch(
@@ -139,7 +131,7 @@ describe("Bedrock model: an endpoint that answers with no event stream", () => {
     ["text/html; charset=utf-8", "<html><body>Sign in to continue</body></html>"],
     ["application/json", JSON.stringify({ output: { message: { role: "assistant", content: [] } } })],
   ])("a 200 with content-type %s is refused, naming what it answered", async (contentType, body) => {
-    const error = await failure(
+    const error = await rejectionOf(
       call((stream) => {
         stream.respond({ ":status": 200, "content-type": contentType });
         stream.end(body);

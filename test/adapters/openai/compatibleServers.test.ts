@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOpenAIModel } from "../../../lib/adapters/openai/index.ts";
 import { ModelRejectedError } from "../../../lib/core/errors.ts";
 import type { ModelRequest } from "../../../lib/ports/model.ts";
+import { rejectionOf } from "../../support/thrown.ts";
 
 /**
  * Servers that speak Chat Completions their own way, answered byte for byte as they do: tool
@@ -51,15 +52,6 @@ const request: ModelRequest = {
 function call(...queued: Answer[]) {
   answers.push(...queued);
   return createOpenAIModel({ model: "gpt-test", apiKey: "sk-test", baseURL, maxRetries: 0 }).call(request);
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const outcome = await promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!("error" in outcome)) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
-  return outcome.error as Error;
 }
 
 type Part = {
@@ -188,7 +180,7 @@ describe("OpenAI-compatible servers: an endpoint that does not stream", () => {
       body: "<html><body>Sign in to continue</body></html>",
     },
   ])("$answered is refused once, naming the endpoint and what it answered", async ({ contentType, body }) => {
-    const error = await failure(
+    const error = await rejectionOf(
       call((res) => {
         res.writeHead(200, { "content-type": contentType });
         res.end(body);

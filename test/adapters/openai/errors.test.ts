@@ -16,6 +16,7 @@ import {
   useFakeOpenAI,
   watchedClient,
 } from "../../helpers/fakeOpenAI.ts";
+import { rejectionOf } from "../../support/thrown.ts";
 
 const openai = useFakeOpenAI();
 
@@ -30,17 +31,6 @@ const request: ModelRequest = {
   tools: [],
 };
 
-/** The error a call rejects with (fails the test if it resolves). */
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const outcome = await promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!("error" in outcome)) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(Error);
-  return outcome.error as Error;
-}
-
 describe("OpenAI model: failures", () => {
   it("lets the SDK retry a 429 (Retry-After: 0), then replies once", async () => {
     openai.fake.enqueue(rateLimited("0"), textReply(["Hello"]));
@@ -51,7 +41,7 @@ describe("OpenAI model: failures", () => {
 
   it("turns a 429 left after the SDK's retries into ModelUnavailableError carrying Retry-After", async () => {
     openai.fake.enqueue(rateLimited("20"));
-    const error = await failure(model({ maxRetries: 0 }).call(request));
+    const error = await rejectionOf(model({ maxRetries: 0 }).call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(errorCategory(error)).toBe("RetryableError");
     expect(error.message).toContain("429 Rate limit reached for requests");
@@ -60,7 +50,7 @@ describe("OpenAI model: failures", () => {
 
   it("gives up on a repeated 500 after the SDK's retries with ModelUnavailableError", async () => {
     openai.fake.enqueue(serverError(), serverError(), serverError(), serverError());
-    const error = await failure(model().call(request));
+    const error = await rejectionOf(model().call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(error.message).toContain("500 The server had an error while processing your request.");
     expect(openai.fake.requestCount).toBe(3); // the first try and maxRetries (2) more
@@ -69,7 +59,7 @@ describe("OpenAI model: failures", () => {
 
   it("turns a 401 into ModelRejectedError with the provider's message, without retrying", async () => {
     openai.fake.enqueue(unauthorized(), textReply(["never served"]));
-    const error = await failure(model().call(request));
+    const error = await rejectionOf(model().call(request));
     expect(error).toBeInstanceOf(ModelRejectedError);
     expect(errorCategory(error)).toBe("PermanentError");
     expect(error.message).toContain("401 Incorrect API key provided: sk-bad.");
@@ -84,7 +74,7 @@ describe("OpenAI model: failures", () => {
     [422, "Unprocessable request"],
   ])("turns a %i into ModelRejectedError", async (status, message) => {
     openai.fake.enqueue(errorReply(status, message), textReply(["never served"]));
-    const error = await failure(model().call(request));
+    const error = await rejectionOf(model().call(request));
     expect(error).toBeInstanceOf(ModelRejectedError);
     expect(error.message).toContain(`${status} ${message}`);
     expect(openai.fake.requestCount).toBe(1);
@@ -94,7 +84,7 @@ describe("OpenAI model: failures", () => {
     openai.fake.enqueue(
       errorReply(429, "Too many tokens, please wait before trying again.", { type: "throttling" }),
     );
-    const error = await failure(model({ maxRetries: 0 }).call(request));
+    const error = await rejectionOf(model({ maxRetries: 0 }).call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
   });
 
@@ -107,7 +97,7 @@ describe("OpenAI model: failures", () => {
 
   it("turns a connection failure left after the retries into ModelUnavailableError", async () => {
     openai.fake.enqueue(hangup());
-    const error = await failure(model({ maxRetries: 0 }).call(request));
+    const error = await rejectionOf(model({ maxRetries: 0 }).call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(error.message).toContain("Connection error.");
     // The endpoint it tried: a key meant for a gateway that went elsewhere shows.
@@ -116,14 +106,14 @@ describe("OpenAI model: failures", () => {
 
   it("turns a request that gets no response within timeoutMs into ModelUnavailableError", async () => {
     openai.fake.enqueue(silent());
-    const error = await failure(model({ maxRetries: 0, timeoutMs: 200 }).call(request));
+    const error = await rejectionOf(model({ maxRetries: 0, timeoutMs: 200 }).call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(error.message).toContain("timed out");
   });
 
   it("turns a stream that breaks before any text into ModelUnavailableError", async () => {
     openai.fake.enqueue(streamError([], "The server had an error while processing your request."));
-    const error = await failure(model().call(request));
+    const error = await rejectionOf(model().call(request));
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect(error.message).toContain("The server had an error while processing your request.");
     expect(openai.fake.requestCount).toBe(1); // the SDK never retries a response that has started
@@ -134,7 +124,7 @@ describe("OpenAI model: the caller's abort", () => {
   it("rethrows the signal's reason when aborted before the call", async () => {
     const controller = new AbortController();
     controller.abort();
-    const error = await failure(model().call({ ...request, signal: controller.signal }));
+    const error = await rejectionOf(model().call({ ...request, signal: controller.signal }));
     expect(error.name).toBe("AbortError");
     expect(openai.fake.requestCount).toBe(0);
   });
@@ -158,7 +148,7 @@ describe("OpenAI model: the caller's abort", () => {
     };
     const client = new OpenAI({ apiKey: "sk-test", baseURL: openai.baseURL, fetch: abortAfterFirstRead });
     openai.fake.enqueue(stalledStream(["Partial "]));
-    const error = await failure(model({ client }).call({ ...request, signal: controller.signal }));
+    const error = await rejectionOf(model({ client }).call({ ...request, signal: controller.signal }));
     expect(error).toBe(reason);
   });
 
@@ -175,7 +165,7 @@ describe("OpenAI model: the caller's abort", () => {
     });
     await waitForAnswers(1);
     controller.abort(reason);
-    expect(await failure(call)).toBe(reason);
+    expect(await rejectionOf(call)).toBe(reason);
     expect(openai.fake.requestCount).toBe(1);
   });
 });
